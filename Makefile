@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make                 build mrc.ko (against the installed Debian kernel) and
+#                      the user-space tools and tests
+# make modules         mrc.ko only        make tools     mrcctl only
+# make W=1             extra warnings     make sparse    sparse (C=2) check
+# make checkpatch      kernel style check of the sources
+# make install         mrc.ko into /lib/modules/$(KVER)/updates + depmod
+# make check-fast      build + user-space unit tests (seconds)
+# make check           everything: fast tier + the VM suite (minutes)
+#
+# KDIR defaults to the newest installed /lib/modules/*-amd64/build (never
+# `uname -r`: the build host's own kernel is not the target).
+
+KDIR ?= $(shell ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V | tail -n 1)
+KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
+PWD := $(shell pwd)
+
+.PHONY: all modules tools selftests sparse checkpatch install uninstall \
+	check check-fast clean
+
+all: modules tools selftests
+
+modules:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || \
+		{ echo "No kernel build dir: install linux-headers-amd64 or set KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(PWD) modules
+
+tools:
+	$(MAKE) -C tools
+
+selftests:
+	$(MAKE) -C selftests/mrc
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(PWD) C=2 CF="-D__CHECK_ENDIAN__" modules
+
+CHECKPATCH ?= $(firstword $(wildcard $(KDIR)/scripts/checkpatch.pl) \
+		$(wildcard build/linux-source/scripts/checkpatch.pl))
+checkpatch:
+	@test -n "$(CHECKPATCH)" || \
+		{ echo "checkpatch.pl not found: run scripts/get-checkpatch" >&2; exit 1; }
+	$(CHECKPATCH) --no-tree --strict --terse --show-types \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,CONCATENATED_STRING \
+		-f mrc/*.c mrc/*.h uapi/linux/mrc.h
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/mrc.ko
+	depmod -a $(KVER)
+
+check-fast:
+	selftests/mrc/run_tests.sh --fast
+
+check:
+	selftests/mrc/run_tests.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(PWD) clean
+	-$(MAKE) -C tools clean
+	-$(MAKE) -C selftests/mrc clean

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - the one header through which mrc's protocol-logic files see
+ * their environment.  Files that include only this header (and uapi) build
+ * both into mrc.ko and into user-space unit tests and fuzzers.
+ */
+#ifndef _MRC_COMPAT_H
+#define _MRC_COMPAT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/limits.h>
+#else
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <errno.h>
+#include <limits.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#ifndef U32_MAX
+#define U32_MAX		UINT32_MAX
+#endif
+#ifndef U64_MAX
+#define U64_MAX		UINT64_MAX
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+#endif /* __KERNEL__ */
+
+#endif /* _MRC_COMPAT_H */

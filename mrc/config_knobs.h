@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * config_knobs.h - the list of mrc's module-wide knobs, in one place.
+ *
+ * X(name, netlink attribute, min, max, default, flags, unit, help)
+ *
+ * The name is at once the module parameter, the file in /sys/kernel/mrc/
+ * and the key of "mrcctl config set".  Every entry must be documented in
+ * Documentation/ABI/testing/sysfs-kernel-mrc and have a test that shows it
+ * has an effect.  Append only; see uapi/linux/mrc.h for the rule.
+ */
+#ifndef _MRC_CONFIG_KNOBS_H
+#define _MRC_CONFIG_KNOBS_H
+
+/* flags */
+#define MRC_KNOB_POW2	0x1	/* value must be a power of two */
+
+#define MRC_CONFIG_KNOBS(X)						\
+	X(max_rails, MRC_CONFIG_A_MAX_RAILS, 1, 1024, 64, 0, "rails",	\
+	  "most rails (device ports) mrc takes; later ones are refused")\
+	X(min_mtu, MRC_CONFIG_A_MIN_MTU, 256, 4096, 1024, MRC_KNOB_POW2,\
+	  "bytes",							\
+	  "smallest active RDMA MTU for a rail to be usable")
+
+#endif /* _MRC_CONFIG_KNOBS_H */

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mrc.h - internal declarations shared by mrc.ko's kernel-only files.
+ *
+ * Locking overview (details next to each field):
+ *
+ *   mrc_rails_lock (mutex)   the rail list, rail creation/removal, and every
+ *                            refresh of a rail's info.  Taken in process
+ *                            context only.  Lock order: mrc_rails_lock, then
+ *                            RTNL (ib_query_port on RoCE takes RTNL).  No path
+ *                            that holds RTNL takes mrc_rails_lock: the netdev
+ *                            notifier only schedules work.
+ *   rail->info_lock (spin)   the rail's info snapshot; readers (sysfs,
+ *                            netlink) copy it out under this lock.
+ *   mrc_config_lock (mutex)  serializes knob changes (values are read with
+ *                            READ_ONCE without a lock).
+ *
+ * A rail's memory is owned by its kobject: the last kobject_put() frees it.
+ */
+#ifndef _MRC_MRC_H
+#define _MRC_MRC_H
+
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/atomic.h>
+#include <net/netlink.h>
+#include <rdma/ib_verbs.h>
+
+#include "../uapi/linux/mrc.h"
+#include "config.h"
+
+/* ---- knobs (main.c) ---- */
+
+extern u32 mrc_config[MRC_KNOB_NR];
+
+static inline u32 mrc_knob(enum mrc_knob_id id)
+{
+	return READ_ONCE(mrc_config[id]);
+}
+
+/*
+ * Sets knobs atomically: either every (knob, value) pair is valid and all are
+ * applied, or nothing changes.  Returns 0 or -errno with *why explaining and
+ * *bad_idx (if not NULL) the index of the offending pair.
+ */
+int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
+		   unsigned int n, const char **why, unsigned int *bad_idx);
+
+/* ---- module-wide counters (main.c) ---- */
+
+enum mrc_mod_stat {
+	MRC_MOD_STAT_RAILS_REFUSED,	/* ports not taken: max_rails reached */
+	MRC_MOD_STAT_RAIL_ALLOC_FAILED,	/* ports not taken: out of memory */
+	MRC_MOD_STAT_NOTIFY_FAILED,	/* events not sent (no memory) */
+	MRC_MOD_STAT_REFRESHES,		/* rail refresh passes */
+	MRC_MOD_STAT_NR
+};
+
+extern atomic64_t mrc_mod_stats[MRC_MOD_STAT_NR];
+extern const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR];
+
+static inline void mrc_mod_stat_inc(enum mrc_mod_stat s)
+{
+	atomic64_inc(&mrc_mod_stats[s]);
+}
+
+/* ---- rails (rail.c) ---- */
+
+/* What we know about a rail, refreshed from the device and its netdev. */
+struct mrc_rail_info {
+	union ib_gid gid;
+	u32 gid_index;
+	bool has_gid;
+	int ifindex;			/* 0: netdev unknown */
+	char netdev[IFNAMSIZ];
+	u32 mtu;			/* active RDMA MTU, bytes */
+	u32 speed;			/* Mbit/s, 0 unknown */
+	u8 state;			/* enum mrc_rail_state */
+	u8 link_layer;			/* enum mrc_link_layer */
+};
+
+struct mrc_rail_pcpu {
+	u64 c[__MRC_RAIL_STAT_MAX];	/* indexed by enum mrc_rail_stat */
+};
+
+struct mrc_rail {
+	struct kobject kobj;		/* /sys/kernel/mrc/rails/<name> */
+	struct list_head node;		/* on mrc_rails, under mrc_rails_lock */
+	struct ib_device *ibdev;	/* valid while on mrc_rails */
+	u32 id;				/* from mrc_rail_ida */
+	u32 port;
+	char name[MRC_RAIL_NAME_MAX];	/* "<ibdev>:<port>", fixed at add */
+	char ibdev_name[IB_DEVICE_NAME_MAX];
+
+	spinlock_t info_lock;		/* protects info */
+	struct mrc_rail_info info;
+
+	struct mrc_rail_pcpu __percpu *pcpu;	/* lock-free counters */
+};
+
+extern struct mutex mrc_rails_lock;
+extern struct list_head mrc_rails;	/* under mrc_rails_lock */
+extern unsigned int mrc_rails_gen;	/* bumped on add/remove, same lock */
+
+static inline void mrc_rail_stat_inc(struct mrc_rail *rail,
+				     enum mrc_rail_stat s)
+{
+	this_cpu_inc(rail->pcpu->c[s]);
+}
+
+u64 mrc_rail_stat_read(const struct mrc_rail *rail, enum mrc_rail_stat s);
+void mrc_rail_get_info(struct mrc_rail *rail, struct mrc_rail_info *info);
+struct mrc_rail *mrc_rail_find_locked(u32 id, const char *name);
+void mrc_rails_refresh_async(void);
+void mrc_rail_release(struct kobject *kobj);
+
+int mrc_rail_init(void);
+void mrc_rail_exit(void);
+
+/* ---- sysfs (sysfs.c) ---- */
+
+int mrc_sysfs_init(void);
+void mrc_sysfs_exit(void);
+int mrc_sysfs_rail_add(struct mrc_rail *rail);
+void mrc_sysfs_rail_del(struct mrc_rail *rail);
+void mrc_sysfs_rail_init(struct mrc_rail *rail);
+
+/* ---- generic netlink (netlink.c) ---- */
+
+int mrc_nl_init(void);
+void mrc_nl_exit(void);
+void mrc_nl_rail_event(struct mrc_rail *rail, u8 cmd, u8 prev_state);
+void mrc_nl_config_event(void);
+
+#endif /* _MRC_MRC_H */

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * names.c - printable names of uapi enums (kernel-agnostic).
+ */
+#include "../uapi/linux/mrc.h"
+#include "names.h"
+
+static const char * const mrc_rail_state_names[] = {
+	[MRC_RAIL_STATE_DOWN]		= "down",
+	[MRC_RAIL_STATE_ACTIVE]		= "active",
+	[MRC_RAIL_STATE_NO_GID]		= "no-gid",
+	[MRC_RAIL_STATE_MTU_LOW]	= "mtu-low",
+};
+
+static const char * const mrc_link_layer_names[] = {
+	[MRC_LINK_LAYER_UNSPEC]		= "unknown",
+	[MRC_LINK_LAYER_ETHERNET]	= "ethernet",
+	[MRC_LINK_LAYER_INFINIBAND]	= "infiniband",
+};
+
+static const char * const mrc_rail_stat_names[] = {
+	[MRC_RAIL_STAT_TX_PACKETS]	= "tx_packets",
+	[MRC_RAIL_STAT_TX_BYTES]	= "tx_bytes",
+	[MRC_RAIL_STAT_RX_PACKETS]	= "rx_packets",
+	[MRC_RAIL_STAT_RX_BYTES]	= "rx_bytes",
+	[MRC_RAIL_STAT_TX_ERRORS]	= "tx_errors",
+	[MRC_RAIL_STAT_DROP_RAIL_DOWN]	= "drop_rail_down",
+	[MRC_RAIL_STAT_DROP_MALFORMED]	= "drop_malformed",
+	[MRC_RAIL_STAT_DROP_NO_BUFFER]	= "drop_no_buffer",
+	[MRC_RAIL_STAT_STATE_CHANGES]	= "state_changes",
+	[MRC_RAIL_STAT_PORT_EVENTS]	= "port_events",
+};
+
+const char *mrc_rail_state_name(unsigned int state)
+{
+	if (state < ARRAY_SIZE(mrc_rail_state_names) &&
+	    mrc_rail_state_names[state])
+		return mrc_rail_state_names[state];
+	return "unknown";
+}
+
+const char *mrc_link_layer_name(unsigned int ll)
+{
+	if (ll < ARRAY_SIZE(mrc_link_layer_names) && mrc_link_layer_names[ll])
+		return mrc_link_layer_names[ll];
+	return "unknown";
+}
+
+const char *mrc_rail_stat_name(unsigned int stat)
+{
+	if (stat < ARRAY_SIZE(mrc_rail_stat_names))
+		return mrc_rail_stat_names[stat];
+	return NULL;
+}

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlink.c - the generic netlink family "mrc".
+ *
+ * Spec: Documentation/netlink/specs/mrc.yaml.  Requests are validated
+ * strictly (unknown attributes, wrong lengths and out-of-range knob values
+ * are refused by the policy, with extack); state-changing commands need
+ * CAP_NET_ADMIN (GENL_ADMIN_PERM).  Events go to the "events" group.
+ *
+ * The family lives in the initial network namespace only, like the rails.
+ */
+#include <linux/capability.h>
+#include <net/genetlink.h>
+
+#include "mrc.h"
+
+static struct genl_family mrc_genl_family;
+
+enum mrc_mcgrp {
+	MRC_MCGRP_EVENTS_ID,
+};
+
+static const struct genl_multicast_group mrc_mcgrps[] = {
+	[MRC_MCGRP_EVENTS_ID] = { .name = MRC_GENL_MCGRP_EVENTS },
+};
+
+/* Request policies. */
+
+static const struct nla_policy mrc_rail_policy[MRC_RAIL_A_MAX + 1] = {
+	[MRC_RAIL_A_ID]		= NLA_POLICY_MAX(NLA_U32, U16_MAX),
+	[MRC_RAIL_A_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = MRC_RAIL_NAME_MAX - 1 },
+};
+
+#define MRC_KNOB_RANGE(n, a, mi, ma, d, f, u, h)			\
+	static struct netlink_range_validation mrc_range_##n = {	\
+		.min = mi, .max = ma,					\
+	};
+MRC_CONFIG_KNOBS(MRC_KNOB_RANGE)
+#undef MRC_KNOB_RANGE
+
+static const struct nla_policy mrc_config_policy[MRC_CONFIG_A_MAX + 1] = {
+#define MRC_KNOB_POLICY(n, a, mi, ma, d, f, u, h)			\
+	[a] = NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_range_##n),
+	MRC_CONFIG_KNOBS(MRC_KNOB_POLICY)
+#undef MRC_KNOB_POLICY
+};
+
+static const struct nla_policy mrc_policy[MRC_A_MAX + 1] = {
+	[MRC_A_RAIL]	= NLA_POLICY_NESTED(mrc_rail_policy),
+	[MRC_A_CONFIG]	= NLA_POLICY_NESTED(mrc_config_policy),
+};
+
+/* ---- message builders ---- */
+
+static int mrc_nl_put_rail(struct sk_buff *skb, struct mrc_rail *rail,
+			   int prev_state, bool stats)
+{
+	struct mrc_rail_info info;
+	struct nlattr *nest, *snest;
+	unsigned int s;
+
+	mrc_rail_get_info(rail, &info);
+
+	nest = nla_nest_start(skb, MRC_A_RAIL);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MRC_RAIL_A_ID, rail->id) ||
+	    nla_put_string(skb, MRC_RAIL_A_NAME, rail->name) ||
+	    nla_put_string(skb, MRC_RAIL_A_IBDEV, rail->ibdev_name) ||
+	    nla_put_u32(skb, MRC_RAIL_A_PORT, rail->port) ||
+	    nla_put_u8(skb, MRC_RAIL_A_LINK_LAYER, info.link_layer) ||
+	    nla_put_u32(skb, MRC_RAIL_A_MTU, info.mtu) ||
+	    nla_put_u32(skb, MRC_RAIL_A_SPEED, info.speed) ||
+	    nla_put_u8(skb, MRC_RAIL_A_STATE, info.state))
+		goto cancel;
+	if (info.ifindex &&
+	    (nla_put_string(skb, MRC_RAIL_A_NETDEV, info.netdev) ||
+	     nla_put_u32(skb, MRC_RAIL_A_IFINDEX, info.ifindex)))
+		goto cancel;
+	if (info.has_gid &&
+	    (nla_put(skb, MRC_RAIL_A_GID, sizeof(info.gid.raw),
+		     info.gid.raw) ||
+	     nla_put_u32(skb, MRC_RAIL_A_GID_INDEX, info.gid_index)))
+		goto cancel;
+	if (prev_state >= 0 &&
+	    nla_put_u8(skb, MRC_RAIL_A_PREV_STATE, prev_state))
+		goto cancel;
+
+	if (stats) {
+		snest = nla_nest_start(skb, MRC_RAIL_A_STATS);
+		if (!snest)
+			goto cancel;
+		for (s = MRC_RAIL_STAT_UNSPEC + 1; s < MRC_RAIL_STAT_PAD; s++)
+			if (nla_put_u64_64bit(skb, s,
+					      mrc_rail_stat_read(rail, s),
+					      MRC_RAIL_STAT_PAD))
+				goto cancel;
+		nla_nest_end(skb, snest);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int mrc_nl_put_config(struct sk_buff *skb)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, MRC_A_CONFIG);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < MRC_KNOB_NR; i++) {
+		if (nla_put_u32(skb, mrc_knobs[i].attr, mrc_knob(i))) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* ---- rail get ---- */
+
+static int mrc_nl_rail_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[MRC_RAIL_A_MAX + 1];
+	struct mrc_rail *rail;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_RAIL))
+		return -EINVAL;
+	err = nla_parse_nested(tb, MRC_RAIL_A_MAX, info->attrs[MRC_A_RAIL],
+			       mrc_rail_policy, info->extack);
+	if (err)
+		return err;
+	if (!tb[MRC_RAIL_A_ID] && !tb[MRC_RAIL_A_NAME]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_RAIL],
+				    "rail id or name required");
+		return -EINVAL;
+	}
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
+				MRC_CMD_RAIL_GET);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto err_free;
+	}
+
+	mutex_lock(&mrc_rails_lock);
+	rail = mrc_rail_find_locked(tb[MRC_RAIL_A_ID] ?
+				    nla_get_u32(tb[MRC_RAIL_A_ID]) : 0,
+				    tb[MRC_RAIL_A_NAME] ?
+				    nla_data(tb[MRC_RAIL_A_NAME]) : NULL);
+	if (!rail) {
+		mutex_unlock(&mrc_rails_lock);
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[MRC_RAIL_A_NAME] ?: tb[MRC_RAIL_A_ID],
+				    "no such rail");
+		err = -ENODEV;
+		goto err_free;
+	}
+	err = mrc_nl_put_rail(msg, rail, -1, true);
+	mutex_unlock(&mrc_rails_lock);
+	if (err)
+		goto err_free;
+
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return err;
+}
+
+static int mrc_nl_rail_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	long skip = cb->args[0], idx = 0;
+	struct mrc_rail *rail;
+	int err = 0;
+
+	mutex_lock(&mrc_rails_lock);
+	cb->seq = mrc_rails_gen;
+	list_for_each_entry(rail, &mrc_rails, node) {
+		void *hdr;
+
+		if (idx < skip) {
+			idx++;
+			continue;
+		}
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &mrc_genl_family,
+				  NLM_F_MULTI, MRC_CMD_RAIL_GET);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		err = mrc_nl_put_rail(skb, rail, -1, true);
+		if (err) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		idx++;
+	}
+	mutex_unlock(&mrc_rails_lock);
+	cb->args[0] = idx;
+
+	/* A full skb ends this round; the core calls us again. */
+	if (err == -EMSGSIZE && idx > skip)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+/* ---- config ---- */
+
+static int mrc_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
+				MRC_CMD_CONFIG_GET);
+	if (!hdr || mrc_nl_put_config(msg)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct mrc_knob *knobs[MRC_KNOB_NR];
+	struct nlattr *tb[MRC_CONFIG_A_MAX + 1];
+	struct nlattr *attrs[MRC_KNOB_NR];
+	unsigned int i, n = 0, bad;
+	u64 vals[MRC_KNOB_NR];
+	const char *why;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_CONFIG))
+		return -EINVAL;
+	err = nla_parse_nested(tb, MRC_CONFIG_A_MAX, info->attrs[MRC_A_CONFIG],
+			       mrc_config_policy, info->extack);
+	if (err)
+		return err;
+
+	for (i = MRC_CONFIG_A_UNSPEC + 1; i <= MRC_CONFIG_A_MAX; i++) {
+		const struct mrc_knob *k;
+
+		if (!tb[i])
+			continue;
+		k = mrc_knob_by_attr(i);
+		if (WARN_ON_ONCE(!k))
+			return -EINVAL;
+		knobs[n] = k;
+		attrs[n] = tb[i];
+		vals[n] = nla_get_u32(tb[i]);
+		n++;
+	}
+	if (!n) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_CONFIG],
+				    "no knob given to set");
+		return -EINVAL;
+	}
+
+	err = mrc_config_set(knobs, vals, n, &why, &bad);
+	if (err && info->extack) {
+		/* why is a static string from mrc_knob_check() */
+		info->extack->_msg = why;
+		info->extack->bad_attr = attrs[bad];
+	}
+	return err;
+}
+
+static const struct genl_small_ops mrc_genl_ops[] = {
+	{
+		.cmd	= MRC_CMD_RAIL_GET,
+		.doit	= mrc_nl_rail_get_doit,
+		.dumpit	= mrc_nl_rail_get_dumpit,
+	},
+	{
+		.cmd	= MRC_CMD_CONFIG_GET,
+		.doit	= mrc_nl_config_get_doit,
+	},
+	{
+		.cmd	= MRC_CMD_CONFIG_SET,
+		.doit	= mrc_nl_config_set_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family mrc_genl_family __ro_after_init = {
+	.name		= MRC_GENL_NAME,
+	.version	= MRC_GENL_VERSION,
+	.maxattr	= MRC_A_MAX,
+	.policy		= mrc_policy,
+	.netnsok	= false,
+	.module		= THIS_MODULE,
+	.small_ops	= mrc_genl_ops,
+	.n_small_ops	= ARRAY_SIZE(mrc_genl_ops),
+	.resv_start_op	= MRC_CMD_CONFIG_SET + 1,
+	.mcgrps		= mrc_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(mrc_mcgrps),
+};
+
+/* ---- events ---- */
+
+static void mrc_nl_multicast(struct sk_buff *msg)
+{
+	int err;
+
+	err = genlmsg_multicast(&mrc_genl_family, msg, 0, MRC_MCGRP_EVENTS_ID,
+				GFP_KERNEL);
+	/* -ESRCH only means nobody listens. */
+	if (err && err != -ESRCH)
+		mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+}
+
+void mrc_nl_rail_event(struct mrc_rail *rail, u8 cmd, u8 prev_state)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&mrc_genl_family, &init_net,
+				MRC_MCGRP_EVENTS_ID))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto fail;
+	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, cmd);
+	if (!hdr ||
+	    mrc_nl_put_rail(msg, rail,
+			    cmd == MRC_CMD_RAIL_STATE ? prev_state : -1,
+			    false)) {
+		nlmsg_free(msg);
+		goto fail;
+	}
+	genlmsg_end(msg, hdr);
+	mrc_nl_multicast(msg);
+	return;
+fail:
+	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+}
+
+void mrc_nl_config_event(void)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&mrc_genl_family, &init_net,
+				MRC_MCGRP_EVENTS_ID))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto fail;
+	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0,
+			  MRC_CMD_CONFIG_CHANGED);
+	if (!hdr || mrc_nl_put_config(msg)) {
+		nlmsg_free(msg);
+		goto fail;
+	}
+	genlmsg_end(msg, hdr);
+	mrc_nl_multicast(msg);
+	return;
+fail:
+	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+}
+
+int mrc_nl_init(void)
+{
+	return genl_register_family(&mrc_genl_family);
+}
+
+void mrc_nl_exit(void)
+{
+	genl_unregister_family(&mrc_genl_family);
+}

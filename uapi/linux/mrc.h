@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * mrc: multipath, receiver-driven-credit transport for RDMA clusters.
+ *
+ * User-space ABI: the generic netlink family "mrc".
+ *
+ * Versioning rule: MRC_GENL_VERSION is bumped when the meaning of an existing
+ * command or attribute changes.  New commands, attributes, enum values and
+ * statistics are only ever appended; numbers are never reused or reordered.
+ * A client must ignore attributes it does not know.  The kernel validates
+ * requests strictly: unknown attributes in a request are refused.
+ *
+ * The family is described in Documentation/netlink/specs/mrc.yaml.
+ */
+#ifndef _UAPI_LINUX_MRC_H
+#define _UAPI_LINUX_MRC_H
+
+#include <linux/types.h>
+
+#define MRC_GENL_NAME		"mrc"
+#define MRC_GENL_VERSION	1
+#define MRC_GENL_MCGRP_EVENTS	"events"
+
+/* Longest rail name, "<ibdev>:<port>", including the NUL. */
+#define MRC_RAIL_NAME_MAX	(64 + 1 + 10 + 1)
+
+enum mrc_cmd {
+	MRC_CMD_UNSPEC,
+	/*
+	 * Get one rail (request carries MRC_A_RAIL with MRC_RAIL_A_ID or
+	 * MRC_RAIL_A_NAME) or, with NLM_F_DUMP, all rails.  Reply: MRC_A_RAIL.
+	 */
+	MRC_CMD_RAIL_GET,
+	/* Get all module knobs.  Reply: MRC_A_CONFIG with every knob. */
+	MRC_CMD_CONFIG_GET,
+	/* Set one or more knobs (MRC_A_CONFIG).  Needs CAP_NET_ADMIN. */
+	MRC_CMD_CONFIG_SET,
+	/*
+	 * Notifications on the "events" multicast group.  Each carries
+	 * MRC_A_RAIL (RAIL_*) or MRC_A_CONFIG (CONFIG_CHANGED).
+	 */
+	MRC_CMD_RAIL_ADDED,
+	MRC_CMD_RAIL_REMOVED,
+	MRC_CMD_RAIL_STATE,	/* MRC_RAIL_A_STATE + MRC_RAIL_A_PREV_STATE */
+	MRC_CMD_CONFIG_CHANGED,
+
+	__MRC_CMD_MAX,
+	MRC_CMD_MAX = __MRC_CMD_MAX - 1,
+};
+
+enum mrc_attr {
+	MRC_A_UNSPEC,
+	MRC_A_RAIL,		/* nest, enum mrc_rail_attr */
+	MRC_A_CONFIG,		/* nest, enum mrc_config_attr */
+
+	__MRC_A_MAX,
+	MRC_A_MAX = __MRC_A_MAX - 1,
+};
+
+/*
+ * A rail is one port of one RDMA device.  It is usable for traffic only in
+ * state MRC_RAIL_STATE_ACTIVE; the other states say why not.
+ */
+enum mrc_rail_state {
+	MRC_RAIL_STATE_DOWN,	/* port not ACTIVE, or netdev down/no carrier */
+	MRC_RAIL_STATE_ACTIVE,	/* usable */
+	MRC_RAIL_STATE_NO_GID,	/* no usable RoCEv2 (or IB) GID */
+	MRC_RAIL_STATE_MTU_LOW,	/* active MTU below the min_mtu knob */
+
+	__MRC_RAIL_STATE_MAX,
+	MRC_RAIL_STATE_MAX = __MRC_RAIL_STATE_MAX - 1,
+};
+
+enum mrc_link_layer {
+	MRC_LINK_LAYER_UNSPEC,
+	MRC_LINK_LAYER_ETHERNET,	/* RoCE */
+	MRC_LINK_LAYER_INFINIBAND,
+};
+
+enum mrc_rail_attr {
+	MRC_RAIL_A_UNSPEC,
+	MRC_RAIL_A_ID,		/* u32: stable while the rail exists */
+	MRC_RAIL_A_NAME,	/* string: "<ibdev>:<port>", e.g. "rxe0:1" */
+	MRC_RAIL_A_IBDEV,	/* string */
+	MRC_RAIL_A_PORT,	/* u32 */
+	MRC_RAIL_A_NETDEV,	/* string, absent if unknown */
+	MRC_RAIL_A_IFINDEX,	/* u32, absent if unknown */
+	MRC_RAIL_A_LINK_LAYER,	/* u8, enum mrc_link_layer */
+	MRC_RAIL_A_GID,		/* binary, 16 bytes; absent without a GID */
+	MRC_RAIL_A_GID_INDEX,	/* u32; absent without a GID */
+	MRC_RAIL_A_MTU,		/* u32: active RDMA MTU in bytes */
+	MRC_RAIL_A_SPEED,	/* u32: Mbit/s, 0 if unknown */
+	MRC_RAIL_A_STATE,	/* u8, enum mrc_rail_state */
+	MRC_RAIL_A_PREV_STATE,	/* u8, enum mrc_rail_state; events only */
+	MRC_RAIL_A_STATS,	/* nest, enum mrc_rail_stat */
+	MRC_RAIL_A_PAD,
+
+	__MRC_RAIL_A_MAX,
+	MRC_RAIL_A_MAX = __MRC_RAIL_A_MAX - 1,
+};
+
+/* Per-rail counters, all u64, nested in MRC_RAIL_A_STATS. */
+enum mrc_rail_stat {
+	MRC_RAIL_STAT_UNSPEC,
+	MRC_RAIL_STAT_TX_PACKETS,
+	MRC_RAIL_STAT_TX_BYTES,
+	MRC_RAIL_STAT_RX_PACKETS,
+	MRC_RAIL_STAT_RX_BYTES,
+	MRC_RAIL_STAT_TX_ERRORS,	/* post_send failures, error completions */
+	MRC_RAIL_STAT_DROP_RAIL_DOWN,	/* dropped: rail not active */
+	MRC_RAIL_STAT_DROP_MALFORMED,	/* dropped: header failed validation */
+	MRC_RAIL_STAT_DROP_NO_BUFFER,	/* dropped: no receive buffer/memory */
+	MRC_RAIL_STAT_STATE_CHANGES,	/* state transitions */
+	MRC_RAIL_STAT_PORT_EVENTS,	/* ib_event notifications seen */
+	MRC_RAIL_STAT_PAD,
+
+	__MRC_RAIL_STAT_MAX,
+	MRC_RAIL_STAT_MAX = __MRC_RAIL_STAT_MAX - 1,
+};
+
+/*
+ * Module knobs, all u32, nested in MRC_A_CONFIG.  Names, ranges, defaults
+ * and units are listed in Documentation/ABI/testing/sysfs-kernel-mrc; the
+ * same name is the module parameter, the file in /sys/kernel/mrc/ and the
+ * key of "mrcctl config set".
+ */
+enum mrc_config_attr {
+	MRC_CONFIG_A_UNSPEC,
+	MRC_CONFIG_A_MAX_RAILS,	/* rails beyond this many are refused */
+	MRC_CONFIG_A_MIN_MTU,	/* bytes: rails below are MTU_LOW */
+
+	__MRC_CONFIG_A_MAX,
+	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
+};
+
+#endif /* _UAPI_LINUX_MRC_H */
