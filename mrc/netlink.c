@@ -134,8 +134,10 @@ static int mrc_nl_rail_get_doit(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, MRC_A_RAIL))
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_RAIL)) {
+		NL_SET_ERR_MSG(info->extack, "rail nest (MRC_A_RAIL) missing");
 		return -EINVAL;
+	}
 	err = nla_parse_nested(tb, MRC_RAIL_A_MAX, info->attrs[MRC_A_RAIL],
 			       mrc_rail_policy, info->extack);
 	if (err)
@@ -253,8 +255,10 @@ static int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	const char *why;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, MRC_A_CONFIG))
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_CONFIG)) {
+		NL_SET_ERR_MSG(info->extack, "config nest (MRC_A_CONFIG) missing");
 		return -EINVAL;
+	}
 	err = nla_parse_nested(tb, MRC_CONFIG_A_MAX, info->attrs[MRC_A_CONFIG],
 			       mrc_config_policy, info->extack);
 	if (err)

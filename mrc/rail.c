@@ -38,6 +38,7 @@
 #include "mrc.h"
 #include "names.h"
 
+/* Protects mrc_rails, mrc_rails_gen, mrc_rails_count and rail info updates. */
 DEFINE_MUTEX(mrc_rails_lock);
 LIST_HEAD(mrc_rails);
 unsigned int mrc_rails_gen;

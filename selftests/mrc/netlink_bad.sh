@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad netlink input and privilege: nl_bad sends unknown, missing,
+# wrong-typed and out-of-range attributes (each must be refused with the
+# right errno and an extack message, config unchanged), then the same
+# state-changing operations from a user without CAP_NET_ADMIN (EPERM), and
+# mrcctl and sysfs as that user.
+source "$(dirname "$0")/lib.sh"
+NODES=1
+TIMEOUT=600
+
+NL_BAD=$(dirname "$0")/nl_bad
+UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
+	--inh-caps=-all --bounding-set=-all --no-new-privs)
+
+# Relays a sub-test's TAP results as our own results.
+relay() {
+	local line rc
+	"$@" > /tmp/relay.out 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) ok "${line#ok [0-9]* - }" true ;;
+		"not ok "*) ok "${line#not ok [0-9]* - }" false ;;
+		"Bail out!"*) ok "$line" false ;;
+		esac
+	done < /tmp/relay.out
+	ok_eq "$1 exit status" 0 "$rc"
+}
+
+run_guest() {
+	local out rc
+
+	ok 'modprobe mrc' modprobe mrc
+	relay "$NL_BAD"
+	relay "${UNPRIV[@]}" "$NL_BAD" --unpriv
+
+	out=$("${UNPRIV[@]}" "$(command -v mrcctl)" config set min_mtu 4096 2>&1)
+	rc=$?
+	ok_eq 'unprivileged mrcctl config set exits 1' 1 "$rc"
+	ok 'and tells what is missing' grep -q 'CAP_NET_ADMIN' <<< "$out"
+	diag "mrcctl said: $out"
+	ok 'unprivileged mrcctl rail show works' \
+		"${UNPRIV[@]}" "$(command -v mrcctl)" rail show
+	ok 'unprivileged sysfs knob write refused' \
+		"${UNPRIV[@]}" sh -c '! echo 4096 > /sys/kernel/mrc/min_mtu'
+	ok_eq 'min_mtu unchanged' 1024 "$(cat /sys/kernel/mrc/min_mtu)"
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+
+mrc_test_main "$@"

@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_tests.sh - the whole mrc test suite, as one TAP stream.
+#
+#   selftests/mrc/run_tests.sh            fast tier + VM tier
+#   selftests/mrc/run_tests.sh --fast     fast tier only (build, style,
+#                                         user-space unit tests: seconds)
+#   selftests/mrc/run_tests.sh rails.sh   fast tier + the named VM tests
+#
+# Fast tier: mrc.ko builds with W=1 and no warning, sparse is clean,
+# checkpatch is clean, the tools build without warnings, the user-space
+# unit tests pass.  VM tier: every TEST_PROGS script of the Makefile, each
+# booting its own QEMU fabric.  Ends with one line: "N passed, N failed".
+# Set MRC_NO_DEPS=1 to skip scripts/install-deps.
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+LOGDIR=${MRC_LOGDIR:-$TOP/build/test-logs}
+FAST_ONLY=0
+ONLY=()
+
+for a in "$@"; do
+	case $a in
+	--fast) FAST_ONLY=1 ;;
+	-h|--help) sed -n '4,16p' "$0"; exit 0 ;;
+	*) ONLY+=("$a") ;;
+	esac
+done
+
+N=0
+PASS=0
+FAIL=0
+SKIP=0
+
+result() {	# result ok|fail|skip DESC
+	N=$((N + 1))
+	case $1 in
+	ok) PASS=$((PASS + 1)); echo "ok $N - $2" ;;
+	skip) SKIP=$((SKIP + 1)); echo "ok $N - $2 # SKIP" ;;
+	*) FAIL=$((FAIL + 1)); echo "not ok $N - $2" ;;
+	esac
+}
+
+# Runs a command; the test passes if it exits 0 and its output has no line
+# matching the warning pattern.  Output goes to a log; on failure the first
+# lines are shown as diagnostics.
+step() {	# step NAME LOG CMD...
+	local name=$1 log=$LOGDIR/$2
+	shift 2
+	if "$@" > "$log" 2>&1 && ! grep -qiE 'warning:|error:' "$log"; then
+		result ok "$name"
+	else
+		result fail "$name"
+		grep -iE 'warning:|error:' "$log" | head -20 | sed 's/^/# /'
+		tail -5 "$log" | sed 's/^/# /'
+	fi
+}
+
+# Re-emits the result lines of a TAP producer under our numbering.
+relay() {	# relay PREFIX LOG
+	local prefix=$1 log=$2 line desc
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*|"ok "*"# skip"*)
+			desc=${line#ok }; desc=${desc#* }; desc=${desc#- }
+			result skip "$prefix$desc" ;;
+		"ok "*)
+			desc=${line#ok }; desc=${desc#* }; desc=${desc#- }
+			result ok "$prefix$desc" ;;
+		"not ok "*)
+			desc=${line#not ok }; desc=${desc#* }; desc=${desc#- }
+			result fail "$prefix$desc" ;;
+		"Bail out!"*)
+			result fail "$prefix$line" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done < "$log"
+}
+
+mkdir -p "$LOGDIR"
+echo "TAP version 13"
+T0=$(date +%s)
+
+if [ "${MRC_NO_DEPS:-0}" != 1 ]; then
+	if ! "$TOP/scripts/install-deps" > "$LOGDIR/install-deps.log" 2>&1; then
+		result fail "install dependencies (see $LOGDIR/install-deps.log)"
+		tail -20 "$LOGDIR/install-deps.log" | sed 's/^/# /'
+	fi
+fi
+
+# ---- fast tier ----
+cd "$TOP" || exit 1
+make -s clean > /dev/null 2>&1
+step 'build: mrc.ko, make W=1, no warnings' build-modules.log \
+	make -s W=1 modules
+step 'build: sparse (C=2) clean' build-sparse.log \
+	sh -c 'touch mrc/*.c && make -s sparse'
+step 'build: mrcctl, no warnings' build-tools.log make -s tools
+step 'build: selftests, no warnings' build-selftests.log make -s selftests
+
+if "$TOP/scripts/get-checkpatch" > "$LOGDIR/checkpatch-get.log" 2>&1; then
+	if make -s checkpatch > "$LOGDIR/checkpatch.log" 2>&1; then
+		result ok 'checkpatch --strict clean'
+	else
+		result fail 'checkpatch --strict clean'
+		head -20 "$LOGDIR/checkpatch.log" | sed 's/^/# /'
+	fi
+else
+	result skip 'checkpatch (linux-source not available)'
+fi
+
+if python3 "$HERE/check_spec.py" > "$LOGDIR/spec.log" 2>&1; then
+	result ok 'netlink YAML spec matches uapi/linux/mrc.h'
+else
+	result fail 'netlink YAML spec matches uapi/linux/mrc.h'
+	head -20 "$LOGDIR/spec.log" | sed 's/^/# /'
+fi
+
+for t in "$HERE"/unit/*_test; do
+	[ -x "$t" ] || continue
+	"$t" > "$LOGDIR/unit-${t##*/}.log" 2>&1
+	rc=$?
+	relay "unit/${t##*/}: " "$LOGDIR/unit-${t##*/}.log"
+	[ $rc = 0 ] || result fail "unit/${t##*/} exit status $rc"
+done
+echo "# fast tier done in $(($(date +%s) - T0)) s"
+
+# ---- VM tier ----
+if [ $FAST_ONLY = 0 ]; then
+	if [ ${#ONLY[@]} -gt 0 ]; then
+		progs=("${ONLY[@]}")
+	else
+		read -r -a progs <<< "$(make -s -C "$HERE" -f - print-progs <<'EOF'
+include Makefile
+print-progs:
+	@echo $(TEST_PROGS)
+EOF
+)"
+	fi
+	for p in "${progs[@]}"; do
+		t1=$(date +%s)
+		echo "# $p: starting (boots its own VMs)"
+		"$HERE/$p" > "$LOGDIR/$p.log" 2>"$LOGDIR/$p.err"
+		rc=$?
+		relay "$p: " "$LOGDIR/$p.log"
+		case $rc in
+		0) ;;
+		4) result skip "$p (prerequisites missing)" ;;
+		*) grep -q '^not ok' "$LOGDIR/$p.log" ||
+			result fail "$p exited $rc without a failed test"
+		   tail -5 "$LOGDIR/$p.err" | sed 's/^/# /' ;;
+		esac
+		echo "# $p: done in $(($(date +%s) - t1)) s (log: $LOGDIR/$p.log)"
+	done
+fi
+
+echo "1..$N"
+echo "# total time $(($(date +%s) - T0)) s"
+if [ $SKIP -gt 0 ]; then
+	echo "$PASS passed, $FAIL failed, $SKIP skipped"
+else
+	echo "$PASS passed, $FAIL failed"
+fi
+[ $FAIL = 0 ]
