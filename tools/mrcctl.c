@@ -1263,7 +1263,8 @@ static int do_rail_show(int argc, char **argv)
 		if (by_id)
 			fprintf(stderr, "Error: no rail with id %llu\n", id);
 		else
-			fprintf(stderr, "Error: no rail matches \"%s\"\n", dev);
+			fprintf(stderr, "Error: no rail matches \"%s\"\n",
+				dev ? dev : "");
 		free(l.v);
 		return 1;
 	}
@@ -1415,12 +1416,21 @@ static void unknown_key(const char *key)
 	fputc('\n', stderr);
 }
 
+static int config_fetch(struct cfgvals *cv)
+{
+	char buf[256];
+	struct nlmsghdr *nlh;
+
+	memset(cv, 0, sizeof(*cv));
+	nlh = genl_put(buf, mrc_family, MRC_CMD_CONFIG_GET, MRC_GENL_VERSION,
+		       NLM_F_ACK);
+	return nl_request(nlh, config_cb, cv);
+}
+
 static int do_config_show(int argc, char **argv)
 {
 	struct cfgvals cv = { 0 };
 	bool sel[MRC_KNOB_NR];
-	char buf[256];
-	struct nlmsghdr *nlh;
 	int i;
 
 	for (i = 0; i < MRC_KNOB_NR; i++)
@@ -1440,9 +1450,7 @@ static int do_config_show(int argc, char **argv)
 	}
 	if (mrc_connect())
 		return 1;
-	nlh = genl_put(buf, mrc_family, MRC_CMD_CONFIG_GET, MRC_GENL_VERSION,
-		       NLM_F_ACK);
-	if (nl_request(nlh, config_cb, &cv) < 0) {
+	if (config_fetch(&cv) < 0) {
 		nlerr_print();
 		return 1;
 	}
@@ -1549,6 +1557,33 @@ static int do_config(int argc, char **argv)
 
 static unsigned int mon_filter = MON_RAIL | MON_CONFIG;
 
+/*
+ * CONFIG_CHANGED carries every knob, not just the changed ones; the
+ * monitor keeps the last values seen (fetched at start) to say which
+ * knobs changed.  With no difference visible (no baseline, or a race
+ * with the initial fetch), all knobs in the event count as changed.
+ */
+static struct cfgvals mon_cfg;
+
+static void config_changed(const struct cfgvals *cv, bool *changed)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < MRC_KNOB_NR; i++) {
+		changed[i] = cv->has[i] &&
+			     (!mon_cfg.has[i] || mon_cfg.val[i] != cv->val[i]);
+		any |= changed[i];
+	}
+	for (i = 0; i < MRC_KNOB_NR && !any; i++)
+		changed[i] = cv->has[i];
+	for (i = 0; i < MRC_KNOB_NR; i++)
+		if (cv->has[i]) {
+			mon_cfg.has[i] = true;
+			mon_cfg.val[i] = cv->val[i];
+		}
+}
+
 /* Local time, ISO 8601 with microseconds, like "ip -ts monitor". */
 static void timestamp_str(char *buf, size_t sz)
 {
@@ -1579,7 +1614,7 @@ static const char *event_name(u8 cmd)
 }
 
 static void event_print_plain(u8 cmd, const struct rail *r,
-			      const struct cfgvals *cv)
+			      const struct cfgvals *cv, const bool *changed)
 {
 	const char *name = r && HAS(r, MRC_RAIL_A_NAME) ? r->name : "?";
 	bool any = false;
@@ -1606,7 +1641,7 @@ static void event_print_plain(u8 cmd, const struct rail *r,
 	case MRC_CMD_CONFIG_CHANGED:
 		fprintf(out, "[config]");
 		for (i = 0; i < MRC_KNOB_NR; i++)
-			if (cv->has[i]) {
+			if (changed[i]) {
 				fprintf(out, " %s %u", mrc_knobs[i].name,
 					cv->val[i]);
 				any = true;
@@ -1621,7 +1656,7 @@ static void event_print_plain(u8 cmd, const struct rail *r,
 }
 
 static void event_print_json(u8 cmd, const char *ts, const struct rail *r,
-			     const struct cfgvals *cv)
+			     const struct cfgvals *cv, const bool *changed)
 {
 	struct jw w;
 	int i;
@@ -1638,6 +1673,12 @@ static void event_print_json(u8 cmd, const char *ts, const struct rail *r,
 			if (cv->has[i])
 				jw_kv_u64(&w, mrc_knobs[i].name, cv->val[i]);
 		jw_obj_close(&w);
+		jw_key(&w, "changed");
+		jw_arr_open(&w);
+		for (i = 0; i < MRC_KNOB_NR; i++)
+			if (changed[i])
+				jw_str(&w, mrc_knobs[i].name);
+		jw_arr_close(&w);
 	} else if (r) {
 		jw_key(&w, "rail");
 		rail_json(&w, r, false);
@@ -1650,6 +1691,7 @@ static void event_print_json(u8 cmd, const char *ts, const struct rail *r,
 /* Decodes and prints one event message.  0, or -1 (nlerr set). */
 static int event_print(const struct nlmsghdr *nlh)
 {
+	bool changed[MRC_KNOB_NR] = { false };
 	struct cfgvals cv = { 0 };
 	struct mrc_msg m;
 	struct rail r;
@@ -1673,19 +1715,21 @@ static int event_print(const struct nlmsghdr *nlh)
 		if (rail_parse(m.rail, &r))
 			return -1;
 	}
-	if (m.cmd == MRC_CMD_CONFIG_CHANGED && m.config &&
-	    config_parse(m.config, &cv))
-		return -1;
+	if (m.cmd == MRC_CMD_CONFIG_CHANGED) {
+		if (m.config && config_parse(m.config, &cv))
+			return -1;
+		config_changed(&cv, changed);
+	}
 
 	if (opt.timestamp)
 		timestamp_str(ts, sizeof(ts));
 	if (opt.json) {
 		event_print_json(m.cmd, opt.timestamp ? ts : NULL,
-				 is_rail ? &r : NULL, &cv);
+				 is_rail ? &r : NULL, &cv, changed);
 	} else {
 		if (opt.timestamp)
 			fprintf(out, "[%s] ", ts);
-		event_print_plain(m.cmd, is_rail ? &r : NULL, &cv);
+		event_print_plain(m.cmd, is_rail ? &r : NULL, &cv, changed);
 	}
 	fflush(out);
 	return 0;
@@ -1778,6 +1822,11 @@ static int do_monitor(int argc, char **argv)
 			MRC_GENL_NAME, MRC_GENL_MCGRP_EVENTS);
 		return 1;
 	}
+	/* Baseline for "which knob changed", before joining the group so
+	 * that no event is consumed by this request. */
+	if ((mon_filter & MON_CONFIG) &&
+	    config_fetch(&mon_cfg) < 0)
+		memset(&mon_cfg, 0, sizeof(mon_cfg));
 	grp = (int)mrc_events_grp;
 	if (mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &grp,
 				  sizeof(grp)) < 0) {
@@ -1886,11 +1935,11 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (optopt)
+			if (optopt && strncmp(argv[optind - 1], "--", 2))
 				fprintf(stderr, "Error: unknown option \"-%c\"",
 					optopt);
 			else
-				fprintf(stderr, "Error: unknown option \"%s\"",
+				fprintf(stderr, "Error: bad option \"%s\"",
 					argv[optind - 1]);
 			fprintf(stderr, ", try \"mrcctl --help\"\n");
 			return 1;
@@ -1926,3 +1975,1081 @@ int main(int argc, char **argv)
 	return ret;
 }
 #endif /* !MRCCTL_SELFTEST */
+
+#ifdef MRCCTL_SELFTEST
+/* ------------------------------------------------------------------ */
+/* self-test (TAP 13): make -C tools check                             */
+/* ------------------------------------------------------------------ */
+#include <fcntl.h>
+#include <sys/wait.h>
+
+static bool t_failed;
+
+#define CHECK(cond) do {						\
+		if (!(cond)) {						\
+			printf("# %s:%d: check failed: %s\n",		\
+			       __FILE__, __LINE__, #cond);		\
+			t_failed = true;				\
+		}							\
+	} while (0)
+
+/* Prints a string as one TAP comment line, newlines shown as \n. */
+static void t_show(const char *label, const char *s)
+{
+	printf("# %s: \"", label);
+	for (; s && *s; s++) {
+		if (*s == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*s);
+	}
+	printf("\"\n");
+}
+
+#define CHECK_STR(got, exp) do {					\
+		const char *g_ = (got), *e_ = (exp);			\
+		if (!g_ || strcmp(g_, e_)) {				\
+			printf("# %s:%d: strings differ\n",		\
+			       __FILE__, __LINE__);			\
+			t_show("expected", e_);				\
+			t_show("got     ", g_);				\
+			t_failed = true;				\
+		}							\
+	} while (0)
+
+static char *cap_buf;
+static size_t cap_len;
+
+static void cap_begin(void)
+{
+	cap_buf = NULL;
+	cap_len = 0;
+	out = open_memstream(&cap_buf, &cap_len);
+	if (!out) {
+		perror("open_memstream");
+		exit(2);
+	}
+}
+
+/* Returns what was printed since cap_begin(); free() it. */
+static char *cap_end(void)
+{
+	fclose(out);
+	out = stdout;
+	return cap_buf;
+}
+
+static void reset_state(void)
+{
+	memset(&opt, 0, sizeof(opt));
+	memset(&nlerr, 0, sizeof(nlerr));
+	memset(&mon_cfg, 0, sizeof(mon_cfg));
+	req_nknobs = 0;
+	mrc_family = 0x1234;
+}
+
+/* --- JSON --- */
+
+static char *json_of(const char *s)
+{
+	cap_begin();
+	json_string(out, s);
+	return cap_end();
+}
+
+static void json__escape(void)
+{
+	static const struct {
+		const char *in, *exp;
+	} c[] = {
+		{ "", "\"\"" },
+		{ "eth0", "\"eth0\"" },
+		{ "a\"b", "\"a\\\"b\"" },
+		{ "a\\b", "\"a\\\\b\"" },
+		{ "a/b", "\"a/b\"" },
+		{ "\b\f\n\r\t", "\"\\b\\f\\n\\r\\t\"" },
+		{ "\x01\x1f", "\"\\u0001\\u001f\"" },
+		{ "\x7f", "\"\\u007f\"" },
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },			/* é */
+		{ "\xe2\x82\xac", "\"\xe2\x82\xac\"" },			/* € */
+		{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },		/* U+1F600 */
+		{ "\xff", "\"\\ufffd\"" },
+		{ "a\xc3", "\"a\\ufffd\"" },				/* truncated */
+		{ "\xc3(", "\"\\ufffd(\"" },				/* bad continuation */
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },			/* overlong '/' */
+		{ "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },	/* overlong */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },	/* surrogate */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* > U+10FFFF */
+		{ "\xe2\x82", "\"\\ufffd\\ufffd\"" },			/* truncated 3-byte */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		char *got = json_of(c[i].in);
+
+		CHECK_STR(got, c[i].exp);
+		free(got);
+	}
+}
+
+/* Every escaped string must parse as JSON (python3, when installed). */
+static void json__valid_per_python(void)
+{
+	static const char *const in[] = {
+		"plain", "q\"uote", "back\\slash", "ctl\x01\x02\x1f\x7f",
+		"nl\nx", "\xff\xfe", "\xc3", "\xed\xa0\x80", "caf\xc3\xa9",
+		"\xf0\x9f\x98\x80", "\xf4\x90\x80\x80",
+	};
+	char path[] = "/tmp/mrcctl-json-XXXXXX";
+	char cmd[256];
+	struct jw w;
+	unsigned int i;
+	FILE *f;
+	int fd, rc;
+
+	if (system("python3 -c pass >/dev/null 2>&1")) {
+		printf("# python3 missing: check skipped\n");
+		return;
+	}
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	jw_init(&w, f, false);
+	jw_arr_open(&w);
+	for (i = 0; i < ARRAY_SIZE(in); i++)
+		jw_str(&w, in[i]);
+	jw_arr_close(&w);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; a=json.load(open(sys.argv[1],encoding=\"utf-8\")); assert len(a)==%zu' %s",
+		 ARRAY_SIZE(in), path);
+	rc = system(cmd);
+	CHECK(rc == 0);
+	unlink(path);
+}
+
+static void json__structure(void)
+{
+	struct jw w;
+	char *got;
+
+	cap_begin();
+	jw_init(&w, out, false);
+	jw_arr_open(&w);
+	jw_obj_open(&w);
+	jw_kv_u64(&w, "a", 1);
+	jw_key(&w, "b");
+	jw_arr_open(&w);
+	jw_arr_close(&w);
+	jw_kv_str(&w, "c", NULL);
+	jw_key(&w, "d");
+	jw_bool(&w, true);
+	jw_obj_close(&w);
+	jw_obj_open(&w);
+	jw_obj_close(&w);
+	jw_u64(&w, UINT64_MAX);
+	jw_arr_close(&w);
+	got = cap_end();
+	CHECK_STR(got,
+		  "[{\"a\":1,\"b\":[],\"c\":null,\"d\":true},{},18446744073709551615]\n");
+	free(got);
+
+	cap_begin();
+	jw_init(&w, out, true);
+	jw_arr_open(&w);
+	jw_obj_open(&w);
+	jw_kv_u64(&w, "a", 1);
+	jw_key(&w, "b");
+	jw_arr_open(&w);
+	jw_arr_close(&w);
+	jw_key(&w, "c");
+	jw_arr_open(&w);
+	jw_u64(&w, 2);
+	jw_arr_close(&w);
+	jw_obj_close(&w);
+	jw_arr_close(&w);
+	got = cap_end();
+	CHECK_STR(got,
+		  "[\n  {\n    \"a\": 1,\n    \"b\": [],\n    \"c\": [\n      2\n    ]\n  }\n]\n");
+	free(got);
+
+	cap_begin();
+	jw_init(&w, out, false);
+	jw_arr_open(&w);
+	jw_arr_close(&w);
+	got = cap_end();
+	CHECK_STR(got, "[]\n");
+	free(got);
+}
+
+/* --- synthetic kernel messages --- */
+
+static const u8 test_gid[16] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 200, 0, 1
+};
+
+#define R_FULL		0x1	/* netdev, ifindex, gid */
+#define R_STATS		0x2
+#define R_PREV		0x4
+#define R_FUTURE	0x8	/* unknown attributes and counters */
+#define R_SLOW		0x10	/* speed 0, infiniband, no-gid */
+
+static struct nlmsghdr *mk_rail(void *buf, u8 cmd, u32 id, const char *name,
+				const char *ibdev, u32 port,
+				const char *netdev, unsigned int what)
+{
+	struct nlmsghdr *nlh = genl_put(buf, mrc_family, cmd, 1, 0);
+	struct nlattr *nest, *sn;
+	unsigned int s;
+
+	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	mnl_attr_put_u32(nlh, MRC_RAIL_A_ID, id);
+	mnl_attr_put_strz(nlh, MRC_RAIL_A_NAME, name);
+	mnl_attr_put_strz(nlh, MRC_RAIL_A_IBDEV, ibdev);
+	mnl_attr_put_u32(nlh, MRC_RAIL_A_PORT, port);
+	mnl_attr_put_u8(nlh, MRC_RAIL_A_LINK_LAYER,
+			(what & R_SLOW) ? MRC_LINK_LAYER_INFINIBAND :
+			MRC_LINK_LAYER_ETHERNET);
+	mnl_attr_put_u32(nlh, MRC_RAIL_A_MTU, 4096);
+	mnl_attr_put_u32(nlh, MRC_RAIL_A_SPEED, (what & R_SLOW) ? 0 : 10000);
+	mnl_attr_put_u8(nlh, MRC_RAIL_A_STATE,
+			(what & R_SLOW) ? MRC_RAIL_STATE_NO_GID :
+			MRC_RAIL_STATE_ACTIVE);
+	if (what & R_FULL) {
+		mnl_attr_put_strz(nlh, MRC_RAIL_A_NETDEV, netdev);
+		mnl_attr_put_u32(nlh, MRC_RAIL_A_IFINDEX, 3);
+		mnl_attr_put(nlh, MRC_RAIL_A_GID, sizeof(test_gid), test_gid);
+		mnl_attr_put_u32(nlh, MRC_RAIL_A_GID_INDEX, 1);
+	}
+	if (what & R_PREV)
+		mnl_attr_put_u8(nlh, MRC_RAIL_A_PREV_STATE,
+				MRC_RAIL_STATE_DOWN);
+	if (what & R_FUTURE)
+		mnl_attr_put_u32(nlh, MRC_RAIL_A_MAX + 7, 42);
+	if (what & R_STATS) {
+		sn = mnl_attr_nest_start(nlh, MRC_RAIL_A_STATS);
+		for (s = 1; s <= MRC_RAIL_STAT_MAX; s++)
+			if (s != MRC_RAIL_STAT_PAD)
+				mnl_attr_put_u64(nlh, s, s * 1000 + s);
+		if (what & R_FUTURE)
+			mnl_attr_put_u64(nlh, MRC_RAIL_STAT_MAX + 3, 7);
+		mnl_attr_nest_end(nlh, sn);
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+static int parse_rail_msg(const struct nlmsghdr *nlh, struct rail *r)
+{
+	struct mrc_msg m;
+
+	if (mrc_msg_parse(nlh, &m) || !m.rail)
+		return -1;
+	return rail_parse(m.rail, r);
+}
+
+static char *rail_plain_of(const struct nlmsghdr *nlh)
+{
+	struct rail r;
+
+	if (parse_rail_msg(nlh, &r))
+		return NULL;
+	cap_begin();
+	rail_print_plain(&r);
+	return cap_end();
+}
+
+static void rail__plain(void)
+{
+	char buf[4096], *got;
+
+	reset_state();
+	got = rail_plain_of(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1",
+				    "rxe0", 1, "eth0", R_FULL | R_FUTURE));
+	CHECK_STR(got,
+		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet\n"
+		  "    gid ::ffff:10.200.0.1 index 1\n");
+	free(got);
+
+	got = rail_plain_of(mk_rail(buf, MRC_CMD_RAIL_GET, 7, "mlx5_0:2",
+				    "mlx5_0", 2, NULL, R_SLOW));
+	CHECK_STR(got,
+		  "7: mlx5_0:2  state no-gid  mtu 4096  speed unknown  link infiniband\n");
+	free(got);
+}
+
+static void rail__plain_stats(void)
+{
+	char buf[4096], *got;
+
+	reset_state();
+	opt.stats = true;
+	got = rail_plain_of(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1",
+				    "rxe0", 1, "eth0",
+				    R_FULL | R_STATS | R_FUTURE));
+	CHECK_STR(got,
+		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet\n"
+		  "    gid ::ffff:10.200.0.1 index 1\n"
+		  "    RX:      packets bytes\n"
+		  "                3003  4004\n"
+		  "    TX:      packets bytes errors\n"
+		  "                1001  2002   5005\n"
+		  "    drops:   rail_down malformed no_buffer\n"
+		  "                  6006      7007      8008\n"
+		  "    events:  state_changes port_events\n"
+		  "                      9009       10010\n");
+	free(got);
+
+	/* No counters from the kernel: "-" placeholders. */
+	got = rail_plain_of(mk_rail(buf, MRC_CMD_RAIL_GET, 1, "rxe1:1",
+				    "rxe1", 1, NULL, 0));
+	CHECK(got && strstr(got, "    RX:      packets bytes\n"
+				 "                   -     -\n"));
+	free(got);
+	opt.stats = false;
+}
+
+static char *rail_json_of(const struct nlmsghdr *nlh, bool all_keys)
+{
+	struct rail r;
+	struct jw w;
+
+	if (parse_rail_msg(nlh, &r))
+		return NULL;
+	cap_begin();
+	jw_init(&w, out, false);
+	rail_json(&w, &r, all_keys);
+	return cap_end();
+}
+
+static void rail__json(void)
+{
+	char buf[4096], *got;
+
+	reset_state();
+	got = rail_json_of(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1", "rxe0",
+				   1, "eth0", R_FULL | R_STATS), true);
+	CHECK_STR(got,
+		  "{\"id\":0,\"name\":\"rxe0:1\",\"ibdev\":\"rxe0\",\"port\":1,"
+		  "\"netdev\":\"eth0\",\"ifindex\":3,\"link_layer\":\"ethernet\","
+		  "\"gid\":\"::ffff:10.200.0.1\",\"gid_index\":1,\"mtu\":4096,"
+		  "\"speed_mbps\":10000,\"state\":\"active\"}\n");
+	free(got);
+
+	opt.stats = true;
+	got = rail_json_of(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1", "rxe0",
+				   1, "eth0", R_FULL | R_STATS | R_FUTURE),
+			   true);
+	CHECK(got && strstr(got,
+			    ",\"stats\":{\"tx_packets\":1001,\"tx_bytes\":2002,"
+			    "\"rx_packets\":3003,\"rx_bytes\":4004,"
+			    "\"tx_errors\":5005,\"drop_rail_down\":6006,"
+			    "\"drop_malformed\":7007,\"drop_no_buffer\":8008,"
+			    "\"state_changes\":9009,\"port_events\":10010}}\n"));
+	if (got && !strstr(got, "\"stats\""))
+		t_show("got", got);
+	free(got);
+
+	/* Absent optional attributes are null in show output... */
+	got = rail_json_of(mk_rail(buf, MRC_CMD_RAIL_GET, 2, "rxe2:1", "rxe2",
+				   1, NULL, 0), true);
+	CHECK(got && strstr(got, "\"netdev\":null,\"ifindex\":null,"));
+	CHECK(got && strstr(got, "\"gid\":null,\"gid_index\":null,"));
+	CHECK(got && strstr(got, "\"stats\":{\"tx_packets\":null,"));
+	free(got);
+	/* ...and left out of events. */
+	got = rail_json_of(mk_rail(buf, MRC_CMD_RAIL_GET, 2, "rxe2:1", "rxe2",
+				   1, NULL, 0), false);
+	CHECK(got && !strstr(got, "netdev") && !strstr(got, "stats"));
+	free(got);
+	opt.stats = false;
+}
+
+static void rail__malformed(void)
+{
+	char buf[1024];
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	struct rail r;
+
+	reset_state();
+	nlh = genl_put(buf, mrc_family, MRC_CMD_RAIL_GET, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	mnl_attr_put_u8(nlh, MRC_RAIL_A_ID, 1);		/* u32 expected */
+	mnl_attr_nest_end(nlh, nest);
+	CHECK(parse_rail_msg(nlh, &r) < 0);
+	CHECK(nlerr.err == EPROTO);
+	CHECK_STR(nlerr.msg, "malformed rail attribute 1 from the kernel");
+
+	nlh = genl_put(buf, mrc_family, MRC_CMD_RAIL_GET, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	mnl_attr_put(nlh, MRC_RAIL_A_GID, 4, "abcd");	/* 16 expected */
+	mnl_attr_nest_end(nlh, nest);
+	CHECK(parse_rail_msg(nlh, &r) < 0);
+
+	nlh = genl_put(buf, mrc_family, MRC_CMD_RAIL_GET, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	mnl_attr_put(nlh, MRC_RAIL_A_NAME, 3, "abc");	/* no NUL */
+	mnl_attr_nest_end(nlh, nest);
+	CHECK(parse_rail_msg(nlh, &r) < 0);
+
+	/* Header shorter than a genlmsghdr. */
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = mrc_family;
+	CHECK(parse_rail_msg(nlh, &r) < 0);
+}
+
+static void rail__filter(void)
+{
+	char buf[4096];
+	struct rail_list l = { 0 };
+	static const char *const dev[] = {
+		"rxe0:1", "rxe0", "eth0", "rxe1:1", "nope", "rxe", "rxe0:"
+	};
+	static const size_t exp[] = { 1, 2, 1, 1, 0, 0, 0 };
+	unsigned int i;
+
+	reset_state();
+	for (i = 0; i < ARRAY_SIZE(dev); i++) {
+		l.n = 0;
+		l.filter = dev[i];
+		rail_list_cb(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1", "rxe0",
+				     1, "eth0", R_FULL), &l);
+		rail_list_cb(mk_rail(buf, MRC_CMD_RAIL_GET, 1, "rxe0:2", "rxe0",
+				     2, "eth1", R_FULL), &l);
+		rail_list_cb(mk_rail(buf, MRC_CMD_RAIL_GET, 2, "rxe1:1", "rxe1",
+				     1, NULL, 0), &l);
+		if (l.n != exp[i])
+			printf("# filter \"%s\": %zu rails, expected %zu\n",
+			       dev[i], l.n, exp[i]);
+		CHECK(l.n == exp[i]);
+	}
+	/* Messages of another family are not ours. */
+	l.n = 0;
+	l.filter = NULL;
+	mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1", "rxe0", 1, "eth0", R_FULL);
+	mrc_family = 0x99;
+	rail_list_cb((struct nlmsghdr *)buf, &l);
+	mrc_family = 0x1234;
+	CHECK(l.n == 0);
+	free(l.v);
+}
+
+/* --- config --- */
+
+static struct nlmsghdr *mk_config(void *buf, u8 cmd, u32 max_rails,
+				  u32 min_mtu, bool future)
+{
+	struct nlmsghdr *nlh = genl_put(buf, mrc_family, cmd, 1, 0);
+	struct nlattr *nest;
+
+	nest = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
+	if (max_rails)
+		mnl_attr_put_u32(nlh, MRC_CONFIG_A_MAX_RAILS, max_rails);
+	if (min_mtu)
+		mnl_attr_put_u32(nlh, MRC_CONFIG_A_MIN_MTU, min_mtu);
+	if (future)
+		mnl_attr_put_u32(nlh, MRC_CONFIG_A_MAX + 5, 1);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+static void config__table(void)
+{
+	struct cfgvals cv = { 0 };
+	bool all[MRC_KNOB_NR], one[MRC_KNOB_NR];
+	char buf[1024], *got;
+	int i;
+
+	reset_state();
+	for (i = 0; i < MRC_KNOB_NR; i++) {
+		all[i] = true;
+		one[i] = i == MRC_KNOB_min_mtu;
+	}
+	CHECK(config_cb(mk_config(buf, MRC_CMD_CONFIG_GET, 64, 2048, true),
+			&cv) == MNL_CB_OK);
+	cap_begin();
+	config_print(&cv, all);
+	got = cap_end();
+	CHECK_STR(got,
+		  "NAME       VALUE  UNIT   RANGE             DEFAULT\n"
+		  "max_rails  64     rails  1..1024           64\n"
+		  "min_mtu    2048   bytes  256..4096 (pow2)  1024\n");
+	free(got);
+
+	opt.json = true;
+	cap_begin();
+	config_print(&cv, one);
+	got = cap_end();
+	CHECK_STR(got,
+		  "[{\"name\":\"min_mtu\",\"value\":2048,\"unit\":\"bytes\","
+		  "\"min\":256,\"max\":4096,\"default\":1024,\"pow2\":true}]\n");
+	free(got);
+
+	/* A knob the kernel did not report. */
+	memset(&cv, 0, sizeof(cv));
+	config_cb(mk_config(buf, MRC_CMD_CONFIG_GET, 0, 512, false), &cv);
+	cap_begin();
+	config_print(&cv, all);
+	got = cap_end();
+	CHECK(got && strstr(got, "\"name\":\"max_rails\",\"value\":null,"));
+	free(got);
+	opt.json = false;
+	cap_begin();
+	config_print(&cv, all);
+	got = cap_end();
+	CHECK(got && strstr(got, "\nmax_rails  -      rails"));
+	free(got);
+}
+
+/* --- events --- */
+
+static char *event_of(const struct nlmsghdr *nlh)
+{
+	cap_begin();
+	if (event_print(nlh)) {
+		fclose(out);
+		out = stdout;
+		free(cap_buf);
+		return NULL;
+	}
+	return cap_end();
+}
+
+static void event__plain(void)
+{
+	char buf[4096], *got;
+
+	reset_state();
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_ADDED, 2, "rxe2:1", "rxe2",
+			       1, "veth0", R_FULL));
+	CHECK_STR(got, "[rail added] rxe2:1 netdev veth0 state active\n");
+	free(got);
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_ADDED, 2, "rxe2:1", "rxe2",
+			       1, NULL, 0));
+	CHECK_STR(got, "[rail added] rxe2:1 state active\n");
+	free(got);
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_STATE, 1, "rxe1:1", "rxe1",
+			       1, "eth1", R_FULL | R_PREV));
+	CHECK_STR(got, "[rail state] rxe1:1 down -> active\n");
+	free(got);
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
+			       1, "eth1", R_FULL));
+	CHECK_STR(got, "[rail removed] rxe1:1\n");
+	free(got);
+
+	/* Config: only the knobs that differ from the last values seen. */
+	got = event_of(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 64, 1024, false));
+	CHECK_STR(got, "[config] max_rails 64 min_mtu 1024\n");	/* no baseline */
+	free(got);
+	got = event_of(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 64, 4096, true));
+	CHECK_STR(got, "[config] min_mtu 4096\n");
+	free(got);
+	got = event_of(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 32, 4096, false));
+	CHECK_STR(got, "[config] max_rails 32\n");
+	free(got);
+
+	got = event_of(mk_config(buf, 77, 1, 1, false));
+	CHECK_STR(got, "[unknown event 77]\n");
+	free(got);
+
+	/* Filtered out: nothing printed. */
+	mon_filter = MON_CONFIG;
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
+			       1, NULL, 0));
+	CHECK_STR(got, "");
+	free(got);
+	mon_filter = MON_RAIL | MON_CONFIG;
+
+	/* A rail event without a rail is reported, not printed. */
+	got = event_of(mk_config(buf, MRC_CMD_RAIL_ADDED, 1, 1, false));
+	CHECK(got == NULL);
+	free(got);
+
+	opt.timestamp = true;
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
+			       1, NULL, 0));
+	/* "[2024-05-01T12:00:00.123456+0200] [rail removed] rxe1:1\n" */
+	CHECK(got && got[0] == '[' && strlen(got) > 34 && got[11] == 'T' &&
+	      got[20] == '.' && strstr(got, "] [rail removed] rxe1:1\n"));
+	if (got)
+		t_show("timestamped", got);
+	free(got);
+}
+
+static void event__json(void)
+{
+	char buf[4096], *got;
+
+	reset_state();
+	opt.json = true;
+	opt.pretty = true;	/* ignored: one object per line */
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_STATE, 1, "rxe1:1", "rxe1",
+			       1, "eth1", R_FULL | R_PREV));
+	CHECK_STR(got,
+		  "{\"event\":\"rail_state\",\"rail\":{\"id\":1,\"name\":\"rxe1:1\","
+		  "\"ibdev\":\"rxe1\",\"port\":1,\"netdev\":\"eth1\",\"ifindex\":3,"
+		  "\"link_layer\":\"ethernet\",\"gid\":\"::ffff:10.200.0.1\","
+		  "\"gid_index\":1,\"mtu\":4096,\"speed_mbps\":10000,"
+		  "\"state\":\"active\",\"prev_state\":\"down\"}}\n");
+	free(got);
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_ADDED, 1, "rxe1:1", "rxe1",
+			       1, NULL, 0));
+	CHECK(got && !strncmp(got, "{\"event\":\"rail_added\",\"rail\":{", 30));
+	free(got);
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
+			       1, NULL, 0));
+	CHECK(got && !strncmp(got, "{\"event\":\"rail_removed\",\"rail\":{", 32));
+	free(got);
+
+	mon_cfg.has[MRC_KNOB_max_rails] = mon_cfg.has[MRC_KNOB_min_mtu] = true;
+	mon_cfg.val[MRC_KNOB_max_rails] = 64;
+	mon_cfg.val[MRC_KNOB_min_mtu] = 1024;
+	got = event_of(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 64, 4096, false));
+	CHECK_STR(got,
+		  "{\"event\":\"config\",\"config\":{\"max_rails\":64,\"min_mtu\":4096},"
+		  "\"changed\":[\"min_mtu\"]}\n");
+	free(got);
+
+	opt.timestamp = true;
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
+			       1, NULL, 0));
+	CHECK(got && !strncmp(got, "{\"timestamp\":\"", 14) &&
+	      strstr(got, "\",\"event\":\"rail_removed\","));
+	free(got);
+
+	cap_begin();
+	monitor_lost();
+	got = cap_end();
+	CHECK(got && strstr(got, "\"event\":\"warning\",\"message\":\"events lost"));
+	free(got);
+	opt.json = opt.pretty = opt.timestamp = false;
+	cap_begin();
+	monitor_lost();
+	got = cap_end();
+	CHECK_STR(got,
+		  "[warning] events lost: netlink receive buffer overrun (ENOBUFS)\n");
+	free(got);
+}
+
+/* --- errors --- */
+
+/*
+ * An NLMSG_ERROR reply to @req: @capped drops the echoed request;
+ * @msg, @offs, @pol_min/@pol_max (with @pol_type) become extack TLVs.
+ */
+static struct nlmsghdr *mk_err(void *buf, const struct nlmsghdr *req,
+			       int error, bool capped, const char *msg,
+			       int offs, u32 pol_type, u64 pol_min,
+			       u64 pol_max)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsgerr *e;
+	struct nlattr *nest;
+	size_t len = capped ? sizeof(*req) : req->nlmsg_len;
+
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_seq = req->nlmsg_seq;
+	if (capped)
+		nlh->nlmsg_flags |= NLM_F_CAPPED;
+	e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e) - sizeof(e->msg) + len);
+	e->error = error;
+	memcpy(&e->msg, req, len);
+	if (msg || offs >= 0 || pol_type) {
+		nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+		if (msg)
+			mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
+		if (offs >= 0)
+			mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, offs);
+		if (pol_type) {
+			nest = mnl_attr_nest_start(nlh, NLMSGERR_ATTR_POLICY);
+			mnl_attr_put_u32(nlh, NL_POLICY_TYPE_ATTR_TYPE,
+					 pol_type);
+			mnl_attr_put_u64(nlh, NL_POLICY_TYPE_ATTR_MIN_VALUE_U,
+					 pol_min);
+			mnl_attr_put_u64(nlh, NL_POLICY_TYPE_ATTR_MAX_VALUE_U,
+					 pol_max);
+			mnl_attr_nest_end(nlh, nest);
+		}
+	}
+	return nlh;
+}
+
+/* Feeds @nlh to the receive path; returns the formatted error. */
+static const char *err_of(const struct nlmsghdr *nlh, int *ret)
+{
+	static char text[1024];
+
+	memset(&nlerr, 0, sizeof(nlerr));
+	*ret = nl_run(nlh, nlh->nlmsg_len, nlh->nlmsg_seq, 0, NULL, NULL);
+	nlerr_format(&nlerr, text, sizeof(text));
+	return text;
+}
+
+static void error__extack(void)
+{
+	char req[512], rep[2048];
+	struct nlmsghdr *r, *e;
+	struct nlattr *nest;
+	int ret, capped;
+	u32 off_min_mtu;
+
+	reset_state();
+	r = genl_put(req, mrc_family, MRC_CMD_CONFIG_SET, 1, NLM_F_ACK);
+	r->nlmsg_seq = 42;
+	nest = mnl_attr_nest_start(r, MRC_A_CONFIG);
+	mnl_attr_put_u32(r, MRC_CONFIG_A_MAX_RAILS, 8);
+	off_min_mtu = (char *)mnl_nlmsg_get_payload_tail(r) - (char *)r;
+	mnl_attr_put_u32(r, MRC_CONFIG_A_MIN_MTU, 5000);
+	mnl_attr_nest_end(r, nest);
+
+	for (capped = 0; capped < 2; capped++) {
+		/* The policy's range rides along with the message. */
+		e = mk_err(rep, r, -ERANGE, capped, "integer out of range",
+			   off_min_mtu, NL_ATTR_TYPE_U32, 256, 4096);
+		CHECK_STR(err_of(e, &ret),
+			  "Error: integer out of range (valid range 256..4096)");
+		CHECK(ret == MNL_CB_ERROR && nlerr.err == ERANGE);
+
+		/* Several keys: the offset names the refused one. */
+		req_nknobs = 2;
+		req_knobs[0].offs = off_min_mtu - 8;
+		req_knobs[0].k = &mrc_knobs[MRC_KNOB_max_rails];
+		req_knobs[1].offs = off_min_mtu;
+		req_knobs[1].k = &mrc_knobs[MRC_KNOB_min_mtu];
+		e = mk_err(rep, r, -EINVAL, capped,
+			   "value must be a power of two", off_min_mtu, 0, 0, 0);
+		CHECK_STR(err_of(e, &ret),
+			  "Error: value must be a power of two (key min_mtu)");
+		req_nknobs = 0;
+	}
+
+	/* A full-width range says nothing: left out. */
+	e = mk_err(rep, r, -EINVAL, true, "invalid attribute length", 24,
+		   NL_ATTR_TYPE_U32, 0, UINT32_MAX);
+	CHECK_STR(err_of(e, &ret), "Error: invalid attribute length");
+
+	/* No extack: strerror, plus the hint for EPERM. */
+	e = mk_err(rep, r, -EPERM, true, NULL, -1, 0, 0, 0);
+	CHECK_STR(err_of(e, &ret),
+		  "Error: Operation not permitted (needs CAP_NET_ADMIN)");
+	e = mk_err(rep, r, -ENODEV, false, NULL, -1, 0, 0, 0);
+	CHECK_STR(err_of(e, &ret), "Error: No such device");
+	CHECK(nlerr.err == ENODEV);
+
+	/* An ACK is success, even one carrying a (warning) message. */
+	e = mk_err(rep, r, 0, true, NULL, -1, 0, 0, 0);
+	err_of(e, &ret);
+	CHECK(ret == MNL_CB_STOP && nlerr.err == 0);
+
+	/* Missing attribute (GENL_REQ_ATTR_CHECK). */
+	e = mk_err(rep, r, -EINVAL, true, "config nest (MRC_A_CONFIG) missing",
+		   -1, 0, 0, 0);
+	mnl_attr_put_u32(e, NLMSGERR_ATTR_MISS_TYPE, MRC_A_CONFIG);
+	CHECK_STR(err_of(e, &ret),
+		  "Error: config nest (MRC_A_CONFIG) missing (missing attribute 2)");
+
+	/* Truncated error message. */
+	e = mnl_nlmsg_put_header(rep);
+	e->nlmsg_type = NLMSG_ERROR;
+	e->nlmsg_seq = 42;
+	mnl_nlmsg_put_extra_header(e, 4);
+	err_of(e, &ret);
+	CHECK(ret == MNL_CB_ERROR && nlerr.err == EBADMSG);
+}
+
+static void error__dump_done(void)
+{
+	char rep[512];
+	struct nlmsghdr *d;
+	int *err, ret;
+
+	reset_state();
+	d = mnl_nlmsg_put_header(rep);
+	d->nlmsg_type = NLMSG_DONE;
+	d->nlmsg_flags = NLM_F_MULTI;
+	d->nlmsg_seq = 7;
+	err = mnl_nlmsg_put_extra_header(d, sizeof(int));
+	*err = 0;
+	err_of(d, &ret);
+	CHECK(ret == MNL_CB_STOP && nlerr.err == 0);
+
+	*err = -EMSGSIZE;
+	d->nlmsg_flags |= NLM_F_ACK_TLVS;
+	mnl_attr_put_strz(d, NLMSGERR_ATTR_MSG, "dump failed");
+	CHECK_STR(err_of(d, &ret), "Error: dump failed");
+	CHECK(ret == MNL_CB_ERROR && nlerr.err == EMSGSIZE);
+
+	/* NLM_F_DUMP_INTR is EINTR: rail_dump() retries on it. */
+	d = mnl_nlmsg_put_header(rep);
+	d->nlmsg_type = mrc_family;
+	d->nlmsg_flags = NLM_F_MULTI | NLM_F_DUMP_INTR;
+	d->nlmsg_seq = 7;
+	mnl_nlmsg_put_extra_header(d, GENL_HDRLEN);
+	err_of(d, &ret);
+	CHECK(ret == MNL_CB_ERROR && nlerr.err == EINTR);
+}
+
+static void misc__matches(void)
+{
+	CHECK(matches("r", "rail"));
+	CHECK(matches("rail", "rail"));
+	CHECK(!matches("rails", "rail"));
+	CHECK(!matches("", "rail"));
+	CHECK(!matches("x", "rail"));
+}
+
+/* In-process command dispatch (argument errors need no kernel). */
+static void misc__dispatch(void)
+{
+	char *argv_frob[] = { "frob", NULL };
+	char *argv_set[] = { "set", "nope", "1", NULL };
+	char *got;
+	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
+
+	fflush(stderr);
+	dup2(devnull, 2);	/* the error lines themselves: see cli__* */
+	CHECK(do_rail(1, argv_frob) == 1);
+	CHECK(do_config(1, argv_frob) == 1);
+	CHECK(do_config(3, argv_set) == 1);
+	CHECK(do_monitor(1, argv_frob) == 1);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(devnull);
+
+	cap_begin();
+	usage(out);
+	got = cap_end();
+	CHECK(got && strstr(got, "KEY := { max_rails | min_mtu }"));
+	free(got);
+}
+
+/* --- the real binary ($MRCCTL) --- */
+
+struct run {
+	int status;		/* exit code, or -1 */
+	char out[8192], err[8192];
+};
+
+static void slurp(FILE *f, char *buf, size_t sz)
+{
+	size_t n;
+
+	rewind(f);
+	n = fread(buf, 1, sz - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+static void run_cli(struct run *r, const char *const *argv)
+{
+	const char *bin = getenv("MRCCTL");
+	FILE *fo = tmpfile(), *fe = tmpfile();
+	char *args[32];
+	pid_t pid;
+	int st, i;
+
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	if (!fo || !fe)
+		return;
+	args[0] = (char *)bin;
+	for (i = 0; argv[i] && i < 30; i++)
+		args[i + 1] = (char *)argv[i];
+	args[i + 1] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fileno(fo), 1);
+		dup2(fileno(fe), 2);
+		execv(bin, args);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
+		r->status = WEXITSTATUS(st);
+	slurp(fo, r->out, sizeof(r->out));
+	slurp(fe, r->err, sizeof(r->err));
+}
+
+#define RUN(r, ...) run_cli(r, (const char *const[]){ __VA_ARGS__, NULL })
+
+static bool have_cli(void)
+{
+	const char *bin = getenv("MRCCTL");
+
+	if (bin && !access(bin, X_OK))
+		return true;
+	printf("# $MRCCTL not set or not executable: check skipped\n");
+	return false;
+}
+
+static void cli__help_and_version(void)
+{
+	struct run r;
+
+	if (!have_cli())
+		return;
+	RUN(&r, "-V");
+	CHECK(r.status == 0 && strstr(r.out, "mrcctl ") &&
+	      strstr(r.out, "(mrc netlink version 1)"));
+	RUN(&r, "--version");
+	CHECK(r.status == 0 && strstr(r.out, "mrc netlink version"));
+	RUN(&r, "help");
+	CHECK(r.status == 0 && !strncmp(r.out, "Usage: mrcctl", 13) && !*r.err);
+	RUN(&r, "-h");
+	CHECK(r.status == 0 && strstr(r.out, "--json"));
+	RUN(&r, "rail", "help");
+	CHECK(r.status == 0 && !strncmp(r.out, "Usage: mrcctl [OPTIONS] rail", 28));
+	RUN(&r, "r", "s", "help");
+	CHECK(r.status == 0 && !strncmp(r.out, "Usage: mrcctl [OPTIONS] rail", 28));
+	RUN(&r, "config", "help");
+	CHECK(r.status == 0 && strstr(r.out, "min_mtu") &&
+	      strstr(r.out, "range 256..4096 (pow2) bytes, default 1024"));
+	RUN(&r, "monitor", "help");
+	CHECK(r.status == 0 && strstr(r.out, "[rail state]"));
+}
+
+static void cli__usage_errors(void)
+{
+	struct run r;
+
+	if (!have_cli())
+		return;
+	RUN(&r, "-x");
+	CHECK(r.status == 1 && strstr(r.err, "Error: unknown option \"-x\""));
+	RUN(&r, "--bogus");
+	CHECK(r.status == 1 && strstr(r.err, "Error: bad option \"--bogus\""));
+	run_cli(&r, (const char *const[]){ NULL });
+	CHECK(r.status == 1 && strstr(r.err, "Usage:"));
+	RUN(&r, "frob");
+	CHECK(r.status == 1 &&
+	      !strcmp(r.err, "Error: unknown object \"frob\", try \"mrcctl help\"\n"));
+	RUN(&r, "rail", "frob");
+	CHECK(r.status == 1 && strstr(r.err, "Error: unknown command \"frob\""));
+	RUN(&r, "rail", "show", "a", "b");
+	CHECK(r.status == 1 && strstr(r.err, "unexpected argument \"b\""));
+	RUN(&r, "rail", "show", "id", "x");
+	CHECK(r.status == 1 && strstr(r.err, "invalid rail id \"x\""));
+	RUN(&r, "config", "set");
+	CHECK(r.status == 1 && strstr(r.err, "needs KEY VALUE"));
+	RUN(&r, "config", "set", "nope", "1");
+	CHECK(r.status == 1 &&
+	      !strcmp(r.err, "Error: unknown key \"nope\"; known keys: max_rails, min_mtu\n"));
+	RUN(&r, "config", "show", "nope");
+	CHECK(r.status == 1 && strstr(r.err, "Error: unknown key \"nope\""));
+	RUN(&r, "config", "set", "min_mtu");
+	CHECK(r.status == 1 &&
+	      !strcmp(r.err, "Error: missing value for key \"min_mtu\"\n"));
+	RUN(&r, "config", "set", "min_mtu", "12KB");
+	CHECK(r.status == 1 && strstr(r.err, "Error: invalid value \"12KB\""));
+	RUN(&r, "config", "set", "min_mtu", "");
+	CHECK(r.status == 1 && strstr(r.err, "Error: invalid value \"\""));
+	RUN(&r, "config", "set", "min_mtu", "-1");
+	CHECK(r.status == 1 && strstr(r.err, "Error: invalid value \"-1\""));
+	RUN(&r, "config", "set", "max_rails", "4G");
+	CHECK(r.status == 1 && strstr(r.err, "is too large"));
+	RUN(&r, "config", "set", "min_mtu", "1K", "min_mtu", "2K");
+	CHECK(r.status == 1 && strstr(r.err, "given twice"));
+	RUN(&r, "monitor", "frob");
+	CHECK(r.status == 1 && strstr(r.err, "unexpected argument \"frob\""));
+}
+
+/* 1: family "mrc" registered, 0: not, -1: cannot tell. */
+static int family_present(void)
+{
+	char buf[256];
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (nl_open())
+		return -1;
+	nlh = genl_put(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, NLM_F_ACK);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, MRC_GENL_NAME);
+	ret = nl_request(nlh, NULL, NULL);
+	nl_close();
+	if (!ret)
+		return 1;
+	return nlerr.err == ENOENT ? 0 : -1;
+}
+
+static bool cli__module_not_loaded_skip(void)
+{
+	return family_present() != 0;
+}
+
+static void cli__module_not_loaded(void)
+{
+	static const char *const msg =
+		"Error: mrc module not loaded (try: modprobe mrc)\n";
+	struct run r;
+
+	if (!have_cli())
+		return;
+	RUN(&r, "rail", "show");
+	CHECK(r.status == 1 && !strcmp(r.err, msg) && !*r.out);
+	RUN(&r, "-j", "rail", "show", "rxe0:1");
+	CHECK(r.status == 1 && !strcmp(r.err, msg) && !*r.out);
+	RUN(&r, "config", "show");
+	CHECK(r.status == 1 && !strcmp(r.err, msg));
+	RUN(&r, "config", "set", "min_mtu", "4K");	/* valid syntax */
+	CHECK(r.status == 1 && !strcmp(r.err, msg));
+	RUN(&r, "monitor");
+	CHECK(r.status == 1 && !strcmp(r.err, msg));
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	bool (*skip)(void);
+} tests[] = {
+#define T(fn)		{ #fn, fn, NULL }
+#define T_SKIP(fn, s)	{ #fn, fn, s }
+	T(json__escape),
+	T(json__valid_per_python),
+	T(json__structure),
+	T(rail__plain),
+	T(rail__plain_stats),
+	T(rail__json),
+	T(rail__malformed),
+	T(rail__filter),
+	T(config__table),
+	T(event__plain),
+	T(event__json),
+	T(error__extack),
+	T(error__dump_done),
+	T(misc__matches),
+	T(misc__dispatch),
+	T(cli__help_and_version),
+	T(cli__usage_errors),
+	T_SKIP(cli__module_not_loaded, cli__module_not_loaded_skip),
+#undef T
+#undef T_SKIP
+};
+
+int main(void)
+{
+	unsigned int i, failed = 0;
+
+	out = stdout;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..%zu\n", ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		if (tests[i].skip && tests[i].skip()) {
+			printf("ok %u - %s # SKIP mrc family registered or netlink unusable\n",
+			       i + 1, tests[i].name);
+			continue;
+		}
+		t_failed = false;
+		reset_state();
+		tests[i].fn();
+		printf("%sok %u - %s\n", t_failed ? "not " : "", i + 1,
+		       tests[i].name);
+		failed += t_failed;
+	}
+	printf("# %u of %zu failed\n", failed, ARRAY_SIZE(tests));
+	return failed ? 1 : 0;
+}
+#endif /* MRCCTL_SELFTEST */
