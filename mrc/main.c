@@ -81,7 +81,8 @@ static int mrc_param_set(const char *val, const struct kernel_param *kp)
 
 	err = mrc_parse_u64(val, &v);
 	if (err) {
-		pr_err("mrc: %s=%s: not a number\n", k->name, val);
+		pr_err("mrc: %s=%s: %s\n", k->name, val,
+		       err == -ERANGE ? "number too large" : "not a number");
 		return err;
 	}
 	err = mrc_knob_check(k, v, &why);

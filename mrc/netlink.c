@@ -142,9 +142,9 @@ static int mrc_nl_rail_get_doit(struct sk_buff *skb, struct genl_info *info)
 			       mrc_rail_policy, info->extack);
 	if (err)
 		return err;
-	if (!tb[MRC_RAIL_A_ID] && !tb[MRC_RAIL_A_NAME]) {
+	if (!tb[MRC_RAIL_A_ID] == !tb[MRC_RAIL_A_NAME]) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_RAIL],
-				    "rail id or name required");
+				    "give the rail's id or its name (one of them)");
 		return -EINVAL;
 	}
 
@@ -318,7 +318,6 @@ static struct genl_family mrc_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.small_ops	= mrc_genl_ops,
 	.n_small_ops	= ARRAY_SIZE(mrc_genl_ops),
-	.resv_start_op	= MRC_CMD_CONFIG_SET + 1,
 	.mcgrps		= mrc_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(mrc_mcgrps),
 };

@@ -41,7 +41,7 @@
 /* Protects mrc_rails, mrc_rails_gen, mrc_rails_count and rail info updates. */
 DEFINE_MUTEX(mrc_rails_lock);
 LIST_HEAD(mrc_rails);
-unsigned int mrc_rails_gen;
+unsigned int mrc_rails_gen = 1;	/* 0 would disable dump checks */
 
 static unsigned int mrc_rails_count;	/* under mrc_rails_lock */
 static DEFINE_IDA(mrc_rail_ida);
@@ -392,6 +392,9 @@ static void mrc_ib_event(struct ib_event_handler *handler,
 					  MRC_RAIL_STAT_PORT_EVENTS);
 		mrc_rails_refresh_async();
 		break;
+	case IB_EVENT_DEVICE_FATAL:	/* element is the device, not a port */
+		mrc_rails_refresh_async();
+		break;
 	default:
 		break;
 	}
@@ -422,6 +425,8 @@ static int mrc_ib_add(struct ib_device *ibdev)
 	ib_set_client_data(ibdev, &mrc_ib_client, mdev);
 	INIT_IB_EVENT_HANDLER(&mdev->event_handler, ibdev, mrc_ib_event);
 	ib_register_event_handler(&mdev->event_handler);
+	/* Catch what changed between the probe above and the handler. */
+	mrc_rails_refresh_async();
 	return 0;
 }
 
