@@ -43,7 +43,7 @@ int mrc_knob_check(const struct mrc_knob *k, u64 val, const char **why)
 		*why = "value above the knob's maximum";
 		return -ERANGE;
 	}
-	if ((k->flags & MRC_KNOB_POW2) && (val & (val - 1))) {
+	if ((k->flags & MRC_KNOB_POW2) && (!val || (val & (val - 1)))) {
 		*why = "value must be a power of two";
 		return -EINVAL;
 	}

@@ -38,7 +38,8 @@ const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR] = {
 int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
 		   unsigned int n, const char **why, unsigned int *bad_idx)
 {
-	bool changed = false, refresh = false;
+	unsigned long changed = 0;
+	bool refresh = false;
 	unsigned int i;
 	int err;
 
@@ -58,14 +59,14 @@ int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
 		if (mrc_config[id] == vals[i])
 			continue;
 		WRITE_ONCE(mrc_config[id], vals[i]);
-		changed = true;
+		changed |= BIT(id);
 		if (id == MRC_KNOB_min_mtu)
 			refresh = true;
 	}
 	mutex_unlock(&mrc_config_lock);
 
 	if (changed)
-		mrc_nl_config_event();
+		mrc_nl_config_event(changed);
 	if (refresh)
 		mrc_rails_refresh_async();
 	return 0;

@@ -36,6 +36,9 @@
 
 extern u32 mrc_config[MRC_KNOB_NR];
 
+#define MRC_KNOB_ALL	GENMASK(MRC_KNOB_NR - 1, 0)
+static_assert(MRC_KNOB_NR <= BITS_PER_LONG);
+
 static inline u32 mrc_knob(enum mrc_knob_id id)
 {
 	return READ_ONCE(mrc_config[id]);
@@ -133,6 +136,7 @@ void mrc_sysfs_rail_init(struct mrc_rail *rail);
 int mrc_nl_init(void);
 void mrc_nl_exit(void);
 void mrc_nl_rail_event(struct mrc_rail *rail, u8 cmd, u8 prev_state);
-void mrc_nl_config_event(void);
+/* Sends the knobs whose bit (1 << enum mrc_knob_id) is set in @changed. */
+void mrc_nl_config_event(unsigned long changed);
 
 #endif /* _MRC_MRC_H */

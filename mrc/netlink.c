@@ -26,8 +26,12 @@ static const struct genl_multicast_group mrc_mcgrps[] = {
 
 /* Request policies. */
 
+static struct netlink_range_validation mrc_rail_id_range = {
+	.max = U16_MAX,		/* ids come from an IDA capped there */
+};
+
 static const struct nla_policy mrc_rail_policy[MRC_RAIL_A_MAX + 1] = {
-	[MRC_RAIL_A_ID]		= NLA_POLICY_MAX(NLA_U32, U16_MAX),
+	[MRC_RAIL_A_ID]		= NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_rail_id_range),
 	[MRC_RAIL_A_NAME]	= { .type = NLA_NUL_STRING,
 				    .len = MRC_RAIL_NAME_MAX - 1 },
 };
@@ -91,8 +95,9 @@ static int mrc_nl_put_rail(struct sk_buff *skb, struct mrc_rail *rail,
 		snest = nla_nest_start(skb, MRC_RAIL_A_STATS);
 		if (!snest)
 			goto cancel;
-		for (s = MRC_RAIL_STAT_UNSPEC + 1; s < MRC_RAIL_STAT_PAD; s++)
-			if (nla_put_u64_64bit(skb, s,
+		for (s = MRC_RAIL_STAT_UNSPEC + 1; s <= MRC_RAIL_STAT_MAX; s++)
+			if (s != MRC_RAIL_STAT_PAD &&
+			    nla_put_u64_64bit(skb, s,
 					      mrc_rail_stat_read(rail, s),
 					      MRC_RAIL_STAT_PAD))
 				goto cancel;
@@ -106,7 +111,8 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int mrc_nl_put_config(struct sk_buff *skb)
+/* Puts the knobs whose bit is set in @mask. */
+static int mrc_nl_put_config(struct sk_buff *skb, unsigned long mask)
 {
 	struct nlattr *nest;
 	unsigned int i;
@@ -115,6 +121,8 @@ static int mrc_nl_put_config(struct sk_buff *skb)
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < MRC_KNOB_NR; i++) {
+		if (!(mask & BIT(i)))
+			continue;
 		if (nla_put_u32(skb, mrc_knobs[i].attr, mrc_knob(i))) {
 			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;
@@ -237,7 +245,7 @@ static int mrc_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
 				MRC_CMD_CONFIG_GET);
-	if (!hdr || mrc_nl_put_config(msg)) {
+	if (!hdr || mrc_nl_put_config(msg, MRC_KNOB_ALL)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -361,7 +369,7 @@ fail:
 	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
 }
 
-void mrc_nl_config_event(void)
+void mrc_nl_config_event(unsigned long changed)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -374,7 +382,7 @@ void mrc_nl_config_event(void)
 		goto fail;
 	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0,
 			  MRC_CMD_CONFIG_CHANGED);
-	if (!hdr || mrc_nl_put_config(msg)) {
+	if (!hdr || mrc_nl_put_config(msg, changed)) {
 		nlmsg_free(msg);
 		goto fail;
 	}

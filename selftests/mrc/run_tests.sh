@@ -125,6 +125,10 @@ for t in "$HERE"/unit/*_test; do
 	relay "unit/${t##*/}: " "$LOGDIR/unit-${t##*/}.log"
 	[ $rc = 0 ] || result fail "unit/${t##*/} exit status $rc"
 done
+make -s -C tools check > "$LOGDIR/mrcctl-check.log" 2>&1
+rc=$?
+relay "mrcctl: " "$LOGDIR/mrcctl-check.log"
+[ $rc = 0 ] || result fail "mrcctl self-test exit status $rc"
 echo "# fast tier done in $(($(date +%s) - T0)) s"
 
 # ---- VM tier ----

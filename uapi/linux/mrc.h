@@ -37,7 +37,8 @@ enum mrc_cmd {
 	MRC_CMD_CONFIG_SET,
 	/*
 	 * Notifications on the "events" multicast group.  Each carries
-	 * MRC_A_RAIL (RAIL_*) or MRC_A_CONFIG (CONFIG_CHANGED).
+	 * MRC_A_RAIL (RAIL_*) or MRC_A_CONFIG (CONFIG_CHANGED: only the
+	 * knobs that changed, with their new values).
 	 */
 	MRC_CMD_RAIL_ADDED,
 	MRC_CMD_RAIL_REMOVED,
@@ -99,7 +100,10 @@ enum mrc_rail_attr {
 	MRC_RAIL_A_MAX = __MRC_RAIL_A_MAX - 1,
 };
 
-/* Per-rail counters, all u64, nested in MRC_RAIL_A_STATS. */
+/*
+ * Per-rail counters, all u64, nested in MRC_RAIL_A_STATS.  New counters are
+ * appended after MRC_RAIL_STAT_PAD (which is not a counter).
+ */
 enum mrc_rail_stat {
 	MRC_RAIL_STAT_UNSPEC,
 	MRC_RAIL_STAT_TX_PACKETS,
