@@ -13,6 +13,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/limits.h>
+#include <asm/byteorder.h>
 #else
 #include <stdint.h>
 #include <stdbool.h>
@@ -20,6 +21,8 @@
 #include <string.h>
 #include <errno.h>
 #include <limits.h>
+#include <endian.h>
+#include <linux/types.h>	/* __be16, __be32, __be64 */
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -37,6 +40,13 @@ typedef int64_t s64;
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
+
+#define cpu_to_be16(x)	((__be16)htobe16(x))
+#define cpu_to_be32(x)	((__be32)htobe32(x))
+#define cpu_to_be64(x)	((__be64)htobe64(x))
+#define be16_to_cpu(x)	be16toh((uint16_t)(x))
+#define be32_to_cpu(x)	be32toh((uint32_t)(x))
+#define be64_to_cpu(x)	be64toh((uint64_t)(x))
 #endif /* __KERNEL__ */
 
 #endif /* _MRC_COMPAT_H */

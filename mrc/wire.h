@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wire.h - mrc's on-the-wire format, in one place.  Kernel-agnostic.
+ *
+ * Every mrc packet is one UD datagram: a fixed 56-byte header, then a body
+ * whose meaning depends on the type.  All multi-byte fields are big-endian.
+ * Field-by-field description and the version rule:
+ * Documentation/mrc/protocol.rst.
+ *
+ *  0      1      2             4                           8
+ *  +------+------+-------------+---------------------------+
+ *  | ver  | type |   flags     |         src_node          |
+ *  +------+------+-------------+---------------------------+
+ *  |         dst_node          |  src_port   |  dst_port   |  16
+ *  +---------------------------+-------------+-------------+
+ *  |                        msg_id                         |  24
+ *  +---------------------------+---------------------------+
+ *  |          offset           |          msg_len          |  32
+ *  +-------------+-------------+-------------+-------------+
+ *  |     len     |     seg     |   entropy   |  reserved   |  40
+ *  +-------------+-------------+-------------+-------------+
+ *  |         path_seq          |         credit            |  48
+ *  +---------------------------+---------------------------+
+ *  |                        tstamp                         |  56
+ *  +-------------------------------------------------------+
+ *
+ * Version rule: a receiver drops (and counts) any packet whose version it
+ * does not implement.  Within one version, new types and new flags may be
+ * added; a receiver drops unknown types and ignores unknown flags.  Any
+ * change to the size or meaning of an existing field needs a new version.
+ */
+#ifndef _MRC_WIRE_H
+#define _MRC_WIRE_H
+
+#include "compat.h"
+
+#define MRC_WIRE_VERSION	1
+#define MRC_WIRE_HDR_LEN	56
+/* The largest datagram mrc sends or accepts (RDMA MTU 4096). */
+#define MRC_WIRE_MAX_PKT	4096
+#define MRC_WIRE_MAX_PAYLOAD	(MRC_WIRE_MAX_PKT - MRC_WIRE_HDR_LEN)
+/* Smallest segment size a sender may use (RDMA MTU 256 minus header). */
+#define MRC_WIRE_MIN_SEG	(256 - MRC_WIRE_HDR_LEN)
+/* Bits of packet state a SACK carries beyond its cumulative point. */
+#define MRC_WIRE_SACK_BITS	256
+
+enum mrc_wire_type {
+	MRC_PKT_DATA		= 1,	/* payload at offset of msg_id */
+	MRC_PKT_SACK		= 2,	/* cumulative + bitmap ack of msg_id */
+	MRC_PKT_NACK		= 3,	/* holes of msg_id to resend now */
+	MRC_PKT_HELLO		= 4,	/* path setup: who I am, my QPN */
+	MRC_PKT_HELLO_REPLY	= 5,
+	MRC_PKT_PROBE		= 6,	/* liveness/RTT of one path */
+	MRC_PKT_PROBE_REPLY	= 7,
+	MRC_PKT_TYPE_MAX	= MRC_PKT_PROBE_REPLY,
+};
+
+/* flags */
+#define MRC_WF_LAST		0x0001	/* DATA: last packet of the message */
+#define MRC_WF_RETRANS		0x0002	/* DATA: a retransmission */
+#define MRC_WF_ACK_NOW		0x0004	/* DATA: ask for an immediate SACK */
+
+/* On-wire header.  Use the accessors in wire.c; never cast a buffer. */
+struct mrc_wire_hdr {
+	u8	version;
+	u8	type;
+	__be16	flags;
+	__be32	src_node;
+	__be32	dst_node;
+	__be16	src_port;
+	__be16	dst_port;
+	__be64	msg_id;
+	__be32	offset;		/* DATA: byte offset of the payload */
+	__be32	msg_len;	/* DATA: total message length */
+	__be16	len;		/* bytes of body after the header */
+	__be16	seg;		/* DATA: bytes per packet (all but the last) */
+	__be16	entropy;	/* path's entropy value; echoed in replies */
+	__be16	reserved;	/* 0 on send, ignored on receive */
+	__be32	path_seq;	/* per-path sequence number */
+	__be32	credit;		/* reserved for receiver credits, 0 */
+	__be64	tstamp;		/* sender's clock, ns; echoed in replies */
+} __attribute__((packed));
+
+/* SACK body.  Acknowledges packets (not bytes) of msg_id. */
+struct mrc_wire_sack {
+	__be32	cum;		/* every packet index < cum has arrived */
+	__be32	nbits;		/* valid bits in bitmap, <= SACK_BITS */
+	__be64	bitmap[MRC_WIRE_SACK_BITS / 64]; /* bit i: packet cum+1+i */
+	__be16	echo_entropy;	/* of the packet that triggered this SACK */
+	__be16	reserved;
+	__be32	echo_path_seq;
+	__be64	echo_tstamp;
+} __attribute__((packed));
+
+/* NACK body: up to MRC_WIRE_NACK_MAX holes [first, first+count). */
+#define MRC_WIRE_NACK_MAX	32
+struct mrc_wire_nack_range {
+	__be32	first;
+	__be32	count;
+} __attribute__((packed));
+
+/* HELLO / HELLO_REPLY / PROBE / PROBE_REPLY body. */
+struct mrc_wire_hello {
+	__be32	qpn;		/* sender's UD QPN for this entropy value */
+	__be32	qkey;
+	__be32	rail_id;	/* sender's rail */
+	__be32	echo_path_seq;	/* replies: the request's path_seq */
+	__be64	echo_tstamp;	/* replies: the request's tstamp */
+} __attribute__((packed));
+
+/* Why a received packet was dropped.  Also indexes per-rail counters. */
+enum mrc_drop_reason {
+	MRC_DROP_NONE = 0,
+	MRC_DROP_TRUNCATED,	/* shorter than header, or than header+len */
+	MRC_DROP_BAD_VERSION,
+	MRC_DROP_BAD_TYPE,
+	MRC_DROP_BAD_LENGTH,	/* len wrong for the type / too long */
+	MRC_DROP_BAD_OFFSET,	/* offset+len beyond msg_len, misaligned */
+	MRC_DROP_MSG_TOO_BIG,	/* msg_len above the configured cap */
+	MRC_DROP_BAD_SEG,	/* seg out of range */
+	MRC_DROP_BAD_SACK,	/* SACK/NACK beyond what was sent */
+	MRC_DROP_NOT_FOR_US,	/* dst_node is not this node */
+	MRC_DROP_UNKNOWN_PEER,
+	MRC_DROP_NO_MEMORY,	/* reassembly limits reached */
+	MRC_DROP_DUPLICATE,	/* already received (counted, harmless) */
+	MRC_DROP_NR
+};
+
+/* A parsed header, host byte order. */
+struct mrc_pkt {
+	u8	version;
+	u8	type;
+	u16	flags;
+	u32	src_node;
+	u32	dst_node;
+	u16	src_port;
+	u16	dst_port;
+	u64	msg_id;
+	u32	offset;
+	u32	msg_len;
+	u16	len;
+	u16	seg;
+	u16	entropy;
+	u32	path_seq;
+	u32	credit;
+	u64	tstamp;
+	const u8 *body;		/* points into the buffer, len bytes */
+};
+
+/* Receiver's limits for validation. */
+struct mrc_wire_limits {
+	u32	max_msg_len;	/* the max_msg_size knob */
+	u32	local_node;	/* dst_node must match */
+};
+
+/*
+ * Parses and validates one datagram (header + body, GRH already stripped).
+ * Returns MRC_DROP_NONE and fills @pkt, or the reason to drop it.  Checks
+ * everything that needs no per-message state: version, type, lengths,
+ * node, DATA geometry (seg in range, offset a multiple of seg, offset+len
+ * within msg_len, msg_len within the cap, len == seg except for the last
+ * packet), SACK/NACK/HELLO body sizes and SACK nbits.
+ */
+enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
+				    const struct mrc_wire_limits *lim,
+				    struct mrc_pkt *pkt);
+
+/* Writes @pkt's header fields to @buf (MRC_WIRE_HDR_LEN bytes). */
+void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt);
+
+/* Packets of a message of @msg_len bytes cut in @seg-byte segments. */
+static inline u32 mrc_wire_npkts(u32 msg_len, u16 seg)
+{
+	return msg_len ? (msg_len + seg - 1) / seg : 1;
+}
+
+#endif /* _MRC_WIRE_H */
