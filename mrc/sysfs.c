@@ -129,7 +129,7 @@ static ssize_t mrc_rail_field_show(struct kobject *kobj,
 	case MRC_RF_GID:
 		if (!info.has_gid)
 			return sysfs_emit(buf, "\n");
-		return sysfs_emit(buf, "%pI6\n", info.gid.raw);
+		return sysfs_emit(buf, "%pI6c\n", info.gid.raw);
 	case MRC_RF_GID_INDEX:
 		if (!info.has_gid)
 			return sysfs_emit(buf, "\n");
