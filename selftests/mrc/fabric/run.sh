@@ -1,0 +1,642 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mrc multi-VM RDMA test fabric.
+#
+# Boots NODES QEMU (TCG) guests running the installed Debian *-amd64 kernel,
+# each with one virtio-net NIC per plane. Plane P of every node sits on Linux
+# bridge brP inside a private network namespace, so all traffic stays in it.
+# The guests run the host's own userspace (host root over read-only 9p with a
+# tmpfs overlay), set up Soft-RoCE (rxeP on ethP, address 10.200.P.N/24) and
+# then run COMMAND with cwd = the repository. See usage() and
+# shared/fabric-notes.md for the recipe this follows.
+#
+# Output directory layout (OUTDIR, also shared writable with the guests at
+# /mnt/mrc, 9p cache=none):
+#   console.N.log   serial console of node N (kernel messages, panics)
+#   node.N.out      stdout+stderr of COMMAND on node N
+#   node.N.rc       exit status of COMMAND on node N (written atomically)
+#   dmesg.N.log     full guest dmesg after COMMAND finished
+#   boot.N.log      guest uptime at each setup stage
+#   qemu.N.log      QEMU's own stdout/stderr
+#   shared/         MRC_SHARED: scratch space for coordination between nodes
+#   .fabric/        runner <-> guest control files (config, ready.N, go, stop)
+
+set -u
+
+FABRIC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=${MRC_REPO:-$(cd "$FABRIC_DIR/../../.." && pwd)}
+PROG=mrc-fabric
+
+NODES=2
+PLANES=2
+TIMEOUT=300
+OUTDIR=
+ONLY=
+MTU=9000
+MEM=1024
+
+usage() {
+	cat <<EOF
+usage: ${0##*/} [options] -- COMMAND [ARGS...]
+
+Boot a fabric of QEMU guests and run COMMAND (as root, cwd = repo) in each.
+
+  -n NODES      number of VMs, 1..4 (default 2)
+  -p PLANES     number of planes (NICs / rxe devices per VM), 1..8 (default 2)
+  -t TIMEOUT_S  overall timeout including boot (default 300); exit 124 on expiry
+  -o OUTDIR     output directory (default: a new ${TMPDIR:-/tmp}/mrc-fabric.XXXXXX)
+  --only NODE   boot all VMs but run COMMAND only on NODE; the others idle
+  --mtu MTU     guest NIC MTU (default 9000, gives rxe active_mtu 4096)
+  --mem MB      guest memory (default 1024)
+
+Guest environment of COMMAND: MRC_IN_VM=1 MRC_NODE MRC_NODES MRC_PLANES
+MRC_ONLY MRC_SHARED MRC_OUTDIR MRC_REPO MRC_KVER MRC_MTU, PATH with \$REPO/tools.
+A relative COMMAND path that exists on the host is made absolute; otherwise it
+is resolved in the guest with cwd = repo.
+
+Environment: MRC_KVER overrides the guest kernel version (default: newest
+/lib/modules/*-amd64 that has /boot/vmlinuz-VER), MRC_REPO the repo dir.
+
+Exit: 0 all nodes that ran COMMAND exited 0, 1 otherwise, 124 timeout,
+4 prerequisites missing (kselftest SKIP), 2 usage error.
+EOF
+}
+
+msg() { echo "$PROG: $*" >&2; }
+die() { msg "error: $*"; exit "${2:-1}"; }
+
+# ---------------------------------------------------------------- options
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) NODES=${2-}; shift 2 || die "-n needs a value" 2 ;;
+	-p) PLANES=${2-}; shift 2 || die "-p needs a value" 2 ;;
+	-t) TIMEOUT=${2-}; shift 2 || die "-t needs a value" 2 ;;
+	-o) OUTDIR=${2-}; shift 2 || die "-o needs a value" 2 ;;
+	--only) ONLY=${2-}; shift 2 || die "--only needs a value" 2 ;;
+	--mtu) MTU=${2-}; shift 2 || die "--mtu needs a value" 2 ;;
+	--mem) MEM=${2-}; shift 2 || die "--mem needs a value" 2 ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	*) usage >&2; die "unknown option '$1' (COMMAND must follow --)" 2 ;;
+	esac
+done
+[ $# -gt 0 ] || { usage >&2; die "no COMMAND given" 2; }
+
+isnum() { [[ $1 =~ ^[0-9]+$ ]]; }
+inrange() { isnum "$1" && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }	# V MIN MAX
+inrange "$NODES" 1 4 || die "-n must be 1..4" 2
+inrange "$PLANES" 1 8 || die "-p must be 1..8" 2
+inrange "$TIMEOUT" 1 999999 || die "-t must be a positive number of seconds" 2
+inrange "$MTU" 576 65000 || die "--mtu must be 576..65000" 2
+inrange "$MEM" 256 65536 || die "--mem must be 256..65536 (MB)" 2
+if [ -n "$ONLY" ]; then
+	inrange "$ONLY" 1 "$NODES" || die "--only must be a node number 1..$NODES" 2
+fi
+
+# A relative command path that exists here is made absolute so that it does
+# not depend on the guest's cwd (the repo). Paths are identical in the guest.
+CMD=("$@")
+if [[ ${CMD[0]} == */* && ${CMD[0]} != /* && -e ${CMD[0]} ]]; then
+	CMD[0]=$(realpath -- "${CMD[0]}")
+fi
+
+# ---------------------------------------------------------------- prerequisites
+[ "$(id -u)" -eq 0 ] || die "must be run as root (needs network namespaces and tap devices)" 1
+QEMU=$(command -v qemu-system-x86_64) ||
+	die "qemu-system-x86_64 not found (apt-get install qemu-system-x86, or scripts/install-deps); skipping" 4
+[ -c /dev/net/tun ] || die "/dev/net/tun missing (no tun support on this host); skipping" 4
+BUSYBOX=
+for b in /bin/busybox /usr/bin/busybox; do
+	# The initramfs has no libc: insist on a static busybox (busybox-static).
+	if [ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1; then BUSYBOX=$b; break; fi
+done
+[ -n "$BUSYBOX" ] || die "static busybox not found (apt-get install busybox-static); skipping" 4
+command -v ip >/dev/null || die "ip (iproute2) not found; skipping" 4
+
+# Guest kernel: the installed Debian *-amd64 kernel, never the host's uname -r.
+if [ -n "${MRC_KVER:-}" ]; then
+	KVER=$MRC_KVER
+else
+	KVER=
+	for d in $(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' 2>/dev/null | sort -rV); do
+		if [ -r "/boot/vmlinuz-$d" ]; then KVER=$d; break; fi
+	done
+fi
+[ -n "$KVER" ] || die "no installed *-amd64 guest kernel (apt-get install linux-image-amd64); skipping" 4
+KERNEL=/boot/vmlinuz-$KVER
+MODDIR=/lib/modules/$KVER
+{ [ -r "$KERNEL" ] && [ -d "$MODDIR" ]; } || die "kernel $KERNEL or $MODDIR missing; skipping" 4
+
+# ---------------------------------------------------------------- initramfs
+# Modules the initramfs needs before the 9p root is reachable, in insmod order.
+INITRD_MODS="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
+
+# The initramfs /init: load virtio + 9p, mount the host root read-only with a
+# tmpfs overlay on top, mount the writable output share, then hand over to
+# guest-init.sh (copied into the share by the host, so editing it needs no
+# initramfs rebuild). Runs under busybox sh.
+initramfs_init() {
+	cat <<'EOF'
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# mrc fabric initramfs init (generated by selftests/mrc/fabric/run.sh)
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /lower /rw /newroot
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+fail() {
+	echo "mrc-fabric initramfs: $*" >/dev/console
+	sleep 1
+	poweroff -f
+}
+while read -r m; do
+	insmod "/lib/mrc-mods/$m.ko" || fail "insmod $m failed"
+done </lib/mrc-mods/order
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose hostroot /lower ||
+	fail "mounting host root over 9p failed"
+mount -t tmpfs -o mode=0755 tmpfs /rw || fail "tmpfs"
+mkdir -p /rw/upper /rw/work
+mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
+	fail "overlay mount failed"
+mkdir -p /newroot/mnt/mrc
+mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=512000 mrcout /newroot/mnt/mrc ||
+	fail "mounting output share failed"
+[ -r /newroot/mnt/mrc/.fabric/guest-init.sh ] || fail "guest-init.sh missing in share"
+umount /proc /sys /dev
+exec switch_root /newroot /bin/bash /mnt/mrc/.fabric/guest-init.sh
+EOF
+}
+
+# PID 1 of each guest after switch_root (bash from the host root). Written to
+# OUTDIR/.fabric/guest-init.sh at every run.
+guest_init() {
+	cat <<'GUEST_EOF'
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Generated by selftests/mrc/fabric/run.sh (guest_init).
+#
+# PID 1 of an mrc fabric guest (started by the initramfs /init after
+# switch_root; see run.sh). The root is the host's root read-only over 9p
+# with a tmpfs overlay, so this is the host's bash and userspace.
+#
+# Sets up the node (mounts, hostname, NICs, rxe devices, mrc.ko for modprobe),
+# reports ready, waits for the host's "go", runs COMMAND and writes its
+# output and exit status into the shared output dir, then powers off.
+
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+
+OUT=/mnt/mrc	# the writable 9p share (host OUTDIR)
+CTL=$OUT/.fabric
+
+
+poweroff_now() {
+	sync
+	busybox poweroff -f
+	sleep 60	# poweroff -f does not return; never let PID 1 exit
+}
+
+# Setup failure: report it like a result (rc 125) so the host shows it.
+fail() {
+	echo "mrc-fabric guest node$NODE: setup failed: $*" >/dev/console
+	{
+		echo "mrc-fabric guest node$NODE: setup failed: $*"
+		ip -br link 2>&1
+		rdma link 2>&1
+		dmesg 2>&1 | tail -n 30
+	} >"$OUT/node.$NODE.out" 2>&1
+	echo 125 >"$OUT/node.$NODE.rc.tmp" && mv "$OUT/node.$NODE.rc.tmp" "$OUT/node.$NODE.rc"
+	poweroff_now
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+# Boot stage timestamps (guest uptime), saved as OUTDIR/boot.N.log.
+BOOTLOG=/dev/shm/mrc-boot.log
+stage() { local u; read -r u _ </proc/uptime; echo "$u $*" >>"$BOOTLOG"; }
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+stage "guest-init: mounted"
+# The node number comes from the kernel command line (a dotted word, which
+# the kernel keeps to itself unless a module named mrcfab exists).
+NODE=
+read -ra words </proc/cmdline
+for w in "${words[@]}"; do
+	case $w in mrcfab.node=*) NODE=${w#mrcfab.node=} ;; esac
+done
+[ -n "$NODE" ] || fail "no mrcfab.node= on the kernel command line"
+
+# shellcheck source=/dev/null
+source "$CTL/config" || fail "cannot read $CTL/config"
+# From config: NODES PLANES MTU REPO KVER ONLY CMD
+: "${NODES:?}" "${PLANES:?}" "${MTU:?}" "${REPO:?}" "${KVER:?}" "${ONLY?}" "${CMD[0]:?}"
+
+hostname "mrc-node$NODE"
+echo "mrc-node$NODE" >/etc/hostname
+ip link set lo up
+
+# No udev here: load drivers by hand and poll for the devices.
+wait_until() {	# TIMEOUT_S CMD...: poll every 0.1 s
+	local i=$(($1 * 10))
+	shift
+	while ! "$@"; do
+		i=$((i - 1))
+		[ $i -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+all_eth() {
+	local p
+	for ((p = 0; p < PLANES; p++)); do [ -e "/sys/class/net/eth$p" ] || return 1; done
+}
+stage "config read"
+modprobe virtio_net || fail "modprobe virtio_net"
+wait_until 30 all_eth || fail "eth0..eth$((PLANES - 1)) did not appear"
+
+for ((p = 0; p < PLANES; p++)); do
+	# MTU first: rxe derives its active_mtu when the link is added.
+	ip link set "eth$p" mtu "$MTU" || fail "mtu $MTU on eth$p"
+	ip addr add "10.200.$p.$NODE/24" dev "eth$p" || fail "address on eth$p"
+	ip link set "eth$p" up || fail "eth$p up"
+done
+
+stage "NICs up"
+modprobe crc32_generic || fail "modprobe crc32_generic"
+modprobe rdma_rxe || fail "modprobe rdma_rxe"
+modprobe rdma_ucm || fail "modprobe rdma_ucm"
+modprobe ib_uverbs || fail "modprobe ib_uverbs"
+for ((p = 0; p < PLANES; p++)); do
+	rdma link add "rxe$p" type rxe netdev "eth$p" || fail "rdma link add rxe$p"
+done
+
+stage "rxe links added"
+# The project's module, if built: make it loadable with modprobe (not loaded).
+# The host ran depmod for us (depmod over 9p under TCG takes a minute).
+if [ -d "$CTL/modules" ]; then
+	cp -r "$CTL/modules/." "/lib/modules/$KVER/" || fail "installing mrc.ko"
+fi
+
+ports_active() {
+	local p
+	for ((p = 0; p < PLANES; p++)); do
+		grep -q ACTIVE "/sys/class/infiniband/rxe$p/ports/1/state" 2>/dev/null || return 1
+	done
+}
+wait_until 60 ports_active || fail "rxe ports not ACTIVE"
+stage "ready"
+cp "$BOOTLOG" "$OUT/boot.$NODE.log"
+
+echo ready >"$CTL/ready.$NODE.tmp" && mv "$CTL/ready.$NODE.tmp" "$CTL/ready.$NODE"
+# The host says go once every node is ready (and stop when it is done).
+while [ ! -e "$CTL/go" ]; do sleep 0.1; done
+stage "go"
+
+if [ -n "$ONLY" ] && [ "$ONLY" != "$NODE" ]; then
+	# --only: this node only provides the fabric.
+	while [ ! -e "$CTL/stop" ]; do sleep 1; done
+	poweroff_now
+fi
+
+cd "$REPO" || fail "cd $REPO"
+env -i \
+	PATH="$REPO/tools:$PATH" HOME=/root LANG=C.UTF-8 TERM=dumb \
+	MRC_IN_VM=1 MRC_NODE="$NODE" MRC_NODES="$NODES" MRC_PLANES="$PLANES" \
+	MRC_ONLY="$ONLY" MRC_MTU="$MTU" MRC_SHARED="$OUT/shared" MRC_OUTDIR="$OUT" \
+	MRC_REPO="$REPO" MRC_KVER="$KVER" \
+	"${CMD[@]}" >"$OUT/node.$NODE.out" 2>&1 </dev/null
+rc=$?
+stage "command done rc=$rc"
+cp "$BOOTLOG" "$OUT/boot.$NODE.log"
+dmesg >"$OUT/dmesg.$NODE.log" 2>&1
+echo "$rc" >"$OUT/node.$NODE.rc.tmp"
+mv "$OUT/node.$NODE.rc.tmp" "$OUT/node.$NODE.rc"
+poweroff_now
+GUEST_EOF
+}
+
+CACHE=$FABRIC_DIR/.cache
+build_initramfs() {
+	local key stage m f tmp
+	key=$( { initramfs_init; echo "$INITRD_MODS"; sha256sum "$BUSYBOX"; } | sha256sum | cut -c1-12)
+	INITRD=$CACHE/initramfs-$KVER-$key.cpio
+	[ -s "$INITRD" ] && return 0
+	msg "building initramfs for $KVER -> $INITRD"
+	mkdir -p "$CACHE" || die "cannot create $CACHE"
+	stage=$(mktemp -d "$CACHE/stage.XXXXXX") || die "mktemp failed"
+	mkdir -p "$stage/bin" "$stage/lib/mrc-mods"
+	cp "$BUSYBOX" "$stage/bin/busybox"
+	initramfs_init >"$stage/init"
+	chmod 755 "$stage/init"
+	for m in $INITRD_MODS; do
+		f=$(modinfo -k "$KVER" -n "$m" 2>/dev/null) ||
+			{ rm -rf "$stage"; die "module $m not found for $KVER"; }
+		# Debian may ship modules compressed: the initramfs has no
+		# decompressing insmod, so store plain .ko files.
+		case $f in
+		*.ko) cp "$f" "$stage/lib/mrc-mods/$m.ko" ;;
+		*.ko.xz) xz -dc "$f" >"$stage/lib/mrc-mods/$m.ko" ;;
+		*.ko.zst) zstd -qdc "$f" >"$stage/lib/mrc-mods/$m.ko" ;;
+		*.ko.gz) gzip -dc "$f" >"$stage/lib/mrc-mods/$m.ko" ;;
+		*) rm -rf "$stage"; die "unexpected module file $f" ;;
+		esac || { rm -rf "$stage"; die "cannot unpack $f"; }
+		echo "$m" >>"$stage/lib/mrc-mods/order"
+	done
+	# Uncompressed newc cpio: saves the guest a decompression under TCG.
+	tmp=$INITRD.tmp.$$
+	(cd "$stage" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null) >"$tmp" ||
+		{ rm -rf "$stage" "$tmp"; die "cpio failed"; }
+	rm -rf "$stage"
+	mv -f "$tmp" "$INITRD"	# atomic: concurrent runs may build the same key
+}
+
+# ---------------------------------------------------------------- run state
+NETNS=mrcfab-$$
+declare -A QPID=()	# node -> QEMU pid
+CLEANED=0
+
+# shellcheck disable=SC2317  # invoked via trap
+cleanup() {
+	local n pid t
+	[ "$CLEANED" = 1 ] && return
+	CLEANED=1
+	trap '' INT TERM HUP
+	# Ask QEMUs to quit, then force; only our own children by PID.
+	for n in "${!QPID[@]}"; do
+		pid=${QPID[$n]}
+		kill -0 "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null
+	done
+	for t in $(seq 20); do
+		local alive=0
+		for n in "${!QPID[@]}"; do
+			kill -0 "${QPID[$n]}" 2>/dev/null && alive=1
+		done
+		[ "$alive" = 0 ] && break
+		sleep 0.1
+	done
+	for n in "${!QPID[@]}"; do
+		pid=${QPID[$n]}
+		kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	# Deleting the namespace removes its bridges and taps.
+	if ip netns list 2>/dev/null | grep -qw "^$NETNS"; then
+		ip netns del "$NETNS" 2>/dev/null || msg "warning: could not delete netns $NETNS"
+	fi
+	if [ -n "${OUTDIR:-}" ] && [ -d "$OUTDIR" ]; then
+		msg "consoles saved in $OUTDIR/console.N.log, outputs in $OUTDIR/node.N.out"
+	fi
+}
+trap cleanup EXIT
+trap 'msg "interrupted"; exit 130' INT
+trap 'msg "terminated"; exit 143' TERM
+trap 'msg "hangup"; exit 129' HUP
+
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
+secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }	# ms -> "X.Y"
+
+T0=$(now_ms)
+
+# ---------------------------------------------------------------- outdir
+if [ -z "$OUTDIR" ]; then
+	OUTDIR=$(mktemp -d "${TMPDIR:-/tmp}/mrc-fabric.XXXXXX") || die "mktemp failed"
+else
+	mkdir -p "$OUTDIR" || die "cannot create $OUTDIR"
+	OUTDIR=$(realpath -- "$OUTDIR")
+	# Two runs sharing one OUTDIR would trample each other's files.
+	exec 9>"$OUTDIR/.lock" || die "cannot write $OUTDIR"
+	flock -n 9 || die "$OUTDIR is in use by another fabric run" 1
+	# Only remove what a previous run of this script left behind.
+	rm -rf "$OUTDIR/.fabric" "$OUTDIR/shared"
+	rm -f "$OUTDIR"/qemu.*.log
+	rm -f "$OUTDIR"/node.*.out "$OUTDIR"/node.*.rc "$OUTDIR"/console.*.log "$OUTDIR"/dmesg.*.log "$OUTDIR"/boot.*.log
+fi
+# QEMU's -fsdev path= cannot contain commas (option separator).
+[[ $OUTDIR == *,* ]] && die "OUTDIR must not contain a comma: $OUTDIR" 2
+mkdir -p "$OUTDIR/.fabric" "$OUTDIR/shared" || die "cannot populate $OUTDIR"
+guest_init >"$OUTDIR/.fabric/guest-init.sh" || die "cannot write guest-init.sh"
+
+# Configuration for guest-init.sh: a bash snippet it sources.
+{
+	echo "# generated by run.sh"
+	declare -p NODES PLANES MTU REPO KVER ONLY CMD
+} >"$OUTDIR/.fabric/config"
+
+build_initramfs
+
+# Under TCG the guest spends ~6 s decompressing the xz bzImage. The Debian
+# kernel has CONFIG_PVH, so QEMU can boot the uncompressed ELF vmlinux
+# directly: unpack it once and cache it. Falls back to the bzImage.
+extract_vmlinux() {
+	local img=$1 out=$2 magic cmd m off tmp
+	tmp=$out.tmp.$$
+	for magic in xz zstd gzip; do
+		case $magic in
+		xz) cmd=(xz -dc --single-stream); m=$'\xfd7zXZ\x00' ;;
+		zstd) cmd=(zstd -dcq); m=$'\x28\xb5\x2f\xfd' ;;
+		gzip) cmd=(gzip -dc); m=$'\x1f\x8b\x08' ;;
+		esac
+		command -v "${cmd[0]}" >/dev/null || continue
+		for off in $(LC_ALL=C grep -aboF -- "$m" "$img" 2>/dev/null | cut -d: -f1 | head -n 5); do
+			# Trailing data after the stream makes some decompressors
+			# complain: judge by the result, an ELF file.
+			tail -c +$((off + 1)) "$img" | "${cmd[@]}" >"$tmp" 2>/dev/null
+			if [ "$(head -c 4 "$tmp" | od -An -c | tr -d ' ')" = '177ELF' ] &&
+			   [ "$(stat -c %s "$tmp")" -gt 1000000 ]; then
+				mv -f "$tmp" "$out"
+				return 0
+			fi
+		done
+	done
+	rm -f "$tmp"
+	return 1
+}
+if [ "${MRC_BZIMAGE:-0}" != 1 ] && grep -q '^CONFIG_PVH=y' "/boot/config-$KVER" 2>/dev/null; then
+	VMLINUX=$CACHE/vmlinux-$KVER-$(stat -c '%s-%Y' "$KERNEL")
+	if [ -s "$VMLINUX" ]; then
+		KERNEL=$VMLINUX
+	elif mkdir -p "$CACHE" && extract_vmlinux "$KERNEL" "$VMLINUX"; then
+		msg "unpacked $KERNEL to $VMLINUX (PVH boot, faster under TCG)"
+		for f in "$CACHE"/vmlinux-"$KVER"-*; do	# older unpacked images
+			[ "$f" = "$VMLINUX" ] || rm -f "$f"
+		done
+		KERNEL=$VMLINUX
+	else
+		msg "note: cannot unpack $KERNEL; booting the compressed image (slower)"
+	fi
+fi
+
+# mrc.ko, if built, becomes /lib/modules/$KVER/updates/mrc.ko in the guests.
+# depmod runs here, on a tree of symlinks to the real modules plus a snapshot
+# of mrc.ko: ~1 s instead of ~1 min in each guest. The guest copies the
+# resulting modules.* indexes and mrc.ko from .fabric/modules.
+prepare_modules() {
+	local base=$OUTDIR/.fabric/depmod tree e
+	tree=$base/lib/modules/$KVER
+	mkdir -p "$tree/updates" "$OUTDIR/.fabric/modules/updates" || return 1
+	for e in "$MODDIR"/*; do
+		case ${e##*/} in
+		build|source|updates) ;;
+		modules.order|modules.builtin|modules.builtin.modinfo) ln -s "$e" "$tree/" ;;
+		modules.*) ;;	# regenerated by depmod
+		*) ln -s "$e" "$tree/" ;;
+		esac
+	done
+	# Keep anything the host itself has in updates/ (other than mrc.ko).
+	if [ -d "$MODDIR/updates" ]; then
+		for e in "$MODDIR/updates"/*; do
+			[ -e "$e" ] && [ "${e##*/}" != mrc.ko ] && ln -s "$e" "$tree/updates/"
+		done
+	fi
+	cp "$REPO/mrc.ko" "$tree/updates/mrc.ko" || return 1
+	depmod -b "$base" "$KVER" || return 1
+	cp "$tree/updates/mrc.ko" "$OUTDIR/.fabric/modules/updates/" || return 1
+	for e in "$tree"/modules.*; do
+		[ -L "$e" ] || cp "$e" "$OUTDIR/.fabric/modules/" || return 1
+	done
+	rm -rf "$base"
+}
+if [ -f "$REPO/mrc.ko" ]; then
+	prepare_modules || die "cannot prepare $REPO/mrc.ko for the guests (depmod)"
+	msg "mrc.ko will be modprobe-able in the guests ($(stat -c '%y' "$REPO/mrc.ko" | cut -d. -f1))"
+fi
+
+# ---------------------------------------------------------------- network
+# Host-side MTU: never below the guests', and jumbo-capable so tests may raise
+# a guest MTU themselves.
+HMTU=$((MTU > 9000 ? MTU : 9000))
+ip netns add "$NETNS" || die "cannot create netns $NETNS"
+nsx() { ip netns exec "$NETNS" "$@"; }
+nsx ip link set lo up
+for ((p = 0; p < PLANES; p++)); do
+	nsx ip link add "br$p" type bridge stp_state 0 forward_delay 0 ||
+		die "cannot create bridge br$p (bridge module?)"
+	for ((n = 1; n <= NODES; n++)); do
+		nsx ip tuntap add dev "tap$p.$n" mode tap || die "cannot create tap$p.$n"
+		nsx ip link set "tap$p.$n" mtu "$HMTU" master "br$p" up ||
+			die "cannot attach tap$p.$n"
+	done
+	nsx ip link set "br$p" mtu "$HMTU" up || die "cannot bring up br$p"
+done
+
+# ---------------------------------------------------------------- boot
+msg "booting $NODES VM(s): kernel $KVER, $PLANES plane(s), MTU $MTU, netns $NETNS, out $OUTDIR"
+for ((n = 1; n <= NODES; n++)); do
+	args=(-accel tcg -m "$MEM" -smp 1 -nodefaults -display none -monitor none
+		-serial "file:$OUTDIR/console.$n.log" -no-reboot
+		-kernel "$KERNEL" -initrd "$INITRD"
+		# quiet keeps console loglevel at errors: panics and oopses
+		# still show; panic=-1 + -no-reboot makes a panic end QEMU.
+		-append "console=ttyS0 quiet panic=-1 ${MRC_APPEND:-} mrcfab.node=$n"
+		-fsdev "local,id=r,path=/,security_model=none,readonly=on,multidevs=remap"
+		-device "virtio-9p-pci,fsdev=r,mount_tag=hostroot"
+		-fsdev "local,id=o,path=$OUTDIR,security_model=none,multidevs=remap"
+		-device "virtio-9p-pci,fsdev=o,mount_tag=mrcout")
+	# romfile= : no iPXE option ROM, SeaBIOS would spend seconds on it.
+	for ((p = 0; p < PLANES; p++)); do
+		args+=(-netdev "tap,id=p$p,ifname=tap$p.$n,script=no,downscript=no"
+			-device "virtio-net-pci,romfile=,netdev=p$p,mac=$(printf '52:54:00:00:%02x:%02x' "$p" "$n")")
+	done
+	# ip netns exec execs QEMU in place, so $! is QEMU's own PID.
+	ip netns exec "$NETNS" "$QEMU" "${args[@]}" </dev/null >"$OUTDIR/qemu.$n.log" 2>&1 &
+	QPID[$n]=$!
+done
+TBOOT=$(now_ms)
+
+# ---------------------------------------------------------------- wait
+declare -A READY=() FIN=()
+GO=0
+RUNNERS=()
+declare -A RUNS=()	# nodes that run COMMAND
+for ((n = 1; n <= NODES; n++)); do
+	if [ -z "$ONLY" ] || [ "$ONLY" = "$n" ]; then RUNNERS+=("$n"); RUNS[$n]=1; fi
+done
+
+# A VM that died without leaving an rc: show why and fail.
+vm_died() {
+	local n=$1
+	msg "node$n: VM exited without a result (panic or setup failure); console tail:"
+	tail -n 25 "$OUTDIR/console.$n.log" 2>/dev/null | sed "s/^/  node$n| /" >&2
+	[ -s "$OUTDIR/qemu.$n.log" ] && sed "s/^/  node$n qemu| /" "$OUTDIR/qemu.$n.log" >&2
+}
+
+FAIL=0
+while :; do
+	t=$(now_ms)
+	if [ $GO = 0 ]; then
+		for ((n = 1; n <= NODES; n++)); do
+			[ -n "${READY[$n]:-}" ] && continue
+			if [ -e "$OUTDIR/.fabric/ready.$n" ]; then
+				READY[$n]=$t
+				msg "node$n ready in $(secs $((t - TBOOT))) s"
+			elif [ -e "$OUTDIR/node.$n.rc" ]; then
+				# guest-init.sh reports setup failures like a result.
+				msg "node$n: guest setup failed:"
+				sed "s/^/  node$n| /" "$OUTDIR/node.$n.out" >&2
+				exit 1
+			elif ! kill -0 "${QPID[$n]}" 2>/dev/null; then
+				vm_died "$n"
+				exit 1
+			fi
+		done
+		if [ ${#READY[@]} -eq "$NODES" ]; then
+			GO=1
+			msg "all $NODES node(s) ready in $(secs $((t - TBOOT))) s; running: ${CMD[*]}"
+			echo go >"$OUTDIR/.fabric/go.tmp" && mv "$OUTDIR/.fabric/go.tmp" "$OUTDIR/.fabric/go"
+		fi
+	else
+		for ((n = 1; n <= NODES; n++)); do
+			[ -n "${FIN[$n]:-}" ] && continue
+			if [ -n "${RUNS[$n]:-}" ] && [ -e "$OUTDIR/node.$n.rc" ]; then
+				FIN[$n]=$(cat "$OUTDIR/node.$n.rc")
+				msg "node$n finished: rc=${FIN[$n]} after $(secs $((t - TBOOT))) s"
+			elif ! kill -0 "${QPID[$n]}" 2>/dev/null; then
+				# The rc may have landed just before QEMU exited.
+				[ -e "$OUTDIR/node.$n.rc" ] && continue
+				FIN[$n]=died
+				vm_died "$n"
+				FAIL=1
+			fi
+		done
+		finished=1
+		for n in "${RUNNERS[@]}"; do [ -n "${FIN[$n]:-}" ] || finished=0; done
+		[ $finished = 1 ] && break
+	fi
+	if [ $((t - T0)) -ge $((TIMEOUT * 1000)) ]; then
+		late=()
+		for ((n = 1; n <= NODES; n++)); do
+			if [ $GO = 0 ]; then
+				[ -z "${READY[$n]:-}" ] && late+=("node$n(not ready)")
+			elif [ -n "${RUNS[$n]:-}" ] && [ -z "${FIN[$n]:-}" ]; then
+				late+=("node$n")
+			fi
+		done
+		msg "TIMEOUT after ${TIMEOUT} s; not finished: ${late[*]}"
+		exit 124
+	fi
+	sleep 0.2
+done
+
+# Let guests that wrote their rc power off on their own, briefly, so their
+# last console lines land; idle (--only) nodes are told to stop.
+echo stop >"$OUTDIR/.fabric/stop"
+for t in $(seq 30); do
+	alive=0
+	for ((n = 1; n <= NODES; n++)); do kill -0 "${QPID[$n]}" 2>/dev/null && alive=1; done
+	[ "$alive" = 0 ] && break
+	sleep 0.1
+done
+
+for n in "${RUNNERS[@]}"; do
+	[ "${FIN[$n]}" = 0 ] || FAIL=1
+done
+msg "done in $(secs $(($(now_ms) - T0))) s: $([ $FAIL = 0 ] && echo PASS || echo FAIL)"
+exit $FAIL

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Smoke test of the VM test fabric itself (no mrc involved): every node has
+# one ACTIVE Soft-RoCE device per plane with a RoCEv2 IPv4 GID and a 4096
+# active MTU, and RC traffic (ibv_rc_pingpong) flows node1 -> node2 on
+# every plane.
+
+source "$(dirname "$0")/lib.sh"
+NODES=2
+TIMEOUT=300
+
+# ::ffff:10.200.P.N as the kernel prints it in sysfs.
+expected_gid() {
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' 10 200 "$1" "$2"
+}
+
+run_guest() {
+	local p dev idx port pid rc ib=/sys/class/infiniband
+
+	for ((p = 0; p < MRC_PLANES; p++)); do
+		dev=rxe$p
+		ok "$dev exists" test -d "$ib/$dev"
+		ok_eq "$dev port 1 ACTIVE" "4: ACTIVE" "$(cat "$ib/$dev/ports/1/state" 2>&1)"
+		idx=$(gid_index "$dev")
+		ok "$dev has a RoCEv2 IPv4 GID (index ${idx:-none})" test -n "$idx"
+		ok_eq "$dev RoCEv2 GID is ::ffff:$(node_ip "$MRC_NODE" "$p")" \
+			"$(expected_gid "$p" "$MRC_NODE")" \
+			"$(cat "$ib/$dev/ports/1/gids/${idx:-0}" 2>&1)"
+		ok_eq "$dev active_mtu" 4096 \
+			"$(ibv_devinfo -d "$dev" | awk '$1 == "active_mtu:" { print $2 }')"
+	done
+
+	barrier devices-checked || return
+	[ "$MRC_NODES" -ge 2 ] || { skip "ibv_rc_pingpong" "needs 2 nodes"; return; }
+
+	for ((p = 0; p < MRC_PLANES; p++)); do
+		dev=rxe$p
+		idx=$(gid_index "$dev")
+		port=$((18515 + p))
+		if is_node 2; then
+			# Server: listen, announce the port, wait for the client.
+			timeout 60 ibv_rc_pingpong -d "$dev" -g "${idx:-1}" -p "$port" \
+				-n 100 -s 4096 -m 4096 >"/tmp/pp$p.log" 2>&1 &
+			pid=$!
+			wait_for "rc_pingpong server on $dev listening" 20 \
+				sh -c "ss -Hltn 'sport = :$port' | grep -q ."
+			put "pingpong.$p.port" "$port"
+			wait "$pid"
+			rc=$?
+			ok_eq "rc_pingpong server on $dev (plane $p) exit status" 0 "$rc" ||
+				diag "$(cat "/tmp/pp$p.log")"
+		elif is_node 1; then
+			port=$(get "pingpong.$p.port" 60) || continue
+			ok "rc_pingpong node1 -> node2 on $dev (plane $p)" \
+				timeout 60 ibv_rc_pingpong -d "$dev" -g "${idx:-1}" -p "$port" \
+				-n 100 -s 4096 -m 4096 "$(node_ip 2 "$p")"
+		fi
+		barrier "pingpong-$p-done"
+	done
+}
+
+mrc_test_main "$@"

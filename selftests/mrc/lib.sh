@@ -1,0 +1,371 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Library for mrc VM selftests. A test script looks like:
+#
+#	#!/bin/bash
+#	# SPDX-License-Identifier: GPL-2.0
+#	source "$(dirname "$0")/lib.sh"
+#	NODES=2		# optional (1..4), default 2
+#	TIMEOUT=300	# optional, seconds for the whole run including boot
+#	#PLANES=2 MTU=9000 MEM=1024 ONLY=1	# optional fabric settings
+#	run_guest() {	# runs in every VM (or only node 1 if ONLY=1)
+#		ok 'rxe0 exists' test -e /sys/class/infiniband/rxe0
+#		barrier both-ready
+#	}
+#	mrc_test_main "$@"
+#
+# On the host (MRC_IN_VM unset) mrc_test_main boots the fabric with
+# fabric/run.sh, runs the same script in the guests and prints one kselftest
+# TAP stream: every guest result renumbered and prefixed with its node
+# ("ok 3 node2: rail rxe1 active"). Exit 0 pass, 1 fail, 4 skip.
+# Host environment: V=1 shows guest diagnostics of passing nodes too (and is
+# passed on to the guests); MRC_KEEP=1 keeps the output dir even on success;
+# MRC_TMPDIR sets where output dirs are created (default $TMPDIR or /tmp).
+#
+# In a guest (MRC_IN_VM=1) mrc_test_main runs run_guest "$@" and then a final
+# "dmesg clean" test; it exits 0 iff every result was ok.
+#
+# Guest helpers (each result line goes to the TAP stream, also from inside
+# $(...), so `x=$(get key)` still reports a timeout):
+#	ok DESC CMD...			run CMD; ok, or not ok + its output
+#	ok_eq DESC EXPECTED ACTUAL	compare two strings
+#	skip DESC REASON		a skipped test
+#	skip_all REASON			skip the rest of the test (exit 4 if nothing ran)
+#	diag MSG...			a "# MSG" diagnostic line
+#	barrier NAME [TIMEOUT_S=120]	wait for all running nodes; not ok on timeout
+#	put KEY VALUE			publish a small value to all nodes
+#	get KEY [TIMEOUT_S=60]		print a value put by any node (waits for it)
+#	wait_for DESC TIMEOUT_S CMD...	poll CMD until it succeeds (a test result)
+#	node_ip NODE PLANE		10.200.PLANE.NODE
+#	gid_index DEV [PORT=1]		index of DEV's RoCEv2 IPv4 GID
+#	is_node N			true on node N
+#	require_mrc			skip_all unless mrc.ko can be modprobed
+# Guest environment: MRC_NODE MRC_NODES MRC_PLANES MRC_ONLY MRC_MTU MRC_SHARED
+# MRC_OUTDIR MRC_REPO MRC_KVER (see fabric/run.sh), V.
+
+set -u
+
+MRC_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+# ------------------------------------------------------------------ guest side
+
+_MRC_TAP_FD=1		# becomes a dup of the original stdout in the guest
+_MRC_RESULTS=/dev/null	# one line per result (survives subshells)
+
+_tap() { echo "$*" >&"$_MRC_TAP_FD"; }
+
+# _result ok|"not ok" DESC: print a numbered result and record it.
+_result() {
+	local n
+	echo "$1" >>"$_MRC_RESULTS"
+	n=$(wc -l <"$_MRC_RESULTS")
+	_tap "$1 $n $2"
+}
+
+# Print text (stdin) as "# " diagnostic lines.
+_diag_stream() {
+	local l
+	while IFS= read -r l || [ -n "$l" ]; do _tap "# $l"; done
+}
+
+diag() { _diag_stream <<<"$*"; }	# multi-line text: every line gets "# "
+
+ok() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		_result ok "$desc"
+		[ "${V:-0}" = 1 ] && [ -n "$out" ] && _diag_stream <<<"$out"
+	else
+		_result "not ok" "$desc"
+		diag "command: $* (exit status $rc)"
+		[ -n "$out" ] && _diag_stream <<<"$out"
+	fi
+	return $rc
+}
+
+ok_eq() {
+	if [ "$2" = "$3" ]; then
+		_result ok "$1"
+		return 0
+	fi
+	_result "not ok" "$1"
+	diag "expected: '$2'"
+	diag "actual:   '$3'"
+	return 1
+}
+
+skip() { _result ok "$1 # SKIP ${2:-}"; }
+
+skip_all() {
+	_result ok "all remaining tests # SKIP ${1:-}"
+	: >"$_MRC_RESULTS.skip_all"
+	exit "$KSFT_SKIP"
+}
+
+node_ip() { echo "10.200.$2.$1"; }
+
+is_node() { [ "${MRC_NODE:-}" = "$1" ]; }
+
+# RoCEv2 GID with an IPv4-mapped address (::ffff:a.b.c.d); index 0 is the
+# link-local one, but read it rather than assume.
+gid_index() {
+	local dev=$1 port=${2:-1} g i t
+	for g in /sys/class/infiniband/"$dev"/ports/"$port"/gids/*; do
+		i=${g##*/}
+		t=$(cat "/sys/class/infiniband/$dev/ports/$port/gid_attrs/types/$i" 2>/dev/null) || continue
+		[ "$t" = "RoCE v2" ] || continue
+		case $(cat "$g" 2>/dev/null) in
+		0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# Nodes that run the test: all, or only MRC_ONLY.
+_participants() {
+	local n
+	if [ -n "${MRC_ONLY:-}" ]; then
+		echo "$MRC_ONLY"
+	else
+		for ((n = 1; n <= ${MRC_NODES:-1}; n++)); do echo "$n"; done
+	fi
+}
+
+_safe_name() { tr -c 'A-Za-z0-9._-' '_' <<<"$1" | head -c 100; }
+
+# Write a file in the shared dir atomically (readers never see partial data).
+_atomic_write() {	# FILE CONTENT
+	local tmp
+	tmp=$1.tmp.${MRC_NODE:-0}.$$.$RANDOM
+	printf '%s' "$2" >"$tmp" && mv -f "$tmp" "$1"
+}
+
+barrier() {
+	local name gen dir t0 timeout=${2:-120} missing n cnt
+	name=$(_safe_name "$1")
+	# The same NAME may be used repeatedly: every node counts its own uses.
+	cnt=/tmp/.mrc-barrier.$name
+	gen=$(( $(cat "$cnt" 2>/dev/null || echo 0) + 1 ))
+	echo "$gen" >"$cnt"
+	dir=$MRC_SHARED/.barrier/$name.$gen
+	mkdir -p "$dir"
+	_atomic_write "$dir/$MRC_NODE" "$MRC_NODE"
+	t0=$SECONDS
+	while :; do
+		missing=
+		for n in $(_participants); do
+			[ -e "$dir/$n" ] || missing+=" node$n"
+		done
+		[ -z "$missing" ] && return 0
+		if [ $((SECONDS - t0)) -ge "$timeout" ]; then
+			_result "not ok" "barrier $1 (timeout after ${timeout}s, missing:$missing)"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+put() {
+	local key
+	key=$(_safe_name "$1")
+	mkdir -p "$MRC_SHARED/.kv"
+	_atomic_write "$MRC_SHARED/.kv/$key" "$2"
+}
+
+get() {
+	local key f timeout=${2:-60} t0=$SECONDS
+	key=$(_safe_name "$1")
+	f=$MRC_SHARED/.kv/$key
+	until [ -e "$f" ]; do
+		if [ $((SECONDS - t0)) -ge "$timeout" ]; then
+			_result "not ok" "get $1 (no value after ${timeout}s)"
+			return 1
+		fi
+		sleep 0.1
+	done
+	cat "$f"
+}
+
+wait_for() {
+	local desc=$1 timeout=$2 out rc t0=$SECONDS
+	shift 2
+	while :; do
+		out=$("$@" 2>&1)
+		rc=$?
+		if [ $rc -eq 0 ]; then
+			_result ok "$desc"
+			return 0
+		fi
+		[ $((SECONDS - t0)) -ge "$timeout" ] && break
+		sleep 0.2
+	done
+	_result "not ok" "$desc"
+	diag "timeout after ${timeout}s waiting for: $* (last exit status $rc)"
+	[ -n "$out" ] && _diag_stream <<<"$out"
+	return 1
+}
+
+require_mrc() {
+	modinfo mrc >/dev/null 2>&1 || skip_all "mrc.ko not built (run make first)"
+}
+
+# Kernel complaints anywhere in the run fail the test.
+_dmesg_check() {
+	local bad kl=/sys/kernel/debug/kmemleak
+	if [ -w "$kl" ]; then
+		# Debug kernels: two scans, as kmemleak needs a second look to
+		# report objects that became unreferenced recently.
+		echo scan >"$kl" 2>/dev/null
+		echo scan >"$kl" 2>/dev/null
+	fi
+	bad=$( { dmesg; [ -r "$kl" ] && cat "$kl"; } 2>/dev/null |
+		grep -E 'WARNING:|BUG:|Oops|general protection|unreferenced object|Call Trace')
+	if [ -z "$bad" ]; then
+		_result ok "dmesg clean"
+	else
+		_result "not ok" "dmesg clean"
+		_diag_stream <<<"$bad"
+	fi
+}
+
+_mrc_guest_main() {
+	local st
+	declare -F run_guest >/dev/null || { echo "not ok 1 run_guest() not defined"; exit "$KSFT_FAIL"; }
+	exec {_MRC_TAP_FD}>&1
+	_MRC_RESULTS=$(mktemp /tmp/mrc-results.XXXXXX)
+	_tap "TAP version 13"
+	# A subshell: an `exit` or a set -u abort in run_guest still gets the
+	# dmesg check and a clear report.
+	(
+		run_guest "$@"
+		: >"$_MRC_RESULTS.completed"
+	)
+	st=$?
+	if [ -e "$_MRC_RESULTS.skip_all" ] && ! grep -qv '^ok$' "$_MRC_RESULTS" &&
+	   [ "$(wc -l <"$_MRC_RESULTS")" -le 1 ]; then
+		_tap "1..$(wc -l <"$_MRC_RESULTS")"
+		exit "$KSFT_SKIP"
+	fi
+	if [ ! -e "$_MRC_RESULTS.completed" ] && [ ! -e "$_MRC_RESULTS.skip_all" ] && [ $st -ne 0 ]; then
+		_result "not ok" "run_guest aborted (exit status $st)"
+	fi
+	_dmesg_check
+	_tap "1..$(wc -l <"$_MRC_RESULTS")"
+	grep -q '^not ok$' "$_MRC_RESULTS" && exit "$KSFT_FAIL"
+	exit "$KSFT_PASS"
+}
+
+# ------------------------------------------------------------------ host side
+
+_mrc_host_main() {
+	local script out rc n f line rcn nres=0 nfail total=0 fails=0 skips=0
+	local -a args entries
+	script=$(realpath -- "$0")
+	echo "TAP version 13"
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "1..0 # SKIP must be run as root (VM fabric)"
+		exit "$KSFT_SKIP"
+	fi
+	out=$(mktemp -d "${MRC_TMPDIR:-${TMPDIR:-/tmp}}/mrc-test.${script##*/}.XXXXXX") || exit "$KSFT_FAIL"
+	args=(-n "${NODES:-2}" -t "${TIMEOUT:-300}" -o "$out")
+	[ -n "${PLANES:-}" ] && args+=(-p "$PLANES")
+	[ -n "${MTU:-}" ] && args+=(--mtu "$MTU")
+	[ -n "${MEM:-}" ] && args+=(--mem "$MEM")
+	[ "${ONLY:-0}" = 1 ] && args+=(--only 1)
+	# Progress of the fabric as diagnostics on stderr (stdout stays TAP).
+	"$MRC_LIB_DIR/fabric/run.sh" "${args[@]}" -- env V="${V:-0}" "$script" "$@" 2>&1 |
+		sed -u 's/^/# /' >&2
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -eq 4 ]; then
+		echo "1..0 # SKIP VM fabric prerequisites missing (see above)"
+		rm -rf "$out"
+		exit "$KSFT_SKIP"
+	fi
+
+	# entries: "R|ok|desc" results and "D|text" guest diagnostics, in order.
+	entries=()
+	local -a nodes=()
+	if [ "${ONLY:-0}" = 1 ]; then nodes=(1); else
+		for ((n = 1; n <= ${NODES:-2}; n++)); do nodes+=("$n"); done
+	fi
+	for n in "${nodes[@]}"; do
+		f=$out/node.$n.out
+		rcn=$(cat "$out/node.$n.rc" 2>/dev/null)
+		nfail=0
+		local -a nent=()
+		if [ -r "$f" ]; then
+			while IFS= read -r line || [ -n "$line" ]; do
+				if [[ $line =~ ^(ok|not\ ok)\ [0-9]+(\ -)?\ ?(.*)$ ]]; then
+					nent+=("R|${BASH_REMATCH[1]}|node$n: ${BASH_REMATCH[3]}")
+					[ "${BASH_REMATCH[1]}" = "not ok" ] && nfail=$((nfail + 1))
+				elif [[ $line =~ ^TAP\ version|^1\.\.[0-9]+ ]]; then
+					:
+				else
+					nent+=("D|${line#\# }")
+				fi
+			done <"$f"
+		fi
+		if [ -z "$rcn" ]; then
+			if [ "$rc" -eq 124 ]; then
+				nent+=("R|not ok|node$n: finished within ${TIMEOUT:-300}s (timeout)")
+			else
+				nent+=("R|not ok|node$n: ran to completion (VM died or fabric failed)")
+			fi
+			nfail=$((nfail + 1))
+			nent+=("D|console tail ($out/console.$n.log):")
+			while IFS= read -r line; do nent+=("D|  $line"); done \
+				< <(tail -n 20 "$out/console.$n.log" 2>/dev/null)
+		elif [ "$rcn" != 0 ] && [ "$rcn" != "$KSFT_SKIP" ] && [ $nfail -eq 0 ]; then
+			nent+=("R|not ok|node$n: exit status $rcn")
+			nfail=$((nfail + 1))
+		fi
+		for line in "${nent[@]}"; do
+			if [ "${line:0:2}" = "R|" ]; then
+				entries+=("$line")
+			elif [ $nfail -gt 0 ] || [ "${V:-0}" = 1 ]; then
+				entries+=("D|node$n: ${line#D|}")
+			fi
+		done
+	done
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && [ "$rc" -ne 124 ]; then
+		entries+=("R|not ok|fabric: run.sh exit status $rc")
+	fi
+
+	for line in "${entries[@]}"; do [ "${line:0:2}" = "R|" ] && nres=$((nres + 1)); done
+	echo "1..$nres"
+	for line in "${entries[@]}"; do
+		if [ "${line:0:2}" = "D|" ]; then
+			echo "# ${line#D|}"
+			continue
+		fi
+		line=${line#R|}
+		total=$((total + 1))
+		[ "${line%%|*}" = "not ok" ] && fails=$((fails + 1))
+		[[ ${line#*|} =~ \#\ *(SKIP|skip) ]] && skips=$((skips + 1))
+		echo "${line%%|*} $total ${line#*|}"
+	done
+	if [ $fails -gt 0 ] || [ "${MRC_KEEP:-0}" = 1 ]; then
+		echo "# outputs kept in $out (console.N.log, node.N.out, dmesg.N.log)"
+	else
+		rm -rf "$out"
+	fi
+	echo "# $script: $((total - fails)) ok, $fails not ok ($skips skipped)"
+	[ $fails -gt 0 ] && exit "$KSFT_FAIL"
+	[ $total -gt 0 ] && [ $skips -eq $total ] && exit "$KSFT_SKIP"
+	exit "$KSFT_PASS"
+}
+
+mrc_test_main() {
+	if [ "${MRC_IN_VM:-}" = 1 ]; then
+		_mrc_guest_main "$@"
+	else
+		_mrc_host_main "$@"
+	fi
+}
