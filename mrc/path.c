@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * path.c - path state machine, probe schedule and inflight accounting
+ * (kernel-agnostic).
+ *
+ * Design notes
+ *
+ * A path leaves the spray set on the first sign of trouble (one loss, one
+ * timeout) and comes back only when a probe sent after it left is
+ * answered.  Leaving is cheap: the packet is resent on another path and
+ * the probe goes out at once, so a path that merely dropped one packet is
+ * back after one RTT; a path that is really broken stops receiving data
+ * within one RTO instead of eating a share of every message.
+ *
+ * Freshness.  Every event about a packet carries the packet's send time.
+ * News about a packet sent before the path entered its current state is
+ * stale and cannot change the state: a reply to a probe sent before a
+ * loss does not prove the path healed; a loss report about a packet sent
+ * before the path came back does not prove it broke again.  This keeps a
+ * burst of late SACKs from flapping a path.
+ *
+ * ACKs never change the state.  They clear the loss run, update the RTT
+ * and the "last success" time (which the scheduler's floor may use), but
+ * the way back into the spray set is a probe: an ACK that arrives after
+ * the path left is always about data sent before it left.
+ *
+ * Probes.  Entering PROBING or ASSUMED_BAD makes one due at once; retries
+ * follow at probe_ns, doubling up to probe_max_ns.  DEAD and DENIED paths
+ * are not probed (the rail layer says when a rail returns).  An ACTIVE
+ * path is probed only after keepalive_ns without news; if that probe is
+ * not answered within the path's RTO the path is treated as timed out.
+ * mrc_path_timer() counts a probe and schedules the next before the caller
+ * sends it, so a send failure cannot make the timer spin.
+ *
+ * Inflight.  Packets and bytes are added when sent and subtracted, with a
+ * reason, when acked, declared lost or released.  The accounting belongs to
+ * the path, not to the scheduling policy, so changing the policy live
+ * cannot unbalance it; a subtraction that would go negative is refused.
+ */
+#include "path.h"
+
+static inline u64 mrc_path_max(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+static inline u64 mrc_path_add_sat(u64 a, u64 b)
+{
+	return a > U64_MAX - b ? U64_MAX : a + b;
+}
+
+void mrc_path_params_default(struct mrc_path_params *pp)
+{
+	mrc_rtt_params_default(&pp->rtt);
+	pp->probe_ns = MRC_PATH_DEF_PROBE_NS;
+	pp->probe_max_ns = MRC_PATH_DEF_PROBE_MAX_NS;
+	pp->keepalive_ns = MRC_PATH_DEF_KEEPALIVE_NS;
+}
+
+int mrc_path_params_check(const struct mrc_path_params *pp, const char **why)
+{
+	int err = mrc_rtt_params_check(&pp->rtt, why);
+
+	if (err)
+		return err;
+	if (!pp->probe_ns) {
+		*why = "probe interval must be above 0";
+		return -EINVAL;
+	}
+	if (pp->probe_ns > pp->probe_max_ns) {
+		*why = "probe interval above its maximum";
+		return -EINVAL;
+	}
+	if (pp->probe_max_ns > MRC_PATH_INTERVAL_MAX_NS ||
+	    pp->keepalive_ns > MRC_PATH_INTERVAL_MAX_NS) {
+		*why = "probe or keepalive interval above 4 s";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void mrc_path_init(struct mrc_path *p, u32 local_rail, u32 remote_rail,
+		   u16 entropy, u64 now)
+{
+	memset(p, 0, sizeof(*p));
+	p->local_rail = local_rail;
+	p->remote_rail = remote_rail;
+	p->entropy = entropy;
+	p->state = MRC_PATH_PROBING;
+	p->reason = MRC_PATH_EV_NONE;
+	p->since_ns = now;
+	p->probe_next_ns = now;
+	mrc_rtt_init(&p->rtt);
+}
+
+/* Returns 1 if the state changed. */
+static int mrc_path_set_state(struct mrc_path *p, enum mrc_path_state st,
+			      enum mrc_path_event why, u64 now)
+{
+	if (p->state == st)
+		return 0;
+	p->state = st;
+	p->reason = why;
+	p->since_ns = now;
+	p->probe_out = 0;
+	p->stats.state_changes++;
+	if (st == MRC_PATH_PROBING || st == MRC_PATH_ASSUMED_BAD) {
+		p->probe_next_ns = now;
+		p->probe_backoff = 0;
+	}
+	return 1;
+}
+
+static void mrc_path_ok(struct mrc_path *p, u64 now)
+{
+	p->last_ok_ns = now;
+	p->ok_seen = 1;
+	p->probe_out = 0;
+}
+
+static int mrc_path_reply(struct mrc_path *p, u64 now, u64 sent)
+{
+	if (p->state == MRC_PATH_DEAD || p->state == MRC_PATH_DENIED) {
+		p->stats.ignored++;
+		return 0;
+	}
+	if (mrc_rtt_sample(&p->rtt, now, sent)) {
+		p->stats.rtt_bad++;
+		return 0;
+	}
+	if (p->state != MRC_PATH_ACTIVE && sent < p->since_ns) {
+		p->stats.ignored++;
+		return 0;
+	}
+	p->stats.replies++;
+	mrc_path_ok(p, now);
+	return mrc_path_set_state(p, MRC_PATH_ACTIVE, MRC_PATH_EV_REPLY, now);
+}
+
+static void mrc_path_ack(struct mrc_path *p, u64 now, u64 sent)
+{
+	p->stats.acks++;
+	p->consec_loss = 0;
+	if (mrc_rtt_sample(&p->rtt, now, sent))
+		p->stats.rtt_bad++;
+	mrc_path_ok(p, now);
+}
+
+/* LOSS or RTO: leaves the spray set if the news is fresh. */
+static int mrc_path_trouble(struct mrc_path *p, const struct mrc_path_params *pp,
+			    enum mrc_path_event ev, u64 now, u64 sent)
+{
+	bool fresh = sent >= p->since_ns;
+
+	if (ev == MRC_PATH_EV_LOSS) {
+		p->stats.losses++;
+		if (p->consec_loss != U32_MAX)
+			p->consec_loss++;
+	} else {
+		p->stats.timeouts++;
+		if (fresh)
+			mrc_rtt_timeout(&p->rtt, &pp->rtt);
+	}
+	if (p->state != MRC_PATH_ACTIVE)
+		return 0;
+	if (!fresh) {
+		p->stats.ignored++;
+		return 0;
+	}
+	return mrc_path_set_state(p, MRC_PATH_ASSUMED_BAD, ev, now);
+}
+
+int mrc_path_event(struct mrc_path *p, const struct mrc_path_params *pp,
+		   enum mrc_path_event ev, u64 now, u64 sent)
+{
+	switch (ev) {
+	case MRC_PATH_EV_REPLY:
+		return mrc_path_reply(p, now, sent);
+	case MRC_PATH_EV_ACK:
+		mrc_path_ack(p, now, sent);
+		return 0;
+	case MRC_PATH_EV_LOSS:
+	case MRC_PATH_EV_RTO:
+		return mrc_path_trouble(p, pp, ev, now, sent);
+	case MRC_PATH_EV_RAIL_DOWN:
+		p->rail_down = 1;
+		if (p->state == MRC_PATH_DENIED)
+			return 0;
+		return mrc_path_set_state(p, MRC_PATH_DEAD, ev, now);
+	case MRC_PATH_EV_RAIL_UP:
+		p->rail_down = 0;
+		if (p->state != MRC_PATH_DEAD)
+			return 0;
+		return mrc_path_set_state(p, MRC_PATH_PROBING, ev, now);
+	case MRC_PATH_EV_DENY:
+		return mrc_path_set_state(p, MRC_PATH_DENIED, ev, now);
+	case MRC_PATH_EV_ALLOW:
+		if (p->state != MRC_PATH_DENIED)
+			return 0;
+		return mrc_path_set_state(p, p->rail_down ? MRC_PATH_DEAD :
+					  MRC_PATH_PROBING, ev, now);
+	default:
+		return -EINVAL;
+	}
+}
+
+u64 mrc_path_probe_interval(const struct mrc_path_params *pp, u32 nprobes)
+{
+	/* probe_ns < 2^32, shift <= 31: fits in a u64. */
+	u64 iv = (u64)pp->probe_ns << (nprobes < 31 ? nprobes : 31);
+
+	return iv < pp->probe_max_ns ? iv : pp->probe_max_ns;
+}
+
+u64 mrc_path_deadline(const struct mrc_path *p,
+		      const struct mrc_path_params *pp)
+{
+	u64 base;
+
+	switch (p->state) {
+	case MRC_PATH_PROBING:
+	case MRC_PATH_ASSUMED_BAD:
+		return p->probe_next_ns;
+	case MRC_PATH_ACTIVE:
+		if (p->probe_out)
+			return mrc_path_add_sat(p->probe_sent_ns,
+						mrc_path_rto(p, pp));
+		if (!pp->keepalive_ns)
+			return MRC_PATH_NEVER;
+		base = mrc_path_max(p->since_ns, p->probe_sent_ns);
+		if (p->ok_seen)
+			base = mrc_path_max(base, p->last_ok_ns);
+		return mrc_path_add_sat(base, pp->keepalive_ns);
+	default:
+		return MRC_PATH_NEVER;
+	}
+}
+
+bool mrc_path_timer(struct mrc_path *p, const struct mrc_path_params *pp,
+		    u64 now)
+{
+	u64 due = mrc_path_deadline(p, pp), iv;
+
+	if (due == MRC_PATH_NEVER || now < due)
+		return false;
+
+	if (p->state == MRC_PATH_ACTIVE) {
+		if (!p->probe_out) {
+			/* Keepalive: idle for keepalive_ns. */
+			p->probe_out = 1;
+			p->probe_sent_ns = now;
+			p->stats.probes++;
+			return true;
+		}
+		/* The keepalive went unanswered for an RTO. */
+		p->stats.timeouts++;
+		mrc_rtt_timeout(&p->rtt, &pp->rtt);
+		mrc_path_set_state(p, MRC_PATH_ASSUMED_BAD, MRC_PATH_EV_RTO,
+				   now);
+		/* ... and a probe is now due at once, below. */
+	}
+	if (p->state != MRC_PATH_PROBING && p->state != MRC_PATH_ASSUMED_BAD)
+		return false;
+
+	iv = mrc_path_probe_interval(pp, p->probe_backoff);
+	p->stats.probes++;
+	p->probe_sent_ns = now;
+	p->probe_next_ns = mrc_path_add_sat(now, iv);
+	if (p->probe_backoff < 31)
+		p->probe_backoff++;
+	return true;
+}
+
+int mrc_path_inflight_add(struct mrc_path *p, u32 pkts, u64 bytes)
+{
+	if (!pkts && bytes) {
+		p->stats.inflight_errors++;
+		return -EINVAL;
+	}
+	if (pkts > U32_MAX - p->inflight_pkts ||
+	    bytes > U64_MAX - p->inflight_bytes) {
+		p->stats.inflight_errors++;
+		return -EOVERFLOW;
+	}
+	p->inflight_pkts += pkts;
+	p->inflight_bytes += bytes;
+	p->stats.tx_pkts += pkts;
+	p->stats.tx_bytes += bytes;
+	return 0;
+}
+
+int mrc_path_inflight_sub(struct mrc_path *p, u32 pkts, u64 bytes,
+			  enum mrc_path_done how)
+{
+	u64 *cp, *cb;
+
+	switch (how) {
+	case MRC_PATH_DONE_ACKED:
+		cp = &p->stats.acked_pkts;
+		cb = &p->stats.acked_bytes;
+		break;
+	case MRC_PATH_DONE_LOST:
+		cp = &p->stats.lost_pkts;
+		cb = &p->stats.lost_bytes;
+		break;
+	case MRC_PATH_DONE_RELEASED:
+		cp = &p->stats.released_pkts;
+		cb = &p->stats.released_bytes;
+		break;
+	default:
+		p->stats.inflight_errors++;
+		return -EINVAL;
+	}
+	if (!pkts && bytes) {
+		p->stats.inflight_errors++;
+		return -EINVAL;
+	}
+	if (pkts > p->inflight_pkts || bytes > p->inflight_bytes ||
+	    (pkts == p->inflight_pkts && bytes != p->inflight_bytes)) {
+		p->stats.inflight_errors++;
+		return -ERANGE;
+	}
+	p->inflight_pkts -= pkts;
+	p->inflight_bytes -= bytes;
+	*cp += pkts;
+	*cb += bytes;
+	return 0;
+}
+
+const char *mrc_path_state_name(unsigned int state)
+{
+	static const char * const names[MRC_PATH_STATE_NR] = {
+		[MRC_PATH_PROBING]	= "probing",
+		[MRC_PATH_ACTIVE]	= "active",
+		[MRC_PATH_ASSUMED_BAD]	= "assumed-bad",
+		[MRC_PATH_DEAD]		= "dead",
+		[MRC_PATH_DENIED]	= "denied",
+	};
+
+	return state < MRC_PATH_STATE_NR ? names[state] : "unknown";
+}
+
+const char *mrc_path_event_name(unsigned int ev)
+{
+	static const char * const names[MRC_PATH_EV_NR] = {
+		[MRC_PATH_EV_NONE]	= "none",
+		[MRC_PATH_EV_REPLY]	= "reply",
+		[MRC_PATH_EV_ACK]	= "ack",
+		[MRC_PATH_EV_LOSS]	= "loss",
+		[MRC_PATH_EV_RTO]	= "rto",
+		[MRC_PATH_EV_RAIL_DOWN]	= "rail-down",
+		[MRC_PATH_EV_RAIL_UP]	= "rail-up",
+		[MRC_PATH_EV_DENY]	= "deny",
+		[MRC_PATH_EV_ALLOW]	= "allow",
+	};
+
+	return ev < MRC_PATH_EV_NR ? names[ev] : "unknown";
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtt.c - per-path RTT estimator and RTO (kernel-agnostic).
+ *
+ * Design notes
+ *
+ * RFC 6298 with the usual gains (alpha 1/8, beta 1/4, K 4), computed with
+ * shifts only: no division, so nothing here needs div_u64() on 32-bit
+ * kernels.  Values are kept unscaled in ns; truncation loses < 8 ns per
+ * step, far below the clock's real resolution, so Linux TCP's "srtt << 3"
+ * fixed point buys nothing here.  Intermediates are u64: with every input
+ * capped at MRC_RTT_MAX_NS (~2^30) nothing can overflow.
+ *
+ * The RTO is not stored: it is computed from srtt/rttvar and the current
+ * parameters on every call, so a knob change applies at once.
+ *
+ * A timeout doubles the RTO (up to max_backoff times, never above
+ * rto_max); a valid sample ends the backoff, as RFC 6298 5.7 allows once
+ * an ambiguity-free sample arrives (ours always are: see rtt.h).
+ */
+#include "rtt.h"
+
+static inline u64 mrc_rtt_min(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+static inline u64 mrc_rtt_max(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+void mrc_rtt_params_default(struct mrc_rtt_params *p)
+{
+	p->rto_init_ns = MRC_RTT_DEF_RTO_INIT_NS;
+	p->rto_min_ns = MRC_RTT_DEF_RTO_MIN_NS;
+	p->rto_max_ns = MRC_RTT_DEF_RTO_MAX_NS;
+	p->var_floor_ns = MRC_RTT_DEF_VAR_FLOOR_NS;
+	p->max_backoff = MRC_RTT_DEF_MAX_BACKOFF;
+}
+
+int mrc_rtt_params_check(const struct mrc_rtt_params *p, const char **why)
+{
+	if (!p->rto_min_ns) {
+		*why = "rto_min must be above 0";
+		return -EINVAL;
+	}
+	if (p->rto_max_ns > MRC_RTT_MAX_NS) {
+		*why = "rto_max above 1 s";
+		return -EINVAL;
+	}
+	if (p->rto_min_ns > p->rto_max_ns) {
+		*why = "rto_min above rto_max";
+		return -EINVAL;
+	}
+	if (p->rto_init_ns < p->rto_min_ns || p->rto_init_ns > p->rto_max_ns) {
+		*why = "rto_init outside [rto_min, rto_max]";
+		return -EINVAL;
+	}
+	if (p->var_floor_ns > p->rto_max_ns) {
+		*why = "var_floor above rto_max";
+		return -EINVAL;
+	}
+	if (p->max_backoff > MRC_RTT_BACKOFF_LIMIT) {
+		*why = "max_backoff above 16";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void mrc_rtt_init(struct mrc_rtt *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+int mrc_rtt_update(struct mrc_rtt *r, u64 rtt_ns)
+{
+	u64 srtt = r->srtt_ns, var = r->rttvar_ns, err;
+
+	if (rtt_ns > MRC_RTT_MAX_NS)
+		return -ERANGE;
+
+	if (!r->samples) {
+		srtt = rtt_ns;
+		var = rtt_ns >> 1;
+		r->min_ns = (u32)rtt_ns;
+	} else {
+		/* rttvar first, from the old srtt (RFC 6298 2.3). */
+		err = srtt > rtt_ns ? srtt - rtt_ns : rtt_ns - srtt;
+		var = (3 * var + err) >> 2;
+		if (rtt_ns >= srtt)
+			srtt += (rtt_ns - srtt) >> 3;
+		else
+			srtt -= (srtt - rtt_ns) >> 3;
+		if (rtt_ns < r->min_ns)
+			r->min_ns = (u32)rtt_ns;
+	}
+	r->srtt_ns = (u32)srtt;
+	r->rttvar_ns = (u32)var;
+	r->last_ns = (u32)rtt_ns;
+	if (r->samples != U32_MAX)
+		r->samples++;
+	r->backoff = 0;
+	return 0;
+}
+
+int mrc_rtt_sample(struct mrc_rtt *r, u64 now_ns, u64 sent_ns)
+{
+	if (sent_ns > now_ns)
+		return -EINVAL;
+	return mrc_rtt_update(r, now_ns - sent_ns);
+}
+
+u64 mrc_rtt_rto(const struct mrc_rtt *r, const struct mrc_rtt_params *p)
+{
+	u64 rto;
+	u32 shift;
+
+	if (r->samples)
+		rto = (u64)r->srtt_ns +
+		      mrc_rtt_max(4 * (u64)r->rttvar_ns, p->var_floor_ns);
+	else
+		rto = p->rto_init_ns;
+	rto = mrc_rtt_max(rto, p->rto_min_ns);
+	rto = mrc_rtt_min(rto, p->rto_max_ns);
+
+	/* rto <= 2^32 and shift <= 16: no overflow. */
+	shift = (u32)mrc_rtt_min(r->backoff, p->max_backoff);
+	shift = (u32)mrc_rtt_min(shift, MRC_RTT_BACKOFF_LIMIT);
+	return mrc_rtt_min(rto << shift, p->rto_max_ns);
+}
+
+u64 mrc_rtt_timeout(struct mrc_rtt *r, const struct mrc_rtt_params *p)
+{
+	if (r->backoff < MRC_RTT_BACKOFF_LIMIT)
+		r->backoff++;
+	return mrc_rtt_rto(r, p);
+}
