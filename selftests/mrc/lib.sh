@@ -291,6 +291,14 @@ _mrc_host_main() {
 
 	# entries: "R|ok|desc" results and "D|text" guest diagnostics, in order.
 	entries=()
+	if [ "$rc" -ne 0 ] && ! compgen -G "$out/node.*.rc" >/dev/null &&
+	   { [ "$rc" -ne 1 ] || ! compgen -G "$out/console.*.log" >/dev/null; }; then
+		# The fabric never ran (usage or host setup error): one result.
+		echo "1..1"
+		echo "not ok 1 fabric: run.sh exit status $rc (see its messages on stderr)"
+		echo "# outputs kept in $out"
+		exit "$KSFT_FAIL"
+	fi
 	local -a nodes=()
 	if [ "${ONLY:-0}" = 1 ]; then nodes=(1); else
 		for ((n = 1; n <= ${NODES:-2}; n++)); do nodes+=("$n"); done

@@ -64,7 +64,7 @@ EOF
 }
 
 msg() { echo "$PROG: $*" >&2; }
-die() { msg "error: $*"; exit "${2:-1}"; }
+die() { msg "error: $1"; exit "${2:-1}"; }
 
 # ---------------------------------------------------------------- options
 while [ $# -gt 0 ]; do
@@ -101,6 +101,19 @@ if [[ ${CMD[0]} == */* && ${CMD[0]} != /* && -e ${CMD[0]} ]]; then
 	CMD[0]=$(realpath -- "${CMD[0]}")
 fi
 
+# Guests mount fresh tmpfs on /tmp and /run (and their own /dev, /proc, /sys):
+# host files there are invisible in the VMs.
+prog=
+for w in "${CMD[@]}"; do	# the program word, after `env` and VAR=value
+	case $w in env|*=*) continue ;; esac
+	prog=$w
+	break
+done
+case $prog in
+/tmp/*|/run/*|/dev/*|/proc/*|/sys/*)
+	die "$prog: guests cannot see host files under /tmp, /run, /dev, /proc or /sys; put it elsewhere (e.g. in the repo or /root)" 2 ;;
+esac
+
 # ---------------------------------------------------------------- prerequisites
 [ "$(id -u)" -eq 0 ] || die "must be run as root (needs network namespaces and tap devices)" 1
 QEMU=$(command -v qemu-system-x86_64) ||
@@ -118,9 +131,16 @@ command -v ip >/dev/null || die "ip (iproute2) not found; skipping" 4
 if [ -n "${MRC_KVER:-}" ]; then
 	KVER=$MRC_KVER
 else
+	# Prefer the newest one that also has headers (build/): that is the
+	# one the Makefile builds mrc.ko against.
 	KVER=
-	for d in $(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' 2>/dev/null | sort -rV); do
-		if [ -r "/boot/vmlinuz-$d" ]; then KVER=$d; break; fi
+	for want in build any; do
+		for d in $(find /lib/modules -mindepth 1 -maxdepth 1 -name '*-amd64' -printf '%f\n' 2>/dev/null | sort -rV); do
+			[ -r "/boot/vmlinuz-$d" ] || continue
+			[ $want = build ] && [ ! -d "/lib/modules/$d/build" ] && continue
+			KVER=$d
+			break 2
+		done
 	done
 fi
 [ -n "$KVER" ] || die "no installed *-amd64 guest kernel (apt-get install linux-image-amd64); skipping" 4
@@ -391,11 +411,11 @@ cleanup() {
 	if ip netns list 2>/dev/null | grep -qw "^$NETNS"; then
 		ip netns del "$NETNS" 2>/dev/null || msg "warning: could not delete netns $NETNS"
 	fi
-	if [ -n "${OUTDIR:-}" ] && [ -d "$OUTDIR" ]; then
+	if [ "$1" != 0 ] && [ -n "${OUTDIR:-}" ] && [ -d "$OUTDIR" ]; then
 		msg "consoles saved in $OUTDIR/console.N.log, outputs in $OUTDIR/node.N.out"
 	fi
 }
-trap cleanup EXIT
+trap 'cleanup $?' EXIT
 trap 'msg "interrupted"; exit 130' INT
 trap 'msg "terminated"; exit 143' TERM
 trap 'msg "hangup"; exit 129' HUP
@@ -505,6 +525,9 @@ prepare_modules() {
 	rm -rf "$base"
 }
 if [ -f "$REPO/mrc.ko" ]; then
+	vermagic=$(modinfo -F vermagic "$REPO/mrc.ko" 2>/dev/null)
+	[ "${vermagic%% *}" = "$KVER" ] ||
+		msg "warning: $REPO/mrc.ko was built for '${vermagic%% *}', guests run $KVER: modprobe mrc will fail"
 	prepare_modules || die "cannot prepare $REPO/mrc.ko for the guests (depmod)"
 	msg "mrc.ko will be modprobe-able in the guests ($(stat -c '%y' "$REPO/mrc.ko" | cut -d. -f1))"
 fi
@@ -513,6 +536,12 @@ fi
 # Host-side MTU: never below the guests', and jumbo-capable so tests may raise
 # a guest MTU themselves.
 HMTU=$((MTU > 9000 ? MTU : 9000))
+# Namespaces left by runs that were SIGKILLed (their QEMUs died with them).
+for ns in $(ip netns list 2>/dev/null | awk '/^mrcfab-[0-9]+/ { print $1 }'); do
+	pid=${ns#mrcfab-}
+	grep -qs 'fabric/run.sh' "/proc/$pid/cmdline" && continue
+	ip netns del "$ns" 2>/dev/null && msg "removed stale netns $ns"
+done
 ip netns add "$NETNS" || die "cannot create netns $NETNS"
 nsx() { ip netns exec "$NETNS" "$@"; }
 nsx ip link set lo up
@@ -528,6 +557,8 @@ for ((p = 0; p < PLANES; p++)); do
 done
 
 # ---------------------------------------------------------------- boot
+PDEATH=()
+setpriv --help 2>/dev/null | grep -q -- --pdeathsig && PDEATH=(setpriv --pdeathsig KILL --)
 msg "booting $NODES VM(s): kernel $KVER, $PLANES plane(s), MTU $MTU, netns $NETNS, out $OUTDIR"
 for ((n = 1; n <= NODES; n++)); do
 	args=(-accel tcg -m "$MEM" -smp 1 -nodefaults -display none -monitor none
@@ -545,8 +576,9 @@ for ((n = 1; n <= NODES; n++)); do
 		args+=(-netdev "tap,id=p$p,ifname=tap$p.$n,script=no,downscript=no"
 			-device "virtio-net-pci,romfile=,netdev=p$p,mac=$(printf '52:54:00:00:%02x:%02x' "$p" "$n")")
 	done
-	# ip netns exec execs QEMU in place, so $! is QEMU's own PID.
-	ip netns exec "$NETNS" "$QEMU" "${args[@]}" </dev/null >"$OUTDIR/qemu.$n.log" 2>&1 &
+	# ip netns exec and setpriv exec in place, so $! is QEMU's own PID.
+	# --pdeathsig: QEMU dies with this script even on SIGKILL.
+	ip netns exec "$NETNS" "${PDEATH[@]}" "$QEMU" "${args[@]}" </dev/null >"$OUTDIR/qemu.$n.log" 2>&1 &
 	QPID[$n]=$!
 done
 TBOOT=$(now_ms)
