@@ -174,4 +174,65 @@ static inline u32 mrc_wire_npkts(u32 msg_len, u16 seg)
 	return msg_len ? (msg_len + seg - 1) / seg : 1;
 }
 
+/*
+ * Helpers (wire.c).  The parsed bodies below are host byte order; the
+ * get_* functions may only be called on a packet mrc_wire_parse()
+ * accepted with the matching type, the put_* functions write a body and
+ * return its length for mrc_pkt.len.
+ */
+
+/*
+ * SACK body, parsed.  Bit i of the bitmap (word i / 64, bit i % 64) stands
+ * for packet cum + 1 + i; bits at or above nbits are always 0 here.
+ */
+struct mrc_pkt_sack {
+	u32	cum;
+	u32	nbits;
+	u64	bitmap[MRC_WIRE_SACK_BITS / 64];
+	u16	echo_entropy;
+	u32	echo_path_seq;
+	u64	echo_tstamp;
+};
+
+/* One NACK hole: packets [first, first + count). */
+struct mrc_pkt_nack_range {
+	u32	first;
+	u32	count;
+};
+
+/* HELLO / HELLO_REPLY / PROBE / PROBE_REPLY body, parsed. */
+struct mrc_pkt_hello {
+	u32	qpn;
+	u32	qkey;
+	u32	rail_id;
+	u32	echo_path_seq;
+	u64	echo_tstamp;
+};
+
+void mrc_wire_get_sack(const struct mrc_pkt *pkt, struct mrc_pkt_sack *sack);
+/* Writes sizeof(struct mrc_wire_sack) bytes; bits >= nbits go out as 0. */
+u16 mrc_wire_put_sack(void *body, const struct mrc_pkt_sack *sack);
+
+/* Ranges in an accepted NACK (1..MRC_WIRE_NACK_MAX) and the i-th of them. */
+unsigned int mrc_wire_nack_nranges(const struct mrc_pkt *pkt);
+void mrc_wire_get_nack_range(const struct mrc_pkt *pkt, unsigned int i,
+			     struct mrc_pkt_nack_range *range);
+/*
+ * Writes @n ranges; returns the body length, or 0 (nothing written) if @n
+ * is 0 or above MRC_WIRE_NACK_MAX.
+ */
+u16 mrc_wire_put_nack(void *body, const struct mrc_pkt_nack_range *ranges,
+		      unsigned int n);
+
+void mrc_wire_get_hello(const struct mrc_pkt *pkt, struct mrc_pkt_hello *hello);
+u16 mrc_wire_put_hello(void *body, const struct mrc_pkt_hello *hello);
+
+/* "data", "sack", ... "probe_reply"; "unknown" for any other value. */
+const char *mrc_wire_type_name(unsigned int type);
+/*
+ * Counter name of a drop reason: "none", "truncated", "bad_version", ...;
+ * NULL at or above MRC_DROP_NR.
+ */
+const char *mrc_drop_reason_name(unsigned int reason);
+
 #endif /* _MRC_WIRE_H */

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wire.c - encode and validate mrc packets (kernel-agnostic).
+ *
+ * The buffer is never cast to a wire struct: received datagrams may sit at
+ * any alignment, so every field is copied out with memcpy() at the offset
+ * the packed structs in wire.h give it, then converted from big-endian.
+ *
+ * mrc_wire_parse() checks, in this order, and reports the first failure:
+ *
+ *   1. buflen >= MRC_WIRE_HDR_LEN                       TRUNCATED
+ *   2. version == MRC_WIRE_VERSION                      BAD_VERSION
+ *   3. type is DATA..PROBE_REPLY                        BAD_TYPE
+ *   4. buflen >= HDR_LEN + len                          TRUNCATED
+ *   5. buflen == HDR_LEN + len (no trailing bytes),
+ *      len <= MRC_WIRE_MAX_PAYLOAD                      BAD_LENGTH
+ *   6. dst_node == lim->local_node (every type)         NOT_FOR_US
+ *   7. the body, per type (see the check_* functions)
+ *
+ * @pkt is written only when the packet is accepted.  Unknown flags,
+ * reserved fields and the header fields a type does not use are ignored.
+ * Documentation/mrc/protocol.rst explains each rule.
+ */
+#include "wire.h"
+
+/* BUILD_BUG_ON() for both worlds: fails to compile when @cond is false. */
+#define WIRE_BUILD_CHECK(cond)	((void)sizeof(char[1 - 2 * !(cond)]))
+
+/* ---- unaligned big-endian field access ---- */
+
+static u16 get16(const u8 *p)
+{
+	__be16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be16_to_cpu(v);
+}
+
+static u32 get32(const u8 *p)
+{
+	__be32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32_to_cpu(v);
+}
+
+static u64 get64(const u8 *p)
+{
+	__be64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64_to_cpu(v);
+}
+
+static void put16(u8 *p, u16 x)
+{
+	__be16 v = cpu_to_be16(x);
+
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put32(u8 *p, u32 x)
+{
+	__be32 v = cpu_to_be32(x);
+
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put64(u8 *p, u64 x)
+{
+	__be64 v = cpu_to_be64(x);
+
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Address of field @f of wire struct @s in the buffer at @b. */
+#define AT(b, s, f)	((b) + offsetof(struct s, f))
+#define HDR(b, f)	AT(b, mrc_wire_hdr, f)
+
+/* ---- header ---- */
+
+void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt)
+{
+	u8 *b = buf;
+
+	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_hdr) == MRC_WIRE_HDR_LEN);
+	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_sack) == 56);
+	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_nack_range) == 8);
+	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_hello) == 24);
+	WIRE_BUILD_CHECK(MRC_WIRE_MAX_PAYLOAD <= 0xffff);	/* len: 16 bits */
+
+	b[offsetof(struct mrc_wire_hdr, version)] = pkt->version;
+	b[offsetof(struct mrc_wire_hdr, type)] = pkt->type;
+	put16(HDR(b, flags), pkt->flags);
+	put32(HDR(b, src_node), pkt->src_node);
+	put32(HDR(b, dst_node), pkt->dst_node);
+	put16(HDR(b, src_port), pkt->src_port);
+	put16(HDR(b, dst_port), pkt->dst_port);
+	put64(HDR(b, msg_id), pkt->msg_id);
+	put32(HDR(b, offset), pkt->offset);
+	put32(HDR(b, msg_len), pkt->msg_len);
+	put16(HDR(b, len), pkt->len);
+	put16(HDR(b, seg), pkt->seg);
+	put16(HDR(b, entropy), pkt->entropy);
+	put16(HDR(b, reserved), 0);
+	put32(HDR(b, path_seq), pkt->path_seq);
+	put32(HDR(b, credit), pkt->credit);
+	put64(HDR(b, tstamp), pkt->tstamp);
+}
+
+static void get_hdr(const u8 *b, struct mrc_pkt *pkt)
+{
+	pkt->version = b[offsetof(struct mrc_wire_hdr, version)];
+	pkt->type = b[offsetof(struct mrc_wire_hdr, type)];
+	pkt->flags = get16(HDR(b, flags));
+	pkt->src_node = get32(HDR(b, src_node));
+	pkt->dst_node = get32(HDR(b, dst_node));
+	pkt->src_port = get16(HDR(b, src_port));
+	pkt->dst_port = get16(HDR(b, dst_port));
+	pkt->msg_id = get64(HDR(b, msg_id));
+	pkt->offset = get32(HDR(b, offset));
+	pkt->msg_len = get32(HDR(b, msg_len));
+	pkt->len = get16(HDR(b, len));
+	pkt->seg = get16(HDR(b, seg));
+	pkt->entropy = get16(HDR(b, entropy));
+	pkt->path_seq = get32(HDR(b, path_seq));
+	pkt->credit = get32(HDR(b, credit));
+	pkt->tstamp = get64(HDR(b, tstamp));
+	pkt->body = b + MRC_WIRE_HDR_LEN;
+}
+
+/* ---- per-type body checks ---- */
+
+/*
+ * DATA: the packet is piece offset / seg of a message of msg_len bytes cut
+ * into seg-byte pieces.  Whether seg and msg_len match the other packets of
+ * the same message is the reassembly's business (it has the state).
+ */
+static enum mrc_drop_reason check_data(const struct mrc_pkt *p,
+				       const struct mrc_wire_limits *lim)
+{
+	u32 rest, want;
+	bool last;
+
+	if (!p->msg_len)
+		return MRC_DROP_BAD_LENGTH;
+	if (p->msg_len > lim->max_msg_len)
+		return MRC_DROP_MSG_TOO_BIG;
+	if (p->seg < MRC_WIRE_MIN_SEG || p->seg > MRC_WIRE_MAX_PAYLOAD)
+		return MRC_DROP_BAD_SEG;
+	if (p->offset >= p->msg_len || p->offset % p->seg)
+		return MRC_DROP_BAD_OFFSET;
+	rest = p->msg_len - p->offset;
+	if (p->len > rest)
+		return MRC_DROP_BAD_OFFSET;
+	want = rest < p->seg ? rest : p->seg;
+	if (p->len != want)
+		return MRC_DROP_BAD_LENGTH;
+	last = p->len == rest;
+	if (!!(p->flags & MRC_WF_LAST) != last)
+		return MRC_DROP_BAD_OFFSET;
+	return MRC_DROP_NONE;
+}
+
+/* SACK: fixed size; the bitmap must not run past packet index U32_MAX. */
+static enum mrc_drop_reason check_sack(const struct mrc_pkt *p)
+{
+	u32 cum, nbits;
+
+	if (p->len != sizeof(struct mrc_wire_sack))
+		return MRC_DROP_BAD_LENGTH;
+	cum = get32(AT(p->body, mrc_wire_sack, cum));
+	nbits = get32(AT(p->body, mrc_wire_sack, nbits));
+	if (nbits > MRC_WIRE_SACK_BITS)
+		return MRC_DROP_BAD_SACK;
+	if ((u64)cum + nbits > U32_MAX)
+		return MRC_DROP_BAD_SACK;
+	return MRC_DROP_NONE;
+}
+
+/*
+ * NACK: 1..MRC_WIRE_NACK_MAX ranges, each non-empty, ending at or below
+ * U32_MAX, in ascending order without overlap (adjacent is fine).
+ */
+static enum mrc_drop_reason check_nack(const struct mrc_pkt *p)
+{
+	const unsigned int rsz = sizeof(struct mrc_wire_nack_range);
+	u64 end = 0;
+	unsigned int i, n;
+
+	if (!p->len || p->len % rsz || p->len / rsz > MRC_WIRE_NACK_MAX)
+		return MRC_DROP_BAD_LENGTH;
+	n = p->len / rsz;
+	for (i = 0; i < n; i++) {
+		const u8 *r = p->body + i * rsz;
+		u32 first = get32(AT(r, mrc_wire_nack_range, first));
+		u32 count = get32(AT(r, mrc_wire_nack_range, count));
+
+		if (!count || first < end)
+			return MRC_DROP_BAD_SACK;
+		end = (u64)first + count;
+		if (end > U32_MAX)
+			return MRC_DROP_BAD_SACK;
+	}
+	return MRC_DROP_NONE;
+}
+
+static enum mrc_drop_reason check_hello(const struct mrc_pkt *p)
+{
+	if (p->len != sizeof(struct mrc_wire_hello))
+		return MRC_DROP_BAD_LENGTH;
+	return MRC_DROP_NONE;
+}
+
+enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
+				    const struct mrc_wire_limits *lim,
+				    struct mrc_pkt *pkt)
+{
+	enum mrc_drop_reason why;
+	struct mrc_pkt p;
+
+	if (buflen < MRC_WIRE_HDR_LEN)
+		return MRC_DROP_TRUNCATED;
+	get_hdr(buf, &p);
+	if (p.version != MRC_WIRE_VERSION)
+		return MRC_DROP_BAD_VERSION;
+	if (p.type < MRC_PKT_DATA || p.type > MRC_PKT_TYPE_MAX)
+		return MRC_DROP_BAD_TYPE;
+	if (buflen - MRC_WIRE_HDR_LEN < p.len)
+		return MRC_DROP_TRUNCATED;
+	if (buflen - MRC_WIRE_HDR_LEN > p.len || p.len > MRC_WIRE_MAX_PAYLOAD)
+		return MRC_DROP_BAD_LENGTH;
+	if (p.dst_node != lim->local_node)
+		return MRC_DROP_NOT_FOR_US;
+
+	switch (p.type) {
+	case MRC_PKT_DATA:
+		why = check_data(&p, lim);
+		break;
+	case MRC_PKT_SACK:
+		why = check_sack(&p);
+		break;
+	case MRC_PKT_NACK:
+		why = check_nack(&p);
+		break;
+	default:	/* HELLO, PROBE and their replies */
+		why = check_hello(&p);
+		break;
+	}
+	if (why == MRC_DROP_NONE)
+		*pkt = p;
+	return why;
+}
+
+/* ---- bodies ---- */
+
+void mrc_wire_get_sack(const struct mrc_pkt *pkt, struct mrc_pkt_sack *sack)
+{
+	const u8 *b = pkt->body;
+	unsigned int w;
+
+	sack->cum = get32(AT(b, mrc_wire_sack, cum));
+	sack->nbits = get32(AT(b, mrc_wire_sack, nbits));
+	for (w = 0; w < ARRAY_SIZE(sack->bitmap); w++) {
+		unsigned int lo = w * 64;
+		u64 word = get64(AT(b, mrc_wire_sack, bitmap) + 8 * w);
+
+		/* bits >= nbits are ignored on receive */
+		if (sack->nbits <= lo)
+			word = 0;
+		else if (sack->nbits - lo < 64)
+			word &= (1ULL << (sack->nbits - lo)) - 1;
+		sack->bitmap[w] = word;
+	}
+	sack->echo_entropy = get16(AT(b, mrc_wire_sack, echo_entropy));
+	sack->echo_path_seq = get32(AT(b, mrc_wire_sack, echo_path_seq));
+	sack->echo_tstamp = get64(AT(b, mrc_wire_sack, echo_tstamp));
+}
+
+u16 mrc_wire_put_sack(void *body, const struct mrc_pkt_sack *sack)
+{
+	u8 *b = body;
+	unsigned int w;
+
+	put32(AT(b, mrc_wire_sack, cum), sack->cum);
+	put32(AT(b, mrc_wire_sack, nbits), sack->nbits);
+	for (w = 0; w < ARRAY_SIZE(sack->bitmap); w++) {
+		unsigned int lo = w * 64;
+		u64 word = sack->bitmap[w];
+
+		if (sack->nbits <= lo)
+			word = 0;
+		else if (sack->nbits - lo < 64)
+			word &= (1ULL << (sack->nbits - lo)) - 1;
+		put64(AT(b, mrc_wire_sack, bitmap) + 8 * w, word);
+	}
+	put16(AT(b, mrc_wire_sack, echo_entropy), sack->echo_entropy);
+	put16(AT(b, mrc_wire_sack, reserved), 0);
+	put32(AT(b, mrc_wire_sack, echo_path_seq), sack->echo_path_seq);
+	put64(AT(b, mrc_wire_sack, echo_tstamp), sack->echo_tstamp);
+	return sizeof(struct mrc_wire_sack);
+}
+
+unsigned int mrc_wire_nack_nranges(const struct mrc_pkt *pkt)
+{
+	return pkt->len / sizeof(struct mrc_wire_nack_range);
+}
+
+void mrc_wire_get_nack_range(const struct mrc_pkt *pkt, unsigned int i,
+			     struct mrc_pkt_nack_range *range)
+{
+	const u8 *r = pkt->body + i * sizeof(struct mrc_wire_nack_range);
+
+	range->first = get32(AT(r, mrc_wire_nack_range, first));
+	range->count = get32(AT(r, mrc_wire_nack_range, count));
+}
+
+u16 mrc_wire_put_nack(void *body, const struct mrc_pkt_nack_range *ranges,
+		      unsigned int n)
+{
+	const unsigned int rsz = sizeof(struct mrc_wire_nack_range);
+	unsigned int i;
+
+	if (!n || n > MRC_WIRE_NACK_MAX)
+		return 0;
+	for (i = 0; i < n; i++) {
+		u8 *r = (u8 *)body + i * rsz;
+
+		put32(AT(r, mrc_wire_nack_range, first), ranges[i].first);
+		put32(AT(r, mrc_wire_nack_range, count), ranges[i].count);
+	}
+	return n * rsz;
+}
+
+void mrc_wire_get_hello(const struct mrc_pkt *pkt, struct mrc_pkt_hello *hello)
+{
+	const u8 *b = pkt->body;
+
+	hello->qpn = get32(AT(b, mrc_wire_hello, qpn));
+	hello->qkey = get32(AT(b, mrc_wire_hello, qkey));
+	hello->rail_id = get32(AT(b, mrc_wire_hello, rail_id));
+	hello->echo_path_seq = get32(AT(b, mrc_wire_hello, echo_path_seq));
+	hello->echo_tstamp = get64(AT(b, mrc_wire_hello, echo_tstamp));
+}
+
+u16 mrc_wire_put_hello(void *body, const struct mrc_pkt_hello *hello)
+{
+	u8 *b = body;
+
+	put32(AT(b, mrc_wire_hello, qpn), hello->qpn);
+	put32(AT(b, mrc_wire_hello, qkey), hello->qkey);
+	put32(AT(b, mrc_wire_hello, rail_id), hello->rail_id);
+	put32(AT(b, mrc_wire_hello, echo_path_seq), hello->echo_path_seq);
+	put64(AT(b, mrc_wire_hello, echo_tstamp), hello->echo_tstamp);
+	return sizeof(struct mrc_wire_hello);
+}
+
+/* ---- names ---- */
+
+static const char * const mrc_wire_type_names[] = {
+	[MRC_PKT_DATA]		= "data",
+	[MRC_PKT_SACK]		= "sack",
+	[MRC_PKT_NACK]		= "nack",
+	[MRC_PKT_HELLO]		= "hello",
+	[MRC_PKT_HELLO_REPLY]	= "hello_reply",
+	[MRC_PKT_PROBE]		= "probe",
+	[MRC_PKT_PROBE_REPLY]	= "probe_reply",
+};
+
+static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
+	[MRC_DROP_NONE]		= "none",
+	[MRC_DROP_TRUNCATED]	= "truncated",
+	[MRC_DROP_BAD_VERSION]	= "bad_version",
+	[MRC_DROP_BAD_TYPE]	= "bad_type",
+	[MRC_DROP_BAD_LENGTH]	= "bad_length",
+	[MRC_DROP_BAD_OFFSET]	= "bad_offset",
+	[MRC_DROP_MSG_TOO_BIG]	= "msg_too_big",
+	[MRC_DROP_BAD_SEG]	= "bad_seg",
+	[MRC_DROP_BAD_SACK]	= "bad_sack",
+	[MRC_DROP_NOT_FOR_US]	= "not_for_us",
+	[MRC_DROP_UNKNOWN_PEER]	= "unknown_peer",
+	[MRC_DROP_NO_MEMORY]	= "no_memory",
+	[MRC_DROP_DUPLICATE]	= "duplicate",
+};
+
+const char *mrc_wire_type_name(unsigned int type)
+{
+	if (type < ARRAY_SIZE(mrc_wire_type_names) && mrc_wire_type_names[type])
+		return mrc_wire_type_names[type];
+	return "unknown";
+}
+
+const char *mrc_drop_reason_name(unsigned int reason)
+{
+	if (reason < ARRAY_SIZE(mrc_drop_reason_names))
+		return mrc_drop_reason_names[reason];
+	return NULL;
+}
