@@ -15,6 +15,11 @@ expected_gid() {
 	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' 10 200 "$1" "$2"
 }
 
+# shellcheck disable=SC2317  # called through wait_for
+listening() {	# PORT: a TCP socket listens on it
+	[ -n "$(ss -Hltn "sport = :$1")" ]
+}
+
 run_guest() {
 	local p dev idx port pid rc ib=/sys/class/infiniband
 
@@ -44,7 +49,7 @@ run_guest() {
 				-n 100 -s 4096 -m 4096 >"/tmp/pp$p.log" 2>&1 &
 			pid=$!
 			wait_for "rc_pingpong server on $dev listening" 20 \
-				sh -c "ss -Hltn 'sport = :$port' | grep -q ."
+				listening "$port"
 			put "pingpong.$p.port" "$port"
 			wait "$pid"
 			rc=$?

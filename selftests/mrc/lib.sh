@@ -59,11 +59,24 @@ _MRC_RESULTS=/dev/null	# one line per result (survives subshells)
 _tap() { echo "$*" >&"$_MRC_TAP_FD"; }
 
 # _result ok|"not ok" DESC: print a numbered result and record it.
+# Helpers avoid forks: under TCG every fork+exec costs 0.1-1 s.
 _result() {
-	local n
+	local -a all
 	echo "$1" >>"$_MRC_RESULTS"
-	n=$(wc -l <"$_MRC_RESULTS")
-	_tap "$1 $n $2"
+	mapfile -t all <"$_MRC_RESULTS"
+	_tap "$1 ${#all[@]} $2"
+}
+
+_count() { local -a all; mapfile -t all <"$_MRC_RESULTS"; echo "${#all[@]}"; }
+
+# sleep without a fork: read with a timeout on a FIFO nobody writes to.
+_MRC_SLEEP_FD=
+_sleep() {
+	if [ -n "$_MRC_SLEEP_FD" ]; then
+		read -r -t "$1" -u "$_MRC_SLEEP_FD" _ 2>/dev/null
+		return 0
+	fi
+	sleep "$1"
 }
 
 # Print text (stdin) as "# " diagnostic lines.
@@ -116,29 +129,28 @@ is_node() { [ "${MRC_NODE:-}" = "$1" ]; }
 # RoCEv2 GID with an IPv4-mapped address (::ffff:a.b.c.d); index 0 is the
 # link-local one, but read it rather than assume.
 gid_index() {
-	local dev=$1 port=${2:-1} g i t
+	local dev=$1 port=${2:-1} g i t v
 	for g in /sys/class/infiniband/"$dev"/ports/"$port"/gids/*; do
 		i=${g##*/}
-		t=$(cat "/sys/class/infiniband/$dev/ports/$port/gid_attrs/types/$i" 2>/dev/null) || continue
+		t='' v=''
+		read -r t <"/sys/class/infiniband/$dev/ports/$port/gid_attrs/types/$i" 2>/dev/null
 		[ "$t" = "RoCE v2" ] || continue
-		case $(cat "$g" 2>/dev/null) in
+		read -r v <"$g" 2>/dev/null
+		case $v in
 		0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
 		esac
 	done
 	return 1
 }
 
-# Nodes that run the test: all, or only MRC_ONLY.
-_participants() {
-	local n
-	if [ -n "${MRC_ONLY:-}" ]; then
-		echo "$MRC_ONLY"
-	else
-		for ((n = 1; n <= ${MRC_NODES:-1}; n++)); do echo "$n"; done
-	fi
-}
+# Nodes that run the test: all, or only MRC_ONLY (set in _mrc_guest_main).
+_MRC_PARTICIPANTS=()
 
-_safe_name() { tr -c 'A-Za-z0-9._-' '_' <<<"$1" | head -c 100; }
+# KEY -> a file name: [A-Za-z0-9._-], at most 100 characters; sets _MRC_NAME.
+_safe_name() {
+	_MRC_NAME=${1//[^A-Za-z0-9._-]/_}
+	_MRC_NAME=${_MRC_NAME:0:100}
+}
 
 # Write a file in the shared dir atomically (readers never see partial data).
 _atomic_write() {	# FILE CONTENT
@@ -148,19 +160,21 @@ _atomic_write() {	# FILE CONTENT
 }
 
 barrier() {
-	local name gen dir t0 timeout=${2:-120} missing n cnt
-	name=$(_safe_name "$1")
+	local name gen=0 dir t0 timeout=${2:-120} missing n cnt
+	_safe_name "$1"
+	name=$_MRC_NAME
 	# The same NAME may be used repeatedly: every node counts its own uses.
 	cnt=/tmp/.mrc-barrier.$name
-	gen=$(( $(cat "$cnt" 2>/dev/null || echo 0) + 1 ))
+	[ -r "$cnt" ] && read -r gen <"$cnt"
+	gen=$((gen + 1))
 	echo "$gen" >"$cnt"
 	dir=$MRC_SHARED/.barrier/$name.$gen
-	mkdir -p "$dir"
+	[ -d "$dir" ] || mkdir -p "$dir"
 	_atomic_write "$dir/$MRC_NODE" "$MRC_NODE"
 	t0=$SECONDS
 	while :; do
 		missing=
-		for n in $(_participants); do
+		for n in "${_MRC_PARTICIPANTS[@]}"; do
 			[ -e "$dir/$n" ] || missing+=" node$n"
 		done
 		[ -z "$missing" ] && return 0
@@ -168,29 +182,40 @@ barrier() {
 			_result "not ok" "barrier $1 (timeout after ${timeout}s, missing:$missing)"
 			return 1
 		fi
-		sleep 0.1
+		# Do not wait for a node that can never arrive.
+		for n in "${_MRC_PARTICIPANTS[@]}"; do
+			[ -e "$dir/$n" ] && continue
+			if [ -e "$MRC_OUTDIR/.fabric/dead.$n" ]; then
+				_result "not ok" "barrier $1 (node$n's VM died)"
+				return 1
+			elif [ -e "$MRC_OUTDIR/node.$n.rc" ]; then
+				_result "not ok" "barrier $1 (node$n already finished its test)"
+				return 1
+			fi
+		done
+		_sleep 0.1
 	done
 }
 
 put() {
-	local key
-	key=$(_safe_name "$1")
-	mkdir -p "$MRC_SHARED/.kv"
-	_atomic_write "$MRC_SHARED/.kv/$key" "$2"
+	_safe_name "$1"
+	[ -d "$MRC_SHARED/.kv" ] || mkdir -p "$MRC_SHARED/.kv"
+	_atomic_write "$MRC_SHARED/.kv/$_MRC_NAME" "$2"
 }
 
 get() {
-	local key f timeout=${2:-60} t0=$SECONDS
-	key=$(_safe_name "$1")
-	f=$MRC_SHARED/.kv/$key
+	local f v timeout=${2:-60} t0=$SECONDS
+	_safe_name "$1"
+	f=$MRC_SHARED/.kv/$_MRC_NAME
 	until [ -e "$f" ]; do
 		if [ $((SECONDS - t0)) -ge "$timeout" ]; then
 			_result "not ok" "get $1 (no value after ${timeout}s)"
 			return 1
 		fi
-		sleep 0.1
+		_sleep 0.1
 	done
-	cat "$f"
+	IFS= read -r -d '' v <"$f"
+	printf '%s\n' "$v"
 }
 
 wait_for() {
@@ -204,7 +229,7 @@ wait_for() {
 			return 0
 		fi
 		[ $((SECONDS - t0)) -ge "$timeout" ] && break
-		sleep 0.2
+		_sleep 0.2
 	done
 	_result "not ok" "$desc"
 	diag "timeout after ${timeout}s waiting for: $* (last exit status $rc)"
@@ -239,7 +264,17 @@ _mrc_guest_main() {
 	local st
 	declare -F run_guest >/dev/null || { echo "not ok 1 run_guest() not defined"; exit "$KSFT_FAIL"; }
 	exec {_MRC_TAP_FD}>&1
-	_MRC_RESULTS=$(mktemp /tmp/mrc-results.XXXXXX)
+	_MRC_RESULTS=/tmp/mrc-results.$$
+	: >"$_MRC_RESULTS"
+	if mkfifo "/tmp/.mrc-sleep.$$" 2>/dev/null; then
+		exec {_MRC_SLEEP_FD}<>"/tmp/.mrc-sleep.$$"
+		rm -f "/tmp/.mrc-sleep.$$"
+	fi
+	if [ -n "${MRC_ONLY:-}" ]; then
+		_MRC_PARTICIPANTS=("$MRC_ONLY")
+	else
+		for ((st = 1; st <= ${MRC_NODES:-1}; st++)); do _MRC_PARTICIPANTS+=("$st"); done
+	fi
 	_tap "TAP version 13"
 	# A subshell: an `exit` or a set -u abort in run_guest still gets the
 	# dmesg check and a clear report.
@@ -249,15 +284,15 @@ _mrc_guest_main() {
 	)
 	st=$?
 	if [ -e "$_MRC_RESULTS.skip_all" ] && ! grep -qv '^ok$' "$_MRC_RESULTS" &&
-	   [ "$(wc -l <"$_MRC_RESULTS")" -le 1 ]; then
-		_tap "1..$(wc -l <"$_MRC_RESULTS")"
+	   [ "$(_count)" -le 1 ]; then
+		_tap "1..$(_count)"
 		exit "$KSFT_SKIP"
 	fi
 	if [ ! -e "$_MRC_RESULTS.completed" ] && [ ! -e "$_MRC_RESULTS.skip_all" ] && [ $st -ne 0 ]; then
 		_result "not ok" "run_guest aborted (exit status $st)"
 	fi
 	_dmesg_check
-	_tap "1..$(wc -l <"$_MRC_RESULTS")"
+	_tap "1..$(_count)"
 	grep -q '^not ok$' "$_MRC_RESULTS" && exit "$KSFT_FAIL"
 	exit "$KSFT_PASS"
 }

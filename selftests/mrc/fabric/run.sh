@@ -20,7 +20,8 @@
 #   boot.N.log      guest uptime at each setup stage
 #   qemu.N.log      QEMU's own stdout/stderr
 #   shared/         MRC_SHARED: scratch space for coordination between nodes
-#   .fabric/        runner <-> guest control files (config, ready.N, go, stop)
+#   .fabric/        runner <-> guest control files (config, ready.N, go, stop,
+#                   dead.N when node N's VM died)
 
 set -u
 
@@ -619,6 +620,8 @@ done
 # A VM that died without leaving an rc: show why and fail.
 vm_died() {
 	local n=$1
+	# Tells the other guests' barrier/get (lib.sh) not to wait for it.
+	: >"$OUTDIR/.fabric/dead.$n"
 	msg "node$n: VM exited without a result (panic or setup failure); console tail:"
 	tail -n 25 "$OUTDIR/console.$n.log" 2>/dev/null | sed "s/^/  node$n| /" >&2
 	[ -s "$OUTDIR/qemu.$n.log" ] && sed "s/^/  node$n qemu| /" "$OUTDIR/qemu.$n.log" >&2
