@@ -39,9 +39,11 @@ CHECKPATCH ?= $(firstword $(wildcard $(KDIR)/scripts/checkpatch.pl) \
 		$(wildcard build/linux-source/scripts/checkpatch.pl))
 # Ignored: the X-macro knob list (config_knobs.h) and the code it generates
 # trip COMPLEX_MACRO, MACRO_ARG_REUSE, TRAILING_SEMICOLON and BRACKET_SPACE;
-# compat.h defines the kernel types for user space (PREFER_KERNEL_TYPES).
+# compat.h defines the kernel types and __packed for user space
+# (PREFER_KERNEL_TYPES, PREFER_DEFINED_ATTRIBUTE_MACRO).
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES,COMPLEX_MACRO,MACRO_ARG_REUSE,\
-	TRAILING_SEMICOLON,BRACKET_SPACE,PREFER_KERNEL_TYPES
+	TRAILING_SEMICOLON,BRACKET_SPACE,PREFER_KERNEL_TYPES,\
+	PREFER_DEFINED_ATTRIBUTE_MACRO
 checkpatch:
 	@test -n "$(CHECKPATCH)" || \
 		{ echo "checkpatch.pl not found: run scripts/get-checkpatch" >&2; exit 1; }

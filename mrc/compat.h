@@ -41,6 +41,8 @@ typedef int64_t s64;
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
+#define __packed	__attribute__((packed))
+
 #define cpu_to_be16(x)	((__be16)htobe16(x))
 #define cpu_to_be32(x)	((__be32)htobe32(x))
 #define cpu_to_be64(x)	((__be64)htobe64(x))

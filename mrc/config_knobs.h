@@ -20,6 +20,8 @@
 	  "most rails (device ports) mrc takes; later ones are refused")\
 	X(min_mtu, MRC_CONFIG_A_MIN_MTU, 256, 4096, 1024, MRC_KNOB_POW2,\
 	  "bytes",							\
-	  "smallest active RDMA MTU for a rail to be usable")
+	  "smallest active RDMA MTU for a rail to be usable")	\
+	X(entropy, MRC_CONFIG_A_ENTROPY, 1, 64, 8, 0, "QPs",		\
+	  "UD QPs (entropy values) per rail, for rails created later")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

@@ -13,6 +13,7 @@
 #include <net/genetlink.h>
 
 #include "mrc.h"
+#include "ud.h"
 
 /*
  * Knob values.  Written under mrc_config_lock (or by the module loader before
@@ -33,6 +34,7 @@ const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR] = {
 	[MRC_MOD_STAT_RAIL_ALLOC_FAILED] = "rail_alloc_failed",
 	[MRC_MOD_STAT_NOTIFY_FAILED]	= "notify_failed",
 	[MRC_MOD_STAT_REFRESHES]	= "refreshes",
+	[MRC_MOD_STAT_UD_CREATE_FAILED]	= "ud_create_failed",
 };
 
 int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
@@ -119,9 +121,12 @@ static int __init mrc_init(void)
 {
 	int err;
 
-	err = mrc_sysfs_init();
+	err = mrc_ud_init();
 	if (err)
 		return err;
+	err = mrc_sysfs_init();
+	if (err)
+		goto err_ud;
 	err = mrc_nl_init();
 	if (err)
 		goto err_sysfs;
@@ -136,6 +141,8 @@ err_nl:
 	mrc_nl_exit();
 err_sysfs:
 	mrc_sysfs_exit();
+err_ud:
+	mrc_ud_exit();
 	return err;
 }
 
@@ -145,6 +152,7 @@ static void __exit mrc_exit(void)
 	mrc_rail_exit();
 	mrc_nl_exit();
 	mrc_sysfs_exit();
+	mrc_ud_exit();
 	pr_info("mrc: unloaded\n");
 }
 

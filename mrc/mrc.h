@@ -59,6 +59,7 @@ enum mrc_mod_stat {
 	MRC_MOD_STAT_RAIL_ALLOC_FAILED,	/* ports not taken: out of memory */
 	MRC_MOD_STAT_NOTIFY_FAILED,	/* events not sent (no memory) */
 	MRC_MOD_STAT_REFRESHES,		/* rail refresh passes */
+	MRC_MOD_STAT_UD_CREATE_FAILED,	/* rails left without QPs */
 	MRC_MOD_STAT_NR
 };
 
@@ -85,6 +86,8 @@ struct mrc_rail_info {
 	u8 link_layer;			/* enum mrc_link_layer */
 };
 
+struct mrc_ud;
+
 struct mrc_rail_pcpu {
 	u64 c[__MRC_RAIL_STAT_MAX];	/* indexed by enum mrc_rail_stat */
 };
@@ -102,6 +105,12 @@ struct mrc_rail {
 	struct mrc_rail_info info;
 
 	struct mrc_rail_pcpu __percpu *pcpu;	/* lock-free counters */
+
+	/*
+	 * UD queue pairs; set at creation, NULL if they could not be made
+	 * (state ERROR), destroyed after the rail is unlisted.
+	 */
+	struct mrc_ud *ud;
 };
 
 extern struct mutex mrc_rails_lock;

@@ -10,6 +10,7 @@ static const char * const mrc_rail_state_names[] = {
 	[MRC_RAIL_STATE_ACTIVE]		= "active",
 	[MRC_RAIL_STATE_NO_GID]		= "no-gid",
 	[MRC_RAIL_STATE_MTU_LOW]	= "mtu-low",
+	[MRC_RAIL_STATE_ERROR]		= "error",
 };
 
 static const char * const mrc_link_layer_names[] = {
@@ -29,6 +30,9 @@ static const char * const mrc_rail_stat_names[] = {
 	[MRC_RAIL_STAT_DROP_NO_BUFFER]	= "drop_no_buffer",
 	[MRC_RAIL_STAT_STATE_CHANGES]	= "state_changes",
 	[MRC_RAIL_STAT_PORT_EVENTS]	= "port_events",
+	[MRC_RAIL_STAT_RX_ERRORS]	= "rx_errors",
+	[MRC_RAIL_STAT_QP_ERRORS]	= "qp_errors",
+	[MRC_RAIL_STAT_QP_RECOVERIES]	= "qp_recoveries",
 };
 
 const char *mrc_rail_state_name(unsigned int state)

@@ -13,6 +13,7 @@
 #include <net/genetlink.h>
 
 #include "mrc.h"
+#include "ud.h"
 
 static struct genl_family mrc_genl_family;
 
@@ -76,7 +77,8 @@ static int mrc_nl_put_rail(struct sk_buff *skb, struct mrc_rail *rail,
 	    nla_put_u8(skb, MRC_RAIL_A_LINK_LAYER, info.link_layer) ||
 	    nla_put_u32(skb, MRC_RAIL_A_MTU, info.mtu) ||
 	    nla_put_u32(skb, MRC_RAIL_A_SPEED, info.speed) ||
-	    nla_put_u8(skb, MRC_RAIL_A_STATE, info.state))
+	    nla_put_u8(skb, MRC_RAIL_A_STATE, info.state) ||
+	    nla_put_u32(skb, MRC_RAIL_A_QPS, rail->ud ? rail->ud->nqp : 0))
 		goto cancel;
 	if (info.ifindex &&
 	    (nla_put_string(skb, MRC_RAIL_A_NETDEV, info.netdev) ||

@@ -37,6 +37,7 @@
 
 #include "mrc.h"
 #include "names.h"
+#include "ud.h"
 
 /* Protects mrc_rails, mrc_rails_gen, mrc_rails_count and rail info updates. */
 DEFINE_MUTEX(mrc_rails_lock);
@@ -262,6 +263,8 @@ static void mrc_rail_refresh(struct mrc_rail *rail)
 
 	lockdep_assert_held(&mrc_rails_lock);
 	mrc_rail_probe(rail->ibdev, rail->port, &info);
+	if (!rail->ud)
+		info.state = MRC_RAIL_STATE_ERROR;
 
 	spin_lock_bh(&rail->info_lock);
 	prev = rail->info.state;
@@ -332,9 +335,19 @@ static struct mrc_rail *mrc_rail_create(struct ib_device *ibdev, u32 port)
 	INIT_LIST_HEAD(&rail->node);
 	mrc_sysfs_rail_init(rail);	/* from here on, kobject_put frees */
 
+	rail->ud = mrc_ud_create(rail, mrc_knob(MRC_KNOB_entropy));
+	if (IS_ERR(rail->ud)) {
+		pr_warn("mrc: %s: queue pairs not created (%ld): rail unusable\n",
+			rail->name, PTR_ERR(rail->ud));
+		rail->ud = NULL;
+		mrc_mod_stat_inc(MRC_MOD_STAT_UD_CREATE_FAILED);
+	}
 	mrc_rail_probe(ibdev, port, &rail->info);
+	if (!rail->ud)
+		rail->info.state = MRC_RAIL_STATE_ERROR;
 	if (mrc_sysfs_rail_add(rail)) {
 		pr_warn("mrc: %s: sysfs directory not created\n", rail->name);
+		mrc_ud_destroy(rail->ud);
 		kobject_put(&rail->kobj);
 		goto err_count;
 	}
@@ -443,11 +456,16 @@ static void mrc_ib_remove(struct ib_device *ibdev, void *client_data)
 			mrc_rail_unlist(mdev->rails[i]);
 	mutex_unlock(&mrc_rails_lock);
 
-	/* Outside the lock: kobject_del waits for sysfs readers. */
+	/*
+	 * Outside the lock: kobject_del waits for sysfs readers (after it,
+	 * nobody reaches the QPs through sysfs), then the QPs go.
+	 */
 	for (i = 0; i < mdev->nports; i++) {
 		if (!mdev->rails[i])
 			continue;
 		mrc_sysfs_rail_del(mdev->rails[i]);
+		mrc_ud_destroy(mdev->rails[i]->ud);
+		mdev->rails[i]->ud = NULL;
 		kobject_put(&mdev->rails[i]->kobj);
 	}
 	kfree(mdev);

@@ -16,6 +16,7 @@
 
 #include "mrc.h"
 #include "names.h"
+#include "ud.h"
 
 static struct kobject *mrc_kobj;
 static struct kset *mrc_rails_kset;
@@ -100,7 +101,7 @@ static struct mrc_rail *to_rail(struct kobject *kobj)
 enum mrc_rail_field {
 	MRC_RF_ID, MRC_RF_IBDEV, MRC_RF_PORT, MRC_RF_NETDEV, MRC_RF_GID,
 	MRC_RF_GID_INDEX, MRC_RF_LINK_LAYER, MRC_RF_MTU, MRC_RF_SPEED,
-	MRC_RF_STATE,
+	MRC_RF_STATE, MRC_RF_QPS,
 };
 
 struct mrc_rail_field_attr {
@@ -143,6 +144,8 @@ static ssize_t mrc_rail_field_show(struct kobject *kobj,
 		return sysfs_emit(buf, "%u\n", info.speed);
 	case MRC_RF_STATE:
 		return sysfs_emit(buf, "%s\n", mrc_rail_state_name(info.state));
+	case MRC_RF_QPS:
+		return sysfs_emit(buf, "%u\n", rail->ud ? rail->ud->nqp : 0);
 	}
 	return -EINVAL;
 }
@@ -163,6 +166,50 @@ MRC_RAIL_ATTR(link_layer, MRC_RF_LINK_LAYER);
 MRC_RAIL_ATTR(mtu, MRC_RF_MTU);
 MRC_RAIL_ATTR(speed, MRC_RF_SPEED);
 MRC_RAIL_ATTR(state, MRC_RF_STATE);
+MRC_RAIL_ATTR(qps, MRC_RF_QPS);
+
+/* QP numbers, one per entropy value, space separated. */
+static ssize_t qpns_show(struct kobject *kobj, struct kobj_attribute *a,
+			 char *buf)
+{
+	struct mrc_rail *rail = to_rail(kobj);
+	unsigned int i;
+	int n = 0;
+
+	if (!rail->ud)
+		return sysfs_emit(buf, "\n");
+	for (i = 0; i < rail->ud->nqp; i++)
+		n += sysfs_emit_at(buf, n, "%s%u", i ? " " : "",
+				   mrc_ud_qpn(rail->ud, i));
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
+/*
+ * Test facility: writing an entropy value index forces that QP into the
+ * ERROR state, as a fault would; recovery follows by itself.
+ */
+static ssize_t inject_qp_error_store(struct kobject *kobj,
+				     struct kobj_attribute *a,
+				     const char *buf, size_t count)
+{
+	struct mrc_rail *rail = to_rail(kobj);
+	unsigned int ev;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	err = kstrtouint(buf, 0, &ev);
+	if (err)
+		return err;
+	if (!rail->ud)
+		return -ENODEV;
+	err = mrc_ud_inject_error(rail->ud, ev);
+	return err ?: count;
+}
+
+static struct kobj_attribute mrc_rail_attr_qpns = __ATTR_RO(qpns);
+static struct kobj_attribute mrc_rail_attr_inject_qp_error =
+	__ATTR_WO(inject_qp_error);
 
 static struct attribute *mrc_rail_info_attrs[] = {
 	&mrc_rail_attr_id.attr.attr,
@@ -175,6 +222,9 @@ static struct attribute *mrc_rail_info_attrs[] = {
 	&mrc_rail_attr_mtu.attr.attr,
 	&mrc_rail_attr_speed.attr.attr,
 	&mrc_rail_attr_state.attr.attr,
+	&mrc_rail_attr_qps.attr.attr,
+	&mrc_rail_attr_qpns.attr,
+	&mrc_rail_attr_inject_qp_error.attr,
 	NULL
 };
 

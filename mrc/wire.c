@@ -381,6 +381,7 @@ static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
 	[MRC_DROP_UNKNOWN_PEER]	= "unknown_peer",
 	[MRC_DROP_NO_MEMORY]	= "no_memory",
 	[MRC_DROP_DUPLICATE]	= "duplicate",
+	[MRC_DROP_BAD_FIELD]	= "bad_field",
 };
 
 const char *mrc_wire_type_name(unsigned int type)

@@ -77,9 +77,9 @@ struct mrc_wire_hdr {
 	__be16	entropy;	/* path's entropy value; echoed in replies */
 	__be16	reserved;	/* 0 on send, ignored on receive */
 	__be32	path_seq;	/* per-path sequence number */
-	__be32	credit;		/* reserved for receiver credits, 0 */
+	__be32	credit;		/* 0; meaningful only with a flag for it */
 	__be64	tstamp;		/* sender's clock, ns; echoed in replies */
-} __attribute__((packed));
+} __packed;
 
 /* SACK body.  Acknowledges packets (not bytes) of msg_id. */
 struct mrc_wire_sack {
@@ -90,14 +90,14 @@ struct mrc_wire_sack {
 	__be16	reserved;
 	__be32	echo_path_seq;
 	__be64	echo_tstamp;
-} __attribute__((packed));
+} __packed;
 
 /* NACK body: up to MRC_WIRE_NACK_MAX holes [first, first+count). */
 #define MRC_WIRE_NACK_MAX	32
 struct mrc_wire_nack_range {
 	__be32	first;
 	__be32	count;
-} __attribute__((packed));
+} __packed;
 
 /* HELLO / HELLO_REPLY / PROBE / PROBE_REPLY body. */
 struct mrc_wire_hello {
@@ -106,7 +106,7 @@ struct mrc_wire_hello {
 	__be32	rail_id;	/* sender's rail */
 	__be32	echo_path_seq;	/* replies: the request's path_seq */
 	__be64	echo_tstamp;	/* replies: the request's tstamp */
-} __attribute__((packed));
+} __packed;
 
 /* Why a received packet was dropped.  Also indexes per-rail counters. */
 enum mrc_drop_reason {
@@ -123,6 +123,7 @@ enum mrc_drop_reason {
 	MRC_DROP_UNKNOWN_PEER,
 	MRC_DROP_NO_MEMORY,	/* reassembly limits reached */
 	MRC_DROP_DUPLICATE,	/* already received (counted, harmless) */
+	MRC_DROP_BAD_FIELD,	/* a body field out of range */
 	MRC_DROP_NR
 };
 
@@ -171,7 +172,7 @@ void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt);
 /* Packets of a message of @msg_len bytes cut in @seg-byte segments. */
 static inline u32 mrc_wire_npkts(u32 msg_len, u16 seg)
 {
-	return msg_len ? (msg_len + seg - 1) / seg : 1;
+	return msg_len ? msg_len / seg + !!(msg_len % seg) : 1;
 }
 
 /*

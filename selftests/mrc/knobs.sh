@@ -5,6 +5,7 @@
 # parameter (command line and /etc/modprobe.d), sysfs and netlink (mrcctl).
 #   min_mtu:   rails whose active MTU is below it are mtu-low, not active
 #   max_rails: ports beyond it are not taken as rails and are counted
+#   entropy:   UD QPs per rail (rails created afterwards)
 source "$(dirname "$0")/lib.sh"
 NODES=1
 TIMEOUT=600
@@ -75,6 +76,22 @@ run_guest() {
 	wait_for 'rxe9:1 is a rail now' 10 test -e /sys/kernel/mrc/rails/rxe9:1
 	rdma link delete rxe9
 	ip link del vethA
+	ok 'modprobe -r mrc' modprobe -r mrc
+
+	# ---- entropy ----
+	ok 'modprobe mrc entropy=3' modprobe mrc entropy=3
+	ok_eq 'rxe0:1 has 3 QPs' 3 "$(cat /sys/kernel/mrc/rails/rxe0:1/qps)"
+	ok_eq '3 QP numbers listed' 3 \
+		"$(wc -w < /sys/kernel/mrc/rails/rxe0:1/qpns)"
+	ok_eq 'rdma res: 3 + 1 QPs on rxe0' 4 \
+		"$(rdma res show qp link rxe0/1 2>/dev/null | grep -c 'lqpn')"
+	ok 'mrcctl config set entropy 5' mrcctl config set entropy 5
+	ok_eq 'existing rails keep 3 QPs' 3 \
+		"$(cat /sys/kernel/mrc/rails/rxe0:1/qps)"
+	rdma link delete rxe1
+	rdma link add rxe1 type rxe netdev eth1
+	wait_for 'a rail created afterwards has 5 QPs' 10 \
+		sh -c '[ "$(cat /sys/kernel/mrc/rails/rxe1:1/qps 2>/dev/null)" = 5 ]'
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
 

@@ -67,6 +67,7 @@ enum mrc_rail_state {
 	MRC_RAIL_STATE_ACTIVE,	/* usable */
 	MRC_RAIL_STATE_NO_GID,	/* no usable RoCEv2 (or IB) GID */
 	MRC_RAIL_STATE_MTU_LOW,	/* active MTU below the min_mtu knob */
+	MRC_RAIL_STATE_ERROR,	/* queue pairs could not be set up */
 
 	__MRC_RAIL_STATE_MAX,
 	MRC_RAIL_STATE_MAX = __MRC_RAIL_STATE_MAX - 1,
@@ -95,6 +96,7 @@ enum mrc_rail_attr {
 	MRC_RAIL_A_PREV_STATE,	/* u8, enum mrc_rail_state; events only */
 	MRC_RAIL_A_STATS,	/* nest, enum mrc_rail_stat */
 	MRC_RAIL_A_PAD,
+	MRC_RAIL_A_QPS,		/* u32: UD QPs (entropy values) */
 
 	__MRC_RAIL_A_MAX,
 	MRC_RAIL_A_MAX = __MRC_RAIL_A_MAX - 1,
@@ -117,6 +119,9 @@ enum mrc_rail_stat {
 	MRC_RAIL_STAT_STATE_CHANGES,	/* state transitions */
 	MRC_RAIL_STAT_PORT_EVENTS,	/* ib_event notifications seen */
 	MRC_RAIL_STAT_PAD,
+	MRC_RAIL_STAT_RX_ERRORS,	/* error receive completions */
+	MRC_RAIL_STAT_QP_ERRORS,	/* a QP entered the ERROR state */
+	MRC_RAIL_STAT_QP_RECOVERIES,	/* a QP was brought back to RTS */
 
 	__MRC_RAIL_STAT_MAX,
 	MRC_RAIL_STAT_MAX = __MRC_RAIL_STAT_MAX - 1,
@@ -132,6 +137,7 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_UNSPEC,
 	MRC_CONFIG_A_MAX_RAILS,	/* rails beyond this many are refused */
 	MRC_CONFIG_A_MIN_MTU,	/* bytes: rails below are MTU_LOW */
+	MRC_CONFIG_A_ENTROPY,	/* UD QPs (entropy values) per rail */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,

@@ -454,6 +454,7 @@ static void names__rail_state(void)
 		[MRC_RAIL_STATE_ACTIVE]	= "active",
 		[MRC_RAIL_STATE_NO_GID]	= "no-gid",
 		[MRC_RAIL_STATE_MTU_LOW] = "mtu-low",
+		[MRC_RAIL_STATE_ERROR]	= "error",
 	};
 	unsigned int i, j;
 

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ud.h - the UD queue pairs of a rail.
+ *
+ * Each rail has one PD, one CQ and one UD QP per entropy value (on rxe the
+ * UDP source port is fixed per QP, so a QP *is* an entropy value: a path
+ * through an ECMP fabric).  Every QP keeps MRC_UD_NRX receive buffers of
+ * GRH + MRC_WIRE_MAX_PKT bytes posted, so no datagram mrc accepts can be
+ * larger than a buffer.  A QP that enters ERROR anyway (rxe does so on an
+ * oversized datagram from anyone) is recovered automatically: moved to
+ * ERROR, its flushed work requests collected, then RESET -> INIT -> RTR ->
+ * RTS and every receive reposted.
+ */
+#ifndef _MRC_UD_H
+#define _MRC_UD_H
+
+#include <rdma/ib_verbs.h>
+#include <linux/workqueue.h>
+
+#include "wire.h"
+
+#define MRC_UD_QKEY	0x4d524331	/* "MRC1" */
+#define MRC_UD_RX_LEN	(sizeof(struct ib_grh) + MRC_WIRE_MAX_PKT)
+#define MRC_UD_NRX	128	/* receives posted per QP */
+#define MRC_UD_NTX	64	/* sends in flight per QP (rxe's limit) */
+
+struct mrc_rail;
+struct mrc_ud;
+struct mrc_ud_qp;
+
+struct mrc_ud_rx {
+	struct ib_cqe cqe;
+	struct mrc_ud_qp *uqp;
+	void *buf;
+	u64 dma;
+	bool posted;		/* under uqp->lock */
+};
+
+struct mrc_ud_tx {
+	struct ib_cqe cqe;
+	struct mrc_ud_qp *uqp;
+	void *buf;
+	u64 dma;
+	bool posted;		/* under uqp->lock */
+};
+
+enum mrc_uqp_state {
+	MRC_UQP_READY,		/* RTS, receives posted */
+	MRC_UQP_ERROR,		/* broken: to be moved to ERROR */
+	MRC_UQP_DRAINING,	/* in ERROR, waiting for flushed WRs */
+	MRC_UQP_REARM,		/* drained: to be reset and reposted */
+	MRC_UQP_DEAD,		/* being destroyed */
+};
+
+struct mrc_ud_qp {
+	struct mrc_ud *ud;
+	struct ib_qp *qp;
+	u16 ev;				/* entropy value = index on the rail */
+
+	spinlock_t lock;		/* everything below, and rx/tx posted */
+	enum mrc_uqp_state state;
+	unsigned int rx_posted;
+	unsigned int tx_posted;
+	u16 tx_free[MRC_UD_NTX];	/* stack of free tx slot indices */
+	unsigned int ntx_free;
+	struct work_struct recover_work;
+
+	struct mrc_ud_rx rx[MRC_UD_NRX];
+	struct mrc_ud_tx tx[MRC_UD_NTX];
+};
+
+struct mrc_ud {
+	struct mrc_rail *rail;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	unsigned int nqp;
+	struct mrc_ud_qp *qps;		/* nqp entries */
+};
+
+int mrc_ud_init(void);
+void mrc_ud_exit(void);
+
+/* Creates the rail's PD, CQ and @nqp QPs, all receives posted. */
+struct mrc_ud *mrc_ud_create(struct mrc_rail *rail, unsigned int nqp);
+/* Destroys everything; waits for nothing outstanding to be touched again. */
+void mrc_ud_destroy(struct mrc_ud *ud);
+
+/*
+ * Sends one datagram (@hdr then @payload, copied) to (@ah, @rqpn) from QP
+ * @ev.  Returns 0, -EAGAIN if the QP's send ring is full, -ENETDOWN if the
+ * QP is being recovered, -EMSGSIZE if too large.  Any context.
+ */
+int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
+		u32 rqpn, const void *hdr, unsigned int hlen,
+		const void *payload, unsigned int plen);
+
+/* Forces QP @ev into ERROR (test facility); recovery follows by itself. */
+int mrc_ud_inject_error(struct mrc_ud *ud, unsigned int ev);
+
+/* QP number of entropy value @ev. */
+static inline u32 mrc_ud_qpn(const struct mrc_ud *ud, unsigned int ev)
+{
+	return ud->qps[ev].qp->qp_num;
+}
+
+/*
+ * Called for every good datagram received (process context, from the CQ's
+ * work).  @pkt points after the GRH, @len excludes it.  Implemented by the
+ * protocol layer.
+ */
+void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
+		  const struct ib_grh *grh, const void *pkt, u32 len);
+
+#endif /* _MRC_UD_H */
