@@ -229,6 +229,7 @@ fail() {
 	echo "mrc-fabric guest node$NODE: setup failed: $*" >/dev/console
 	{
 		echo "mrc-fabric guest node$NODE: setup failed: $*"
+		cat /run/guest-init.err 2>/dev/null
 		ip -br link 2>&1
 		rdma link 2>&1
 		dmesg 2>&1 | tail -n 30
@@ -237,19 +238,30 @@ fail() {
 	poweroff_now
 }
 
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
+# Under TCG every fork+exec costs 0.1-1 s: use few, static busybox where a
+# tool is needed often, and bash builtins (read) instead of grep/sleep/cat.
+BB=/bin/busybox
+[ -x "$BB" ] || BB=
+bbmount() { $BB mount "$@"; }
+bbmount -t proc proc /proc
+bbmount -t sysfs sysfs /sys
+bbmount -t devtmpfs devtmpfs /dev
+$BB mkdir -p /dev/pts /dev/shm
+bbmount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+bbmount -t tmpfs -o mode=1777 tmpfs /dev/shm
+bbmount -t tmpfs -o mode=1777 tmpfs /tmp
+bbmount -t tmpfs -o mode=0755 tmpfs /run
+bbmount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # Boot stage timestamps (guest uptime), saved as OUTDIR/boot.N.log.
 BOOTLOG=/dev/shm/mrc-boot.log
 stage() { local u; read -r u _ </proc/uptime; echo "$u $*" >>"$BOOTLOG"; }
-mkdir -p /dev/pts /dev/shm
-mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
-mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=0755 tmpfs /run
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 stage "guest-init: mounted"
+# Errors of the setup commands end up in the report of fail().
+exec 2>>/run/guest-init.err
+# sleep without a fork: a read timeout on a FIFO that nobody writes to.
+$BB mkfifo /run/mrc-sleep && exec 9<>/run/mrc-sleep
+nap() { read -r -t "$1" -u 9 _ 2>/dev/null; return 0; }
+
 # The node number comes from the kernel command line (a dotted word, which
 # the kernel keeps to itself unless a module named mrcfab exists).
 NODE=
@@ -264,9 +276,8 @@ source "$CTL/config" || fail "cannot read $CTL/config"
 # From config: NODES PLANES MTU REPO KVER ONLY CMD
 : "${NODES:?}" "${PLANES:?}" "${MTU:?}" "${REPO:?}" "${KVER:?}" "${ONLY?}" "${CMD[0]:?}"
 
-hostname "mrc-node$NODE"
+echo "mrc-node$NODE" >/proc/sys/kernel/hostname
 echo "mrc-node$NODE" >/etc/hostname
-ip link set lo up
 
 # No udev here: load drivers by hand and poll for the devices.
 wait_until() {	# TIMEOUT_S CMD...: poll every 0.1 s
@@ -275,7 +286,7 @@ wait_until() {	# TIMEOUT_S CMD...: poll every 0.1 s
 	while ! "$@"; do
 		i=$((i - 1))
 		[ $i -gt 0 ] || return 1
-		sleep 0.1
+		nap 0.1
 	done
 }
 all_eth() {
@@ -283,26 +294,31 @@ all_eth() {
 	for ((p = 0; p < PLANES; p++)); do [ -e "/sys/class/net/eth$p" ] || return 1; done
 }
 stage "config read"
-modprobe virtio_net || fail "modprobe virtio_net"
+# All at once; rxe needs crc32_generic (no udev to pull it in).
+modprobe -a virtio_net crc32_generic rdma_rxe rdma_ucm ib_uverbs ||
+	fail "modprobe virtio_net crc32_generic rdma_rxe rdma_ucm ib_uverbs"
+stage "modules loaded"
 wait_until 30 all_eth || fail "eth0..eth$((PLANES - 1)) did not appear"
 
+# MTU first: rxe derives its active_mtu when the link is added.
+batch="link set lo up"$'\n'
 for ((p = 0; p < PLANES; p++)); do
-	# MTU first: rxe derives its active_mtu when the link is added.
-	ip link set "eth$p" mtu "$MTU" || fail "mtu $MTU on eth$p"
-	ip addr add "10.200.$p.$NODE/24" dev "eth$p" || fail "address on eth$p"
-	ip link set "eth$p" up || fail "eth$p up"
+	batch+="link set eth$p mtu $MTU"$'\n'
+	batch+="address add 10.200.$p.$NODE/24 dev eth$p"$'\n'
+	batch+="link set eth$p up"$'\n'
 done
-
+echo -n "$batch" >/run/ip.batch
+ip -batch /run/ip.batch || fail "ip configuration of eth0..eth$((PLANES - 1))"
 stage "NICs up"
-modprobe crc32_generic || fail "modprobe crc32_generic"
-modprobe rdma_rxe || fail "modprobe rdma_rxe"
-modprobe rdma_ucm || fail "modprobe rdma_ucm"
-modprobe ib_uverbs || fail "modprobe ib_uverbs"
-for ((p = 0; p < PLANES; p++)); do
-	rdma link add "rxe$p" type rxe netdev "eth$p" || fail "rdma link add rxe$p"
-done
 
+batch=
+for ((p = 0; p < PLANES; p++)); do
+	batch+="link add rxe$p type rxe netdev eth$p"$'\n'
+done
+echo -n "$batch" >/run/rdma.batch	# rdma -b does not read stdin
+rdma -b /run/rdma.batch || fail "rdma link add rxe0..rxe$((PLANES - 1))"
 stage "rxe links added"
+
 # The project's module, if built: make it loadable with modprobe (not loaded).
 # The host ran depmod for us (depmod over 9p under TCG takes a minute).
 if [ -d "$CTL/modules" ]; then
@@ -310,9 +326,11 @@ if [ -d "$CTL/modules" ]; then
 fi
 
 ports_active() {
-	local p
+	local p s
 	for ((p = 0; p < PLANES; p++)); do
-		grep -q ACTIVE "/sys/class/infiniband/rxe$p/ports/1/state" 2>/dev/null || return 1
+		s=
+		read -r s <"/sys/class/infiniband/rxe$p/ports/1/state" 2>/dev/null
+		[[ $s == *ACTIVE* ]] || return 1
 	done
 }
 wait_until 60 ports_active || fail "rxe ports not ACTIVE"
@@ -321,12 +339,12 @@ cp "$BOOTLOG" "$OUT/boot.$NODE.log"
 
 echo ready >"$CTL/ready.$NODE.tmp" && mv "$CTL/ready.$NODE.tmp" "$CTL/ready.$NODE"
 # The host says go once every node is ready (and stop when it is done).
-while [ ! -e "$CTL/go" ]; do sleep 0.1; done
+while [ ! -e "$CTL/go" ]; do nap 0.1; done
 stage "go"
 
 if [ -n "$ONLY" ] && [ "$ONLY" != "$NODE" ]; then
 	# --only: this node only provides the fabric.
-	while [ ! -e "$CTL/stop" ]; do sleep 1; done
+	while [ ! -e "$CTL/stop" ]; do nap 0.5; done
 	poweroff_now
 fi
 
