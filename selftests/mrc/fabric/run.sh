@@ -56,11 +56,18 @@ MRC_ONLY MRC_SHARED MRC_OUTDIR MRC_REPO MRC_KVER MRC_MTU, PATH with \$REPO/tools
 A relative COMMAND path that exists on the host is made absolute; otherwise it
 is resolved in the guest with cwd = repo.
 
-Environment: MRC_KVER overrides the guest kernel version (default: newest
-/lib/modules/*-amd64 that has /boot/vmlinuz-VER), MRC_REPO the repo dir.
+If \$REPO/mrc.ko exists it is installed as /lib/modules/\$KVER/updates/mrc.ko
+in every guest (modprobe mrc works; it is not loaded). Guests have their own
+tmpfs /tmp and /run: COMMAND must not live there on the host.
+Outputs: OUTDIR/node.N.out, node.N.rc, console.N.log, dmesg.N.log, boot.N.log.
 
-Exit: 0 all nodes that ran COMMAND exited 0, 1 otherwise, 124 timeout,
-4 prerequisites missing (kselftest SKIP), 2 usage error.
+Environment: MRC_KVER overrides the guest kernel version (default: newest
+/lib/modules/*-amd64 with /boot/vmlinuz-VER, preferring one with headers),
+MRC_REPO the repo dir, MRC_APPEND extra guest kernel command line words,
+MRC_BZIMAGE=1 boots the compressed bzImage instead of the unpacked vmlinux.
+
+Exit: 0 all nodes that ran COMMAND exited 0, 1 otherwise (also: not root),
+124 timeout, 4 prerequisites missing (kselftest SKIP), 2 usage error.
 EOF
 }
 
