@@ -21,7 +21,11 @@
 	X(min_mtu, MRC_CONFIG_A_MIN_MTU, 256, 4096, 1024, MRC_KNOB_POW2,\
 	  "bytes",							\
 	  "smallest active RDMA MTU for a rail to be usable")	\
-	X(entropy, MRC_CONFIG_A_ENTROPY, 1, 64, 8, 0, "QPs",		\
-	  "UD QPs (entropy values) per rail, for rails created later")
+	X(entropy, MRC_CONFIG_A_ENTROPY, 1, 24, 8, 0, "QPs",		\
+	  "UD QPs (entropy values) per rail, for rails created later")	\
+	X(node_id, MRC_CONFIG_A_NODE_ID, 0, 0x7fffffff, 0, 0, "",	\
+	  "this node's id on the wire; 0 = not set (no peers)")	\
+	X(probe_ms, MRC_CONFIG_A_PROBE_MS, 10, 10000, 250, 0, "ms",	\
+	  "keepalive probe interval of an idle active path")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

@@ -13,6 +13,7 @@
 #include <net/genetlink.h>
 
 #include "mrc.h"
+#include "peer.h"
 #include "ud.h"
 
 /*
@@ -133,10 +134,15 @@ static int __init mrc_init(void)
 	err = mrc_rail_init();
 	if (err)
 		goto err_nl;
+	err = mrc_peer_init();
+	if (err)
+		goto err_rail;
 	pr_info("mrc: loaded (netlink family \"%s\" v%d)\n", MRC_GENL_NAME,
 		MRC_GENL_VERSION);
 	return 0;
 
+err_rail:
+	mrc_rail_exit();
 err_nl:
 	mrc_nl_exit();
 err_sysfs:
@@ -148,7 +154,11 @@ err_ud:
 
 static void __exit mrc_exit(void)
 {
-	/* Rails go first (their removal still sends events), then netlink. */
+	/*
+	 * Peers first (they hold rails and address handles), then rails
+	 * (their removal still sends events), then netlink.
+	 */
+	mrc_peer_exit();
 	mrc_rail_exit();
 	mrc_nl_exit();
 	mrc_sysfs_exit();

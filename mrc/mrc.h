@@ -90,6 +90,7 @@ struct mrc_ud;
 
 struct mrc_rail_pcpu {
 	u64 c[__MRC_RAIL_STAT_MAX];	/* indexed by enum mrc_rail_stat */
+	u64 drops[MRC_DROP_NR];		/* indexed by enum mrc_drop_reason */
 };
 
 struct mrc_rail {
@@ -123,7 +124,16 @@ static inline void mrc_rail_stat_inc(struct mrc_rail *rail,
 	this_cpu_inc(rail->pcpu->c[s]);
 }
 
+/* Counts a received packet dropped for @why. */
+static inline void mrc_rail_drop(struct mrc_rail *rail,
+				 enum mrc_drop_reason why)
+{
+	this_cpu_inc(rail->pcpu->drops[why]);
+}
+
 u64 mrc_rail_stat_read(const struct mrc_rail *rail, enum mrc_rail_stat s);
+u64 mrc_rail_drops_read(const struct mrc_rail *rail,
+			enum mrc_drop_reason why);
 void mrc_rail_get_info(struct mrc_rail *rail, struct mrc_rail_info *info);
 struct mrc_rail *mrc_rail_find_locked(u32 id, const char *name);
 void mrc_rails_refresh_async(void);
@@ -145,6 +155,12 @@ void mrc_sysfs_rail_init(struct mrc_rail *rail);
 int mrc_nl_init(void);
 void mrc_nl_exit(void);
 void mrc_nl_rail_event(struct mrc_rail *rail, u8 cmd, u8 prev_state);
+struct mrc_peer;
+struct mrc_peer_link;
+void mrc_nl_peer_event(struct mrc_peer *peer, u8 cmd);
+/* Under peer->lock (any context): a path of @link changed state. */
+void mrc_nl_path_event(struct mrc_peer *peer, struct mrc_peer_link *link,
+		       unsigned int i, u8 prev);
 /* Sends the knobs whose bit (1 << enum mrc_knob_id) is set in @changed. */
 void mrc_nl_config_event(unsigned long changed);
 

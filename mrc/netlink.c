@@ -13,6 +13,7 @@
 #include <net/genetlink.h>
 
 #include "mrc.h"
+#include "peer.h"
 #include "ud.h"
 
 static struct genl_family mrc_genl_family;
@@ -51,9 +52,21 @@ static const struct nla_policy mrc_config_policy[MRC_CONFIG_A_MAX + 1] = {
 #undef MRC_KNOB_POLICY
 };
 
+static struct netlink_range_validation mrc_node_range = {
+	.min = 1,
+	.max = 0x7fffffff,
+};
+
+/* ADDRS holds repeated ADDR attributes: checked by mrc_nl_parse_addrs(). */
+static const struct nla_policy mrc_peer_policy[MRC_PEER_A_MAX + 1] = {
+	[MRC_PEER_A_NODE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_node_range),
+	[MRC_PEER_A_ADDRS]	= { .type = NLA_NESTED },
+};
+
 static const struct nla_policy mrc_policy[MRC_A_MAX + 1] = {
 	[MRC_A_RAIL]	= NLA_POLICY_NESTED(mrc_rail_policy),
 	[MRC_A_CONFIG]	= NLA_POLICY_NESTED(mrc_config_policy),
+	[MRC_A_PEER]	= NLA_POLICY_NESTED(mrc_peer_policy),
 };
 
 /* ---- message builders ---- */
@@ -102,6 +115,16 @@ static int mrc_nl_put_rail(struct sk_buff *skb, struct mrc_rail *rail,
 			    nla_put_u64_64bit(skb, s,
 					      mrc_rail_stat_read(rail, s),
 					      MRC_RAIL_STAT_PAD))
+				goto cancel;
+		nla_nest_end(skb, snest);
+
+		snest = nla_nest_start(skb, MRC_RAIL_A_DROPS);
+		if (!snest)
+			goto cancel;
+		for (s = MRC_DROP_NONE + 1; s < MRC_DROP_NR; s++)
+			if (nla_put_u64_64bit(skb, s,
+					      mrc_rail_drops_read(rail, s),
+					      MRC_DROP_NONE))
 				goto cancel;
 		nla_nest_end(skb, snest);
 	}
@@ -302,6 +325,185 @@ static int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* ---- peers ---- */
+
+static int mrc_nl_parse_peer(struct genl_info *info,
+			     struct nlattr *tb[MRC_PEER_A_MAX + 1])
+{
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, MRC_A_PEER)) {
+		NL_SET_ERR_MSG(info->extack, "peer nest (MRC_A_PEER) missing");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, MRC_PEER_A_MAX, info->attrs[MRC_A_PEER],
+			       mrc_peer_policy, info->extack);
+	if (err)
+		return err;
+	if (!tb[MRC_PEER_A_NODE]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_PEER],
+				    "peer node id (MRC_PEER_A_NODE) missing");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mrc_nl_parse_addrs(const struct nlattr *nest,
+			      struct sockaddr_storage *addrs,
+			      struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	int rem, n = 0;
+
+	nla_for_each_nested(a, nest, rem) {
+		struct sockaddr_storage *ss = &addrs[n];
+
+		if (nla_type(a) != MRC_PEER_A_ADDR) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "only MRC_PEER_A_ADDR in ADDRS");
+			return -EINVAL;
+		}
+		if (n == MRC_PEER_MAX_ADDRS) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "too many addresses");
+			return -E2BIG;
+		}
+		memset(ss, 0, sizeof(*ss));
+		if (nla_len(a) == 4) {
+			struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons(MRC_CM_PORT);
+			sin->sin_addr.s_addr = nla_get_in_addr(a);
+			if (ipv4_is_zeronet(sin->sin_addr.s_addr) ||
+			    ipv4_is_multicast(sin->sin_addr.s_addr) ||
+			    ipv4_is_lbcast(sin->sin_addr.s_addr)) {
+				NL_SET_ERR_MSG_ATTR(extack, a,
+						    "not a unicast address");
+				return -EINVAL;
+			}
+		} else if (nla_len(a) == 16) {
+			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_port = htons(MRC_CM_PORT);
+			sin6->sin6_addr = nla_get_in6_addr(a);
+			if (ipv6_addr_type(&sin6->sin6_addr) &
+			    (IPV6_ADDR_MULTICAST | IPV6_ADDR_ANY)) {
+				NL_SET_ERR_MSG_ATTR(extack, a,
+						    "not a unicast address");
+				return -EINVAL;
+			}
+		} else {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "address must be 4 (IPv4) or 16 (IPv6) bytes");
+			return -EINVAL;
+		}
+		n++;
+	}
+	if (!n) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "no address given");
+		return -EINVAL;
+	}
+	return n;
+}
+
+static int mrc_nl_peer_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sockaddr_storage addrs[MRC_PEER_MAX_ADDRS];
+	struct nlattr *tb[MRC_PEER_A_MAX + 1];
+	int err, n;
+
+	err = mrc_nl_parse_peer(info, tb);
+	if (err)
+		return err;
+	if (!tb[MRC_PEER_A_ADDRS]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_PEER],
+				    "peer addresses (MRC_PEER_A_ADDRS) missing");
+		return -EINVAL;
+	}
+	n = mrc_nl_parse_addrs(tb[MRC_PEER_A_ADDRS], addrs, info->extack);
+	if (n < 0)
+		return n;
+	return mrc_peer_add(nla_get_u32(tb[MRC_PEER_A_NODE]), addrs, n,
+			    info->extack);
+}
+
+static int mrc_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[MRC_PEER_A_MAX + 1];
+	int err;
+
+	err = mrc_nl_parse_peer(info, tb);
+	if (err)
+		return err;
+	return mrc_peer_del(nla_get_u32(tb[MRC_PEER_A_NODE]), info->extack);
+}
+
+#define MRC_NL_PEER_SIZE	32768	/* 8 planes x 24 paths fit */
+
+static int mrc_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[MRC_PEER_A_MAX + 1];
+	struct mrc_peer *peer;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	err = mrc_nl_parse_peer(info, tb);
+	if (err)
+		return err;
+	peer = mrc_peer_get(nla_get_u32(tb[MRC_PEER_A_NODE]));
+	if (!peer) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_PEER_A_NODE],
+				    "no such peer");
+		return -ENOENT;
+	}
+	err = -ENOMEM;
+	msg = genlmsg_new(MRC_NL_PEER_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto put;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
+				MRC_CMD_PEER_GET);
+	err = -EMSGSIZE;
+	if (!hdr || mrc_peer_fill(msg, peer)) {
+		nlmsg_free(msg);
+		goto put;
+	}
+	genlmsg_end(msg, hdr);
+	mrc_peer_put(peer);
+	return genlmsg_reply(msg, info);
+put:
+	mrc_peer_put(peer);
+	return err;
+}
+
+static int mrc_nl_peer_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	struct mrc_peer *peer;
+	void *hdr;
+	int err;
+
+	for (;; cb->args[0]++) {
+		peer = mrc_peer_get_nth(cb->args[0]);
+		if (!peer)
+			break;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &mrc_genl_family,
+				  NLM_F_MULTI, MRC_CMD_PEER_GET);
+		err = hdr ? mrc_peer_fill(skb, peer) : -EMSGSIZE;
+		mrc_peer_put(peer);
+		if (err) {
+			if (hdr)
+				genlmsg_cancel(skb, hdr);
+			/* A peer that fits in no message ends the dump. */
+			return skb->len ?: err;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	return skb->len;
+}
+
 static const struct genl_small_ops mrc_genl_ops[] = {
 	{
 		.cmd	= MRC_CMD_RAIL_GET,
@@ -316,6 +518,21 @@ static const struct genl_small_ops mrc_genl_ops[] = {
 		.cmd	= MRC_CMD_CONFIG_SET,
 		.doit	= mrc_nl_config_set_doit,
 		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MRC_CMD_PEER_ADD,
+		.doit	= mrc_nl_peer_add_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MRC_CMD_PEER_DEL,
+		.doit	= mrc_nl_peer_del_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MRC_CMD_PEER_GET,
+		.doit	= mrc_nl_peer_get_doit,
+		.dumpit	= mrc_nl_peer_get_dumpit,
 	},
 };
 
@@ -390,6 +607,61 @@ void mrc_nl_config_event(unsigned long changed)
 	}
 	genlmsg_end(msg, hdr);
 	mrc_nl_multicast(msg);
+	return;
+fail:
+	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+}
+
+void mrc_nl_peer_event(struct mrc_peer *peer, u8 cmd)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&mrc_genl_family, &init_net,
+				MRC_MCGRP_EVENTS_ID))
+		return;
+	msg = genlmsg_new(MRC_NL_PEER_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto fail;
+	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, cmd);
+	if (!hdr || mrc_peer_fill(msg, peer)) {
+		nlmsg_free(msg);
+		goto fail;
+	}
+	genlmsg_end(msg, hdr);
+	mrc_nl_multicast(msg);
+	return;
+fail:
+	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+}
+
+void mrc_nl_path_event(struct mrc_peer *peer, struct mrc_peer_link *link,
+		       unsigned int i, u8 prev)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (!genl_has_listeners(&mrc_genl_family, &init_net,
+				MRC_MCGRP_EVENTS_ID))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!msg)
+		goto fail;
+	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, MRC_CMD_PATH_STATE);
+	nest = hdr ? nla_nest_start(msg, MRC_A_PEER) : NULL;
+	if (!nest || nla_put_u32(msg, MRC_PEER_A_NODE, peer->node_id) ||
+	    mrc_peer_fill_path(msg, link, i, prev)) {
+		nlmsg_free(msg);
+		goto fail;
+	}
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	err = genlmsg_multicast(&mrc_genl_family, msg, 0, MRC_MCGRP_EVENTS_ID,
+				GFP_ATOMIC);
+	if (err && err != -ESRCH)
+		mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
 	return;
 fail:
 	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);

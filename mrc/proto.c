@@ -8,18 +8,37 @@
  * coming from an unknown peer.)
  */
 #include "mrc.h"
+#include "peer.h"
 #include "ud.h"
+
+/* Largest message mrc accepts (until a knob sets it). */
+#define MRC_MSG_MAX	(64U << 20)
 
 void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
 		  const struct ib_grh *grh, const void *buf, u32 len)
 {
 	struct mrc_rail *rail = uqp->ud->rail;
 	struct mrc_wire_limits lim = {
-		.max_msg_len = U32_MAX,
-		.local_node = 0,
+		.max_msg_len = MRC_MSG_MAX,
+		.local_node = mrc_knob(MRC_KNOB_node_id),
 	};
+	enum mrc_drop_reason why;
 	struct mrc_pkt pkt;
 
-	if (mrc_wire_parse(buf, len, &lim, &pkt) != MRC_DROP_NONE)
+	why = mrc_wire_parse(buf, len, &lim, &pkt);
+	if (why != MRC_DROP_NONE) {
 		mrc_rail_stat_inc(rail, MRC_RAIL_STAT_DROP_MALFORMED);
+	} else {
+		switch (pkt.type) {
+		case MRC_PKT_PROBE:
+		case MRC_PKT_PROBE_REPLY:
+			why = mrc_peer_rx_probe(uqp, wc->src_qp, &pkt);
+			break;
+		default:
+			why = MRC_DROP_UNEXPECTED;
+			break;
+		}
+	}
+	if (why != MRC_DROP_NONE)
+		mrc_rail_drop(rail, why);
 }

@@ -37,6 +37,7 @@
 
 #include "mrc.h"
 #include "names.h"
+#include "peer.h"
 #include "ud.h"
 
 /* Protects mrc_rails, mrc_rails_gen, mrc_rails_count and rail info updates. */
@@ -76,6 +77,17 @@ u64 mrc_rail_stat_read(const struct mrc_rail *rail, enum mrc_rail_stat s)
 
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(rail->pcpu, cpu)->c[s]);
+	return sum;
+}
+
+u64 mrc_rail_drops_read(const struct mrc_rail *rail,
+			enum mrc_drop_reason why)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(rail->pcpu, cpu)->drops[why]);
 	return sum;
 }
 
@@ -277,6 +289,10 @@ static void mrc_rail_refresh(struct mrc_rail *rail)
 			mrc_rail_state_name(prev),
 			mrc_rail_state_name(info.state));
 		mrc_nl_rail_event(rail, MRC_CMD_RAIL_STATE, prev);
+		if (prev == MRC_RAIL_STATE_ACTIVE ||
+		    info.state == MRC_RAIL_STATE_ACTIVE)
+			mrc_peers_rail_changed(rail, info.state ==
+					       MRC_RAIL_STATE_ACTIVE);
 	}
 }
 
@@ -464,6 +480,7 @@ static void mrc_ib_remove(struct ib_device *ibdev, void *client_data)
 		if (!mdev->rails[i])
 			continue;
 		mrc_sysfs_rail_del(mdev->rails[i]);
+		mrc_peers_rail_removed(mdev->rails[i]);
 		mrc_ud_destroy(mdev->rails[i]->ud);
 		mdev->rails[i]->ud = NULL;
 		kobject_put(&mdev->rails[i]->kobj);

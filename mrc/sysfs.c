@@ -17,6 +17,7 @@
 #include "mrc.h"
 #include "names.h"
 #include "ud.h"
+#include "wire.h"
 
 static struct kobject *mrc_kobj;
 static struct kset *mrc_rails_kset;
@@ -254,9 +255,33 @@ static const struct attribute_group mrc_rail_stat_group = {
 	.attrs = mrc_rail_stat_attr_ptrs,
 };
 
+struct mrc_rail_drop_attr {
+	struct kobj_attribute attr;
+	enum mrc_drop_reason why;
+};
+
+static ssize_t mrc_rail_drop_show(struct kobject *kobj,
+				  struct kobj_attribute *a, char *buf)
+{
+	enum mrc_drop_reason why = container_of(a, struct mrc_rail_drop_attr,
+						attr)->why;
+
+	return sysfs_emit(buf, "%llu\n",
+			  mrc_rail_drops_read(to_rail(kobj), why));
+}
+
+static struct mrc_rail_drop_attr mrc_rail_drop_attrs[MRC_DROP_NR];
+static struct attribute *mrc_rail_drop_attr_ptrs[MRC_DROP_NR + 1];
+
+static const struct attribute_group mrc_rail_drop_group = {
+	.name = "drops",
+	.attrs = mrc_rail_drop_attr_ptrs,
+};
+
 static const struct attribute_group *mrc_rail_groups[] = {
 	&mrc_rail_info_group,
 	&mrc_rail_stat_group,
+	&mrc_rail_drop_group,
 	NULL
 };
 
@@ -323,6 +348,17 @@ static void mrc_sysfs_build_attrs(void)
 		sa->attr.show = mrc_rail_stat_show;
 		sa->stat = i;
 		mrc_rail_stat_attr_ptrs[n++] = &sa->attr.attr;
+	}
+
+	for (n = 0, i = MRC_DROP_NONE + 1; i < MRC_DROP_NR; i++) {
+		struct mrc_rail_drop_attr *da = &mrc_rail_drop_attrs[n];
+
+		sysfs_attr_init(&da->attr.attr);
+		da->attr.attr.name = mrc_drop_reason_name(i);
+		da->attr.attr.mode = 0444;
+		da->attr.show = mrc_rail_drop_show;
+		da->why = i;
+		mrc_rail_drop_attr_ptrs[n++] = &da->attr.attr;
 	}
 }
 

@@ -382,6 +382,8 @@ static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
 	[MRC_DROP_NO_MEMORY]	= "no_memory",
 	[MRC_DROP_DUPLICATE]	= "duplicate",
 	[MRC_DROP_BAD_FIELD]	= "bad_field",
+	[MRC_DROP_WRONG_PATH]	= "wrong_path",
+	[MRC_DROP_UNEXPECTED]	= "unexpected",
 };
 
 const char *mrc_wire_type_name(unsigned int type)

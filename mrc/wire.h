@@ -33,6 +33,7 @@
 #define _MRC_WIRE_H
 
 #include "compat.h"
+#include "../uapi/linux/mrc.h"
 
 #define MRC_WIRE_VERSION	1
 #define MRC_WIRE_HDR_LEN	56
@@ -108,24 +109,25 @@ struct mrc_wire_hello {
 	__be64	echo_tstamp;	/* replies: the request's tstamp */
 } __packed;
 
-/* Why a received packet was dropped.  Also indexes per-rail counters. */
-enum mrc_drop_reason {
-	MRC_DROP_NONE = 0,
-	MRC_DROP_TRUNCATED,	/* shorter than header, or than header+len */
-	MRC_DROP_BAD_VERSION,
-	MRC_DROP_BAD_TYPE,
-	MRC_DROP_BAD_LENGTH,	/* len wrong for the type / too long */
-	MRC_DROP_BAD_OFFSET,	/* offset+len beyond msg_len, misaligned */
-	MRC_DROP_MSG_TOO_BIG,	/* msg_len above the configured cap */
-	MRC_DROP_BAD_SEG,	/* seg out of range */
-	MRC_DROP_BAD_SACK,	/* SACK/NACK beyond what was sent */
-	MRC_DROP_NOT_FOR_US,	/* dst_node is not this node */
-	MRC_DROP_UNKNOWN_PEER,
-	MRC_DROP_NO_MEMORY,	/* reassembly limits reached */
-	MRC_DROP_DUPLICATE,	/* already received (counted, harmless) */
-	MRC_DROP_BAD_FIELD,	/* a body field out of range */
-	MRC_DROP_NR
-};
+/* Drop reasons: enum mrc_drop_reason in uapi/linux/mrc.h. */
+
+/*
+ * The HELLO exchange that establishes paths rides in the private data of an
+ * rdma_cm SIDR request/reply (RDMA_PS_UDP, port MRC_CM_PORT): it tells the
+ * other side our protocol version, node id, rail and the QPN of each of the
+ * rail's entropy values.  136 bytes fit in a SIDR reply.
+ */
+#define MRC_CM_PORT		0x4d52
+#define MRC_CM_MAX_QPS		24
+struct mrc_wire_cm {
+	u8	version;	/* MRC_WIRE_VERSION */
+	u8	nqp;		/* valid entries in qpn[], 1..MRC_CM_MAX_QPS */
+	__be16	reserved;
+	__be32	src_node;	/* sender's node id */
+	__be32	dst_node;	/* node it means to reach */
+	__be32	rail_id;	/* sender's rail */
+	__be32	qpn[MRC_CM_MAX_QPS];
+} __packed;
 
 /* A parsed header, host byte order. */
 struct mrc_pkt {

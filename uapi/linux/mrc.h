@@ -44,6 +44,19 @@ enum mrc_cmd {
 	MRC_CMD_RAIL_REMOVED,
 	MRC_CMD_RAIL_STATE,	/* MRC_RAIL_A_STATE + MRC_RAIL_A_PREV_STATE */
 	MRC_CMD_CONFIG_CHANGED,
+	/*
+	 * Peers.  PEER_ADD (CAP_NET_ADMIN): MRC_A_PEER with MRC_PEER_A_NODE
+	 * and MRC_PEER_A_ADDRS (one address per plane).  PEER_DEL
+	 * (CAP_NET_ADMIN): MRC_A_PEER with MRC_PEER_A_NODE.  PEER_GET: doit
+	 * by MRC_PEER_A_NODE, or dump; reply MRC_A_PEER with its paths.
+	 */
+	MRC_CMD_PEER_ADD,
+	MRC_CMD_PEER_DEL,
+	MRC_CMD_PEER_GET,
+	/* Events: MRC_A_PEER (PEER_*), or MRC_A_PEER with one path. */
+	MRC_CMD_PEER_ADDED,
+	MRC_CMD_PEER_REMOVED,
+	MRC_CMD_PATH_STATE,
 
 	__MRC_CMD_MAX,
 	MRC_CMD_MAX = __MRC_CMD_MAX - 1,
@@ -53,6 +66,7 @@ enum mrc_attr {
 	MRC_A_UNSPEC,
 	MRC_A_RAIL,		/* nest, enum mrc_rail_attr */
 	MRC_A_CONFIG,		/* nest, enum mrc_config_attr */
+	MRC_A_PEER,		/* nest, enum mrc_peer_attr */
 
 	__MRC_A_MAX,
 	MRC_A_MAX = __MRC_A_MAX - 1,
@@ -97,6 +111,9 @@ enum mrc_rail_attr {
 	MRC_RAIL_A_STATS,	/* nest, enum mrc_rail_stat */
 	MRC_RAIL_A_PAD,
 	MRC_RAIL_A_QPS,		/* u32: UD QPs (entropy values) */
+	MRC_RAIL_A_DROPS,	/* nest: u64 per enum mrc_drop_reason;
+				 * type 0 (MRC_DROP_NONE) is padding
+				 */
 
 	__MRC_RAIL_A_MAX,
 	MRC_RAIL_A_MAX = __MRC_RAIL_A_MAX - 1,
@@ -138,9 +155,86 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_MAX_RAILS,	/* rails beyond this many are refused */
 	MRC_CONFIG_A_MIN_MTU,	/* bytes: rails below are MTU_LOW */
 	MRC_CONFIG_A_ENTROPY,	/* UD QPs (entropy values) per rail */
+	MRC_CONFIG_A_NODE_ID,	/* this node's id; 0 = not set */
+	MRC_CONFIG_A_PROBE_MS,	/* keepalive probe interval, ms */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
+};
+
+/*
+ * Why a received packet was dropped: the type of each counter in
+ * MRC_RAIL_A_DROPS (MRC_DROP_NONE is not a counter).  Append only.
+ */
+enum mrc_drop_reason {
+	MRC_DROP_NONE = 0,
+	MRC_DROP_TRUNCATED,	/* shorter than header, or than header+len */
+	MRC_DROP_BAD_VERSION,
+	MRC_DROP_BAD_TYPE,
+	MRC_DROP_BAD_LENGTH,	/* len wrong for the type / too long */
+	MRC_DROP_BAD_OFFSET,	/* offset+len beyond msg_len, misaligned */
+	MRC_DROP_MSG_TOO_BIG,	/* msg_len above the configured cap */
+	MRC_DROP_BAD_SEG,	/* seg out of range */
+	MRC_DROP_BAD_SACK,	/* SACK/NACK beyond what was sent */
+	MRC_DROP_NOT_FOR_US,	/* dst_node is not this node */
+	MRC_DROP_UNKNOWN_PEER,
+	MRC_DROP_NO_MEMORY,	/* reassembly limits reached */
+	MRC_DROP_DUPLICATE,	/* already received (counted, harmless) */
+	MRC_DROP_BAD_FIELD,	/* a body field out of range */
+	MRC_DROP_WRONG_PATH,	/* peer known, but not from its path's QP */
+	MRC_DROP_UNEXPECTED,	/* a valid type this node does not take */
+	MRC_DROP_NR
+};
+
+/* Most addresses (planes) a peer may have. */
+#define MRC_PEER_MAX_ADDRS	8
+
+enum mrc_peer_attr {
+	MRC_PEER_A_UNSPEC,
+	MRC_PEER_A_NODE,	/* u32: the peer's node_id, 1..2^31-1 */
+	MRC_PEER_A_ADDRS,	/* nest of MRC_PEER_A_ADDR, one per plane */
+	MRC_PEER_A_ADDR,	/* binary: IPv4 (4 bytes) or IPv6 (16) */
+	MRC_PEER_A_PATH,	/* nest, enum mrc_path_attr; one per path */
+	MRC_PEER_A_PATHS_ACTIVE, /* u32: paths in the spray set */
+	MRC_PEER_A_PAD,
+
+	__MRC_PEER_A_MAX,
+	MRC_PEER_A_MAX = __MRC_PEER_A_MAX - 1,
+};
+
+/* Path states; the names follow MRC 1.0 (GOOD is ACTIVE). */
+enum mrc_path_state_uapi {
+	MRC_PATH_STATE_PROBING,		/* not answered yet */
+	MRC_PATH_STATE_ACTIVE,		/* in the spray set */
+	MRC_PATH_STATE_ASSUMED_BAD,	/* lost a packet or timed out */
+	MRC_PATH_STATE_DEAD,		/* its rail is down */
+	MRC_PATH_STATE_DENIED,		/* taken out by the operator */
+	MRC_PATH_STATE_UNRESOLVED,	/* remote QPs not known yet */
+};
+
+enum mrc_path_attr {
+	MRC_PATH_A_UNSPEC,
+	MRC_PATH_A_PLANE,	/* u32: index of the peer address */
+	MRC_PATH_A_RAIL,	/* string: local rail name */
+	MRC_PATH_A_ENTROPY,	/* u32: entropy value (local QP index) */
+	MRC_PATH_A_LOCAL_QPN,	/* u32 */
+	MRC_PATH_A_REMOTE_QPN,	/* u32, absent while unresolved */
+	MRC_PATH_A_STATE,	/* u8, enum mrc_path_state_uapi */
+	MRC_PATH_A_SRTT_US,	/* u32, absent before the first sample */
+	MRC_PATH_A_RTO_US,	/* u32 */
+	MRC_PATH_A_INFLIGHT,	/* u32: packets in flight */
+	MRC_PATH_A_TX_PKTS,	/* u64 */
+	MRC_PATH_A_ACKED_PKTS,	/* u64 */
+	MRC_PATH_A_LOST_PKTS,	/* u64 */
+	MRC_PATH_A_PROBES,	/* u64 */
+	MRC_PATH_A_REPLIES,	/* u64 */
+	MRC_PATH_A_TIMEOUTS,	/* u64 */
+	MRC_PATH_A_STATE_CHANGES, /* u64 */
+	MRC_PATH_A_PREV_STATE,	/* u8; PATH_STATE events only */
+	MRC_PATH_A_PAD,
+
+	__MRC_PATH_A_MAX,
+	MRC_PATH_A_MAX = __MRC_PATH_A_MAX - 1,
 };
 
 #endif /* _UAPI_LINUX_MRC_H */

@@ -1,0 +1,864 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * peer.c - peers, links and paths: configuration, resolution, probing.
+ *
+ * Design notes
+ *
+ * A peer is a node id plus one address per plane, configured by netlink.
+ * Each address is a *link*: the local rail that reaches it (found by
+ * routing, through rdma_cm) and the peer's rail behind it.  A link has one
+ * *path* per entropy value: local UD QP i talks to the peer's UD QP i.
+ *
+ * Resolution (the HELLO of the protocol).  UD needs the remote QPNs.  mrc
+ * learns them with an rdma_cm SIDR exchange in the UDP port space, port
+ * MRC_CM_PORT: the request and the reply carry struct mrc_wire_cm (version,
+ * node ids, rail id, every QPN of the rail).  rdma_cm also resolves the
+ * route and the destination MAC, so the address handle it gives is right on
+ * hardware RoCE NICs too.  Every node listens; each side resolves its own
+ * links to its peers, retrying every second until it works.  cm ids are
+ * created and destroyed only by peer->work; the cm handler never destroys
+ * one, it records the result and queues the work.
+ *
+ * Probing.  Once a link is resolved its paths are PROBING; a PROBE goes out
+ * on each (from local QP i to remote QP i) and the PROBE_REPLY makes the
+ * path ACTIVE with an RTT sample (path.c decides every transition).  One
+ * soft hrtimer per peer fires at the earliest path deadline (probe retry,
+ * keepalive); rail state changes feed RAIL_DOWN / RAIL_UP events.
+ *
+ * Lifetime and locking.  mrc_peers is an RCU list (the receive path looks
+ * peers up under RCU); writers hold mrc_peers_lock.  A peer is refcounted;
+ * removal unlinks it, marks it dead (no more timer or work), then - without
+ * any lock held, since rdma_destroy_id waits for running cm handlers -
+ * destroys cm ids, address handles and rail references, and drops the list's
+ * reference.  peer->lock (spin, BH) protects links and paths; sends happen
+ * under it, so an address handle is never destroyed while in use.
+ * Lock order: mrc_rails_lock -> mrc_peers_lock -> peer->lock -> QP locks.
+ */
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
+#include "mrc.h"
+#include "peer.h"
+#include "ud.h"
+
+static DEFINE_MUTEX(mrc_peers_lock);	/* writers of mrc_peers */
+static LIST_HEAD(mrc_peers);		/* RCU */
+static unsigned int mrc_npeers;		/* under mrc_peers_lock */
+static struct rdma_cm_id *mrc_cm_listener;
+
+#define MRC_PEERS_MAX		1024
+#define MRC_RESOLVE_RETRY_NS	(1000ULL * NSEC_PER_MSEC)
+#define MRC_CM_TIMEOUT_MS	2000
+
+static void mrc_path_params(struct mrc_path_params *pp)
+{
+	mrc_path_params_default(pp);
+	pp->keepalive_ns = mrc_knob(MRC_KNOB_probe_ms) * NSEC_PER_MSEC;
+}
+
+static void mrc_peer_release(struct kref *ref)
+{
+	struct mrc_peer *peer = container_of(ref, struct mrc_peer, ref);
+
+	kvfree_rcu(peer, rcu);
+}
+
+void mrc_peer_put(struct mrc_peer *peer)
+{
+	kref_put(&peer->ref, mrc_peer_release);
+}
+
+struct mrc_peer *mrc_peer_get(u32 node)
+{
+	struct mrc_peer *peer, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(peer, &mrc_peers, node) {
+		if (peer->node_id == node && kref_get_unless_zero(&peer->ref)) {
+			found = peer;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+struct mrc_peer *mrc_peer_get_nth(unsigned long idx)
+{
+	struct mrc_peer *peer, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(peer, &mrc_peers, node) {
+		if (idx--)
+			continue;
+		if (kref_get_unless_zero(&peer->ref))
+			found = peer;
+		break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* ---- timer ---- */
+
+/* Re-arms the peer's timer at its earliest path deadline.  Under lock. */
+static void mrc_peer_arm(struct mrc_peer *peer)
+{
+	struct mrc_path_params pp;
+	u64 next = MRC_PATH_NEVER, now = ktime_get_ns();
+	unsigned int l, i;
+
+	lockdep_assert_held(&peer->lock);
+	if (peer->dead)
+		return;
+	mrc_path_params(&pp);
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+
+		if (!link->ah)
+			continue;
+		for (i = 0; i < link->npaths; i++)
+			next = min(next, mrc_path_deadline(&link->paths[i].p,
+							   &pp));
+	}
+	if (next == MRC_PATH_NEVER)
+		return;
+	next = next > now ? next - now : 0;
+	hrtimer_start(&peer->timer, ns_to_ktime(next), HRTIMER_MODE_REL_SOFT);
+}
+
+/* Sends a PROBE or PROBE_REPLY on path @i of @link.  Under peer->lock. */
+static int mrc_peer_send_probe(struct mrc_peer_link *link, unsigned int i,
+			       u8 type, u32 echo_seq, u64 echo_ts)
+{
+	struct mrc_peer_path *pp = &link->paths[i];
+	u8 buf[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_hello)];
+	struct mrc_pkt_hello hello = {
+		.qpn = mrc_ud_qpn(link->rail->ud, i),
+		.qkey = MRC_UD_QKEY,
+		.rail_id = link->rail->id,
+		.echo_path_seq = echo_seq,
+		.echo_tstamp = echo_ts,
+	};
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = type,
+		.src_node = mrc_knob(MRC_KNOB_node_id),
+		.dst_node = link->peer->node_id,
+		.entropy = i,
+		.path_seq = mrc_path_next_seq(&pp->p),
+		.tstamp = ktime_get_ns(),
+	};
+
+	lockdep_assert_held(&link->peer->lock);
+	pkt.len = mrc_wire_put_hello(buf + MRC_WIRE_HDR_LEN, &hello);
+	mrc_wire_put_hdr(buf, &pkt);
+	return mrc_ud_send(link->rail->ud, i, link->ah, pp->remote_qpn, buf,
+			   MRC_WIRE_HDR_LEN + pkt.len, NULL, 0);
+}
+
+static enum hrtimer_restart mrc_peer_timer(struct hrtimer *t)
+{
+	struct mrc_peer *peer = container_of(t, struct mrc_peer, timer);
+	struct mrc_path_params pp;
+	unsigned int l, i;
+	u64 now;
+
+	mrc_path_params(&pp);
+	spin_lock_bh(&peer->lock);
+	now = ktime_get_ns();
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+
+		if (!link->ah)
+			continue;
+		for (i = 0; i < link->npaths; i++)
+			if (mrc_path_timer(&link->paths[i].p, &pp, now))
+				mrc_peer_send_probe(link, i, MRC_PKT_PROBE,
+						    0, 0);
+	}
+	mrc_peer_arm(peer);
+	spin_unlock_bh(&peer->lock);
+	return HRTIMER_NORESTART;
+}
+
+/* ---- resolution ---- */
+
+static void mrc_peer_kick(struct mrc_peer *peer)
+{
+	spin_lock_bh(&peer->lock);
+	if (!peer->dead)
+		queue_work(system_wq, &peer->work);
+	spin_unlock_bh(&peer->lock);
+}
+
+/* Fills the CM private data for @rail. */
+static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
+			u32 dst_node)
+{
+	unsigned int i, n = min_t(unsigned int, rail->ud->nqp, MRC_CM_MAX_QPS);
+
+	memset(cm, 0, sizeof(*cm));
+	cm->version = MRC_WIRE_VERSION;
+	cm->nqp = n;
+	cm->src_node = cpu_to_be32(mrc_knob(MRC_KNOB_node_id));
+	cm->dst_node = cpu_to_be32(dst_node);
+	cm->rail_id = cpu_to_be32(rail->id);
+	for (i = 0; i < n; i++)
+		cm->qpn[i] = cpu_to_be32(mrc_ud_qpn(rail->ud, i));
+}
+
+/* Checks a received CM private data; returns nqp or -EPROTO. */
+static int mrc_cm_check(const void *data, u8 len, u32 src_node, u32 dst_node)
+{
+	const struct mrc_wire_cm *cm = data;
+
+	if (!data || len < sizeof(*cm) || cm->version != MRC_WIRE_VERSION ||
+	    !cm->nqp || cm->nqp > MRC_CM_MAX_QPS)
+		return -EPROTO;
+	if (src_node && be32_to_cpu(cm->src_node) != src_node)
+		return -EPROTO;
+	if (be32_to_cpu(cm->dst_node) != dst_node)
+		return -EPROTO;
+	return cm->nqp;
+}
+
+/* The rail of a cm id's device and port, referenced; NULL if none. */
+static struct mrc_rail *mrc_cm_rail(struct rdma_cm_id *id)
+{
+	struct mrc_rail *rail, *found = NULL;
+
+	if (!id->device)
+		return NULL;
+	mutex_lock(&mrc_rails_lock);
+	list_for_each_entry(rail, &mrc_rails, node) {
+		if (rail->ibdev == id->device && rail->port == id->port_num &&
+		    rail->ud) {
+			kobject_get(&rail->kobj);
+			found = rail;
+			break;
+		}
+	}
+	mutex_unlock(&mrc_rails_lock);
+	return found;
+}
+
+/* Client side: the link's SIDR exchange. */
+static int mrc_cm_client_handler(struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev)
+{
+	struct mrc_peer_link *link = id->context;
+	struct mrc_peer *peer = link->peer;
+	struct rdma_conn_param param = {};
+	struct mrc_path_params pp;
+	struct mrc_wire_cm cm;
+	struct mrc_rail *rail;
+	struct ib_ah *ah, *old_ah = NULL;
+	struct mrc_rail *old_rail = NULL;
+	unsigned int i, n;
+	int nqp, err = 0;
+	u64 now;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = rdma_resolve_route(id, MRC_CM_TIMEOUT_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		rail = mrc_cm_rail(id);
+		if (!rail) {
+			err = -ENODEV;
+			break;
+		}
+		mrc_cm_fill(&cm, rail, peer->node_id);
+		kobject_put(&rail->kobj);
+		param.private_data = &cm;
+		param.private_data_len = sizeof(cm);
+		param.qkey = MRC_UD_QKEY;
+		err = rdma_connect_locked(id, &param);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		nqp = mrc_cm_check(ev->param.ud.private_data,
+				   ev->param.ud.private_data_len,
+				   peer->node_id, mrc_knob(MRC_KNOB_node_id));
+		if (nqp < 0) {
+			err = nqp;
+			break;
+		}
+		rail = mrc_cm_rail(id);
+		if (!rail) {
+			err = -ENODEV;
+			break;
+		}
+		ah = rdma_create_ah(rail->ud->pd, &ev->param.ud.ah_attr,
+				    RDMA_CREATE_AH_SLEEPABLE);
+		if (IS_ERR(ah)) {
+			kobject_put(&rail->kobj);
+			err = PTR_ERR(ah);
+			break;
+		}
+		memcpy(&cm, ev->param.ud.private_data, sizeof(cm));
+		n = min_t(unsigned int, nqp, rail->ud->nqp);
+		mrc_path_params(&pp);
+		now = ktime_get_ns();
+
+		spin_lock_bh(&peer->lock);
+		old_ah = link->ah;
+		old_rail = link->rail;
+		link->ah = ah;
+		link->rail = rail;
+		link->remote_rail_id = be32_to_cpu(cm.rail_id);
+		link->npaths = n;
+		for (i = 0; i < n; i++) {
+			mrc_path_init(&link->paths[i].p, rail->id,
+				      link->remote_rail_id, i, now);
+			link->paths[i].remote_qpn = be32_to_cpu(cm.qpn[i]);
+		}
+		link->cm_result = 1;
+		mrc_peer_arm(peer);
+		spin_unlock_bh(&peer->lock);
+		pr_info("mrc: peer %u plane %u resolved: %s, %u paths\n",
+			peer->node_id, link->plane, rail->name, n);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		err = -EHOSTUNREACH;
+		break;
+	default:
+		return 0;
+	}
+
+	if (err) {
+		spin_lock_bh(&peer->lock);
+		link->cm_result = err;
+		spin_unlock_bh(&peer->lock);
+	}
+	if (err || ev->event == RDMA_CM_EVENT_ESTABLISHED)
+		mrc_peer_kick(peer);	/* the work destroys the id */
+	if (old_ah)
+		rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (old_rail)
+		kobject_put(&old_rail->kobj);
+	return 0;
+}
+
+/* Starts resolving @link.  Process context, no lock held. */
+static void mrc_link_resolve(struct mrc_peer_link *link)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(&init_net, mrc_cm_client_handler, link,
+			    RDMA_PS_UDP, IB_QPT_UD);
+	if (IS_ERR(id))
+		return;
+	spin_lock_bh(&link->peer->lock);
+	link->cm_id = id;
+	link->cm_result = 0;
+	spin_unlock_bh(&link->peer->lock);
+	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&link->dst,
+				MRC_CM_TIMEOUT_MS);
+	if (err) {
+		spin_lock_bh(&link->peer->lock);
+		link->cm_result = err;
+		spin_unlock_bh(&link->peer->lock);
+	}
+}
+
+static void mrc_peer_workfn(struct work_struct *work)
+{
+	struct mrc_peer *peer = container_of(work, struct mrc_peer, work);
+	u64 now = ktime_get_ns(), next = U64_MAX;
+	unsigned int l;
+
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+		struct rdma_cm_id *done = NULL;
+		bool start = false;
+
+		spin_lock_bh(&peer->lock);
+		if (link->cm_id && link->cm_result) {
+			done = link->cm_id;
+			link->cm_id = NULL;
+			if (link->cm_result < 0)
+				link->retry_ns = now + MRC_RESOLVE_RETRY_NS;
+		}
+		if (!link->cm_id && !link->ah && !peer->dead) {
+			if (link->retry_ns <= now)
+				start = true;
+			else
+				next = min(next, link->retry_ns);
+		}
+		spin_unlock_bh(&peer->lock);
+
+		if (done)
+			rdma_destroy_id(done);
+		if (start)
+			mrc_link_resolve(link);
+	}
+	/* Retry later: a delayed kick through the timer would do; keep simple. */
+	if (next != U64_MAX) {
+		spin_lock_bh(&peer->lock);
+		if (!peer->dead)
+			queue_delayed_work(system_wq, &peer->retry,
+					   nsecs_to_jiffies(next - now) + 1);
+		spin_unlock_bh(&peer->lock);
+	}
+}
+
+static void mrc_peer_retry_fn(struct work_struct *work)
+{
+	struct mrc_peer *peer = container_of(to_delayed_work(work),
+					     struct mrc_peer, retry);
+
+	mrc_peer_kick(peer);
+}
+
+/* Server side: answer a SIDR request with our QPNs on that rail. */
+static int mrc_cm_listen_handler(struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev)
+{
+	const struct mrc_wire_cm *req = ev->param.ud.private_data;
+	u32 node = mrc_knob(MRC_KNOB_node_id);
+	struct rdma_conn_param param = {};
+	struct mrc_wire_cm cm;
+	struct mrc_rail *rail;
+
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 0;
+	if (!node || mrc_cm_check(req, ev->param.ud.private_data_len, 0,
+				  node) < 0)
+		goto reject;
+	rail = mrc_cm_rail(id);
+	if (!rail)
+		goto reject;
+	mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node));
+	param.qp_num = mrc_ud_qpn(rail->ud, 0);
+	param.qkey = MRC_UD_QKEY;
+	param.private_data = &cm;
+	param.private_data_len = sizeof(cm);
+	if (rdma_accept(id, &param))
+		pr_info_ratelimited("mrc: %s: SIDR reply to node %u failed\n",
+				    rail->name, be32_to_cpu(req->src_node));
+	kobject_put(&rail->kobj);
+	return 1;	/* the core destroys this request's id */
+
+reject:
+	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	return 1;
+}
+
+/* ---- configuration ---- */
+
+int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
+		 unsigned int naddrs, struct netlink_ext_ack *extack)
+{
+	struct mrc_peer *peer, *p;
+	unsigned int i;
+	int err = 0;
+
+	if (!mrc_knob(MRC_KNOB_node_id)) {
+		NL_SET_ERR_MSG(extack, "set this node's node_id first");
+		return -EINVAL;
+	}
+	if (node == mrc_knob(MRC_KNOB_node_id)) {
+		NL_SET_ERR_MSG(extack, "peer node id is this node's own");
+		return -EINVAL;
+	}
+	peer = kvzalloc(sizeof(*peer), GFP_KERNEL);
+	if (!peer)
+		return -ENOMEM;
+	kref_init(&peer->ref);
+	peer->node_id = node;
+	peer->nlinks = naddrs;
+	spin_lock_init(&peer->lock);
+	hrtimer_init(&peer->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	peer->timer.function = mrc_peer_timer;
+	INIT_WORK(&peer->work, mrc_peer_workfn);
+	INIT_DELAYED_WORK(&peer->retry, mrc_peer_retry_fn);
+	for (i = 0; i < naddrs; i++) {
+		peer->links[i].peer = peer;
+		peer->links[i].plane = i;
+		peer->links[i].dst = addrs[i];
+	}
+
+	mutex_lock(&mrc_peers_lock);
+	list_for_each_entry(p, &mrc_peers, node) {
+		if (p->node_id == node) {
+			NL_SET_ERR_MSG(extack, "peer already exists");
+			err = -EEXIST;
+			goto unlock;
+		}
+	}
+	if (mrc_npeers >= MRC_PEERS_MAX) {
+		NL_SET_ERR_MSG(extack, "too many peers");
+		err = -ENOSPC;
+		goto unlock;
+	}
+	list_add_tail_rcu(&peer->node, &mrc_peers);
+	mrc_npeers++;
+unlock:
+	mutex_unlock(&mrc_peers_lock);
+	if (err) {
+		kvfree(peer);
+		return err;
+	}
+	pr_info("mrc: peer %u added (%u planes)\n", node, naddrs);
+	mrc_nl_peer_event(peer, MRC_CMD_PEER_ADDED);
+	mrc_peer_kick(peer);
+	return 0;
+}
+
+/* Tears a peer down; it is already off the list.  No lock held. */
+static void mrc_peer_destroy(struct mrc_peer *peer)
+{
+	unsigned int l;
+
+	spin_lock_bh(&peer->lock);
+	peer->dead = true;
+	spin_unlock_bh(&peer->lock);
+	hrtimer_cancel(&peer->timer);
+	cancel_delayed_work_sync(&peer->retry);
+	cancel_work_sync(&peer->work);
+	/* rdma_destroy_id waits for a running handler of that id. */
+	for (l = 0; l < peer->nlinks; l++)
+		if (peer->links[l].cm_id) {
+			rdma_destroy_id(peer->links[l].cm_id);
+			peer->links[l].cm_id = NULL;
+		}
+	cancel_work_sync(&peer->work);
+	hrtimer_cancel(&peer->timer);
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+
+		if (link->ah)
+			rdma_destroy_ah(link->ah, RDMA_DESTROY_AH_SLEEPABLE);
+		if (link->rail)
+			kobject_put(&link->rail->kobj);
+		link->ah = NULL;
+		link->rail = NULL;
+	}
+	mrc_peer_put(peer);
+}
+
+int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
+{
+	struct mrc_peer *peer, *found = NULL;
+
+	mutex_lock(&mrc_peers_lock);
+	list_for_each_entry(peer, &mrc_peers, node) {
+		if (peer->node_id == node) {
+			found = peer;
+			list_del_rcu(&peer->node);
+			mrc_npeers--;
+			break;
+		}
+	}
+	mutex_unlock(&mrc_peers_lock);
+	if (!found) {
+		NL_SET_ERR_MSG(extack, "no such peer");
+		return -ENOENT;
+	}
+	mrc_nl_peer_event(found, MRC_CMD_PEER_REMOVED);
+	mrc_peer_destroy(found);
+	pr_info("mrc: peer %u removed\n", node);
+	return 0;
+}
+
+/* ---- rails ---- */
+
+void mrc_peers_rail_changed(struct mrc_rail *rail, bool active)
+{
+	struct mrc_path_params pp;
+	struct mrc_peer *peer;
+	unsigned int l, i;
+	u64 now = ktime_get_ns();
+
+	mrc_path_params(&pp);
+	rcu_read_lock();
+	list_for_each_entry_rcu(peer, &mrc_peers, node) {
+		spin_lock_bh(&peer->lock);
+		for (l = 0; l < peer->nlinks; l++) {
+			struct mrc_peer_link *link = &peer->links[l];
+
+			if (link->rail != rail || !link->ah)
+				continue;
+			for (i = 0; i < link->npaths; i++) {
+				struct mrc_path *p = &link->paths[i].p;
+				u8 prev = p->state;
+
+				if (mrc_path_event(p, &pp, active ?
+						   MRC_PATH_EV_RAIL_UP :
+						   MRC_PATH_EV_RAIL_DOWN,
+						   now, now) > 0)
+					mrc_nl_path_event(peer, link, i, prev);
+			}
+		}
+		mrc_peer_arm(peer);
+		spin_unlock_bh(&peer->lock);
+	}
+	rcu_read_unlock();
+}
+
+void mrc_peers_rail_removed(struct mrc_rail *rail)
+{
+	struct mrc_peer *peer;
+	unsigned int l, i;
+
+	mutex_lock(&mrc_peers_lock);
+	list_for_each_entry(peer, &mrc_peers, node) {
+		for (l = 0; l < peer->nlinks; l++) {
+			struct mrc_peer_link *link = &peer->links[l];
+			struct ib_ah *ah = NULL;
+
+			spin_lock_bh(&peer->lock);
+			if (link->rail == rail) {
+				for (i = 0; i < link->npaths; i++) {
+					u8 prev = link->paths[i].p.state;
+
+					link->paths[i].p.state = MRC_PATH_DEAD;
+					if (prev != MRC_PATH_DEAD)
+						mrc_nl_path_event(peer, link, i,
+								  prev);
+				}
+				ah = link->ah;
+				link->ah = NULL;
+				link->rail = NULL;
+				link->npaths = 0;
+				link->retry_ns = 0;
+			}
+			spin_unlock_bh(&peer->lock);
+			if (ah) {
+				rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+				kobject_put(&rail->kobj);
+				mrc_peer_kick(peer);
+			}
+		}
+	}
+	mutex_unlock(&mrc_peers_lock);
+}
+
+/* ---- receive ---- */
+
+enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_ud_qp *uqp, u32 src_qp,
+				       const struct mrc_pkt *pkt)
+{
+	struct mrc_rail *rail = uqp->ud->rail;
+	enum mrc_drop_reason why = MRC_DROP_NONE;
+	struct mrc_path_params pp;
+	struct mrc_pkt_hello hello;
+	struct mrc_peer_link *link = NULL;
+	struct mrc_peer *peer;
+	unsigned int l, ev = uqp->ev;
+	u64 now = ktime_get_ns();
+
+	mrc_path_params(&pp);
+	rcu_read_lock();
+	list_for_each_entry_rcu(peer, &mrc_peers, node)
+		if (peer->node_id == pkt->src_node)
+			break;
+	if (list_entry_is_head(peer, &mrc_peers, node)) {
+		why = MRC_DROP_UNKNOWN_PEER;
+		goto out_rcu;
+	}
+
+	spin_lock_bh(&peer->lock);
+	for (l = 0; l < peer->nlinks; l++)
+		if (peer->links[l].rail == rail && peer->links[l].ah) {
+			link = &peer->links[l];
+			break;
+		}
+	if (!link || ev >= link->npaths || pkt->entropy != ev ||
+	    link->paths[ev].remote_qpn != src_qp) {
+		why = MRC_DROP_WRONG_PATH;
+		goto out;
+	}
+	mrc_wire_get_hello(pkt, &hello);
+	if (pkt->type == MRC_PKT_PROBE) {
+		mrc_peer_send_probe(link, ev, MRC_PKT_PROBE_REPLY,
+				    pkt->path_seq, pkt->tstamp);
+	} else {
+		struct mrc_path *p = &link->paths[ev].p;
+		u8 prev = p->state;
+
+		if (mrc_path_event(p, &pp, MRC_PATH_EV_REPLY, now,
+				   hello.echo_tstamp) > 0)
+			mrc_nl_path_event(peer, link, ev, prev);
+		mrc_peer_arm(peer);
+	}
+out:
+	spin_unlock_bh(&peer->lock);
+out_rcu:
+	rcu_read_unlock();
+	return why;
+}
+
+/* ---- netlink ---- */
+
+static u8 mrc_uapi_path_state(const struct mrc_peer_link *link,
+			      unsigned int i)
+{
+	if (!link->ah)
+		return MRC_PATH_STATE_UNRESOLVED;
+	return link->paths[i].p.state;
+}
+
+/* One PATH nest.  Under peer->lock. */
+int mrc_peer_fill_path(struct sk_buff *skb, struct mrc_peer_link *link,
+		       unsigned int i, int prev)
+{
+	const struct mrc_path *p = &link->paths[i].p;
+	struct mrc_path_params pp;
+	struct nlattr *nest;
+
+	mrc_path_params(&pp);
+	nest = nla_nest_start(skb, MRC_PEER_A_PATH);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MRC_PATH_A_PLANE, link->plane) ||
+	    nla_put_u32(skb, MRC_PATH_A_ENTROPY, i) ||
+	    nla_put_u8(skb, MRC_PATH_A_STATE, mrc_uapi_path_state(link, i)))
+		goto cancel;
+	if (prev >= 0 && nla_put_u8(skb, MRC_PATH_A_PREV_STATE, prev))
+		goto cancel;
+	if (link->ah &&
+	    (nla_put_string(skb, MRC_PATH_A_RAIL, link->rail->name) ||
+	     nla_put_u32(skb, MRC_PATH_A_LOCAL_QPN,
+			 mrc_ud_qpn(link->rail->ud, i)) ||
+	     nla_put_u32(skb, MRC_PATH_A_REMOTE_QPN,
+			 link->paths[i].remote_qpn) ||
+	     nla_put_u32(skb, MRC_PATH_A_RTO_US,
+			 div_u64(mrc_path_rto(p, &pp), NSEC_PER_USEC)) ||
+	     nla_put_u32(skb, MRC_PATH_A_INFLIGHT, p->inflight_pkts) ||
+	     nla_put_u64_64bit(skb, MRC_PATH_A_TX_PKTS, p->stats.tx_pkts,
+			       MRC_PATH_A_PAD) ||
+	     nla_put_u64_64bit(skb, MRC_PATH_A_ACKED_PKTS,
+			       p->stats.acked_pkts, MRC_PATH_A_PAD) ||
+	     nla_put_u64_64bit(skb, MRC_PATH_A_LOST_PKTS, p->stats.lost_pkts,
+			       MRC_PATH_A_PAD) ||
+	     nla_put_u64_64bit(skb, MRC_PATH_A_PROBES, p->stats.probes,
+			       MRC_PATH_A_PAD) ||
+	     nla_put_u64_64bit(skb, MRC_PATH_A_REPLIES, p->stats.replies,
+			       MRC_PATH_A_PAD) ||
+	     nla_put_u64_64bit(skb, MRC_PATH_A_TIMEOUTS, p->stats.timeouts,
+			       MRC_PATH_A_PAD) ||
+	     nla_put_u64_64bit(skb, MRC_PATH_A_STATE_CHANGES,
+			       p->stats.state_changes, MRC_PATH_A_PAD)))
+		goto cancel;
+	if (link->ah && mrc_rtt_valid(&p->rtt) &&
+	    nla_put_u32(skb, MRC_PATH_A_SRTT_US,
+			div_u64(p->rtt.srtt_ns, NSEC_PER_USEC)))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
+{
+	struct nlattr *nest, *addrs;
+	unsigned int l, i, active = 0;
+	int err = -EMSGSIZE;
+
+	nest = nla_nest_start(skb, MRC_A_PEER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MRC_PEER_A_NODE, peer->node_id))
+		goto cancel;
+	addrs = nla_nest_start(skb, MRC_PEER_A_ADDRS);
+	if (!addrs)
+		goto cancel;
+	for (l = 0; l < peer->nlinks; l++) {
+		const struct sockaddr_storage *ss = &peer->links[l].dst;
+
+		if (ss->ss_family == AF_INET ?
+		    nla_put_in_addr(skb, MRC_PEER_A_ADDR,
+				    ((struct sockaddr_in *)ss)->sin_addr.s_addr) :
+		    nla_put_in6_addr(skb, MRC_PEER_A_ADDR,
+				     &((struct sockaddr_in6 *)ss)->sin6_addr))
+			goto cancel;
+	}
+	nla_nest_end(skb, addrs);
+
+	spin_lock_bh(&peer->lock);
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+		unsigned int n = link->ah ? link->npaths : 1;
+
+		for (i = 0; i < n; i++) {
+			if (link->ah && mrc_path_in_spray_set(&link->paths[i].p))
+				active++;
+			if (mrc_peer_fill_path(skb, link, i, -1))
+				goto unlock;
+		}
+	}
+	err = 0;
+unlock:
+	spin_unlock_bh(&peer->lock);
+	if (err || nla_put_u32(skb, MRC_PEER_A_PATHS_ACTIVE, active))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/* ---- init ---- */
+
+int mrc_peer_init(void)
+{
+	struct sockaddr_in any = {
+		.sin_family = AF_INET,
+		.sin_port = htons(MRC_CM_PORT),
+	};
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(&init_net, mrc_cm_listen_handler, NULL,
+			    RDMA_PS_UDP, IB_QPT_UD);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	err = rdma_bind_addr(id, (struct sockaddr *)&any);
+	if (!err)
+		err = rdma_listen(id, 16);
+	if (err) {
+		pr_err("mrc: cannot listen on rdma_cm UDP port %u: %d\n",
+		       MRC_CM_PORT, err);
+		rdma_destroy_id(id);
+		return err;
+	}
+	mrc_cm_listener = id;
+	return 0;
+}
+
+void mrc_peer_exit(void)
+{
+	struct mrc_peer *peer;
+
+	rdma_destroy_id(mrc_cm_listener);
+	for (;;) {
+		mutex_lock(&mrc_peers_lock);
+		peer = list_first_entry_or_null(&mrc_peers,
+						struct mrc_peer, node);
+		if (peer) {
+			list_del_rcu(&peer->node);
+			mrc_npeers--;
+		}
+		mutex_unlock(&mrc_peers_lock);
+		if (!peer)
+			break;
+		mrc_peer_destroy(peer);
+	}
+	rcu_barrier();	/* kvfree_rcu callbacks run before the module goes */
+}

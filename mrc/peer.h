@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * peer.h - peers, their links (one per plane) and paths (one per entropy
+ * value of a link).  See peer.c for the design notes.
+ */
+#ifndef _MRC_PEER_H
+#define _MRC_PEER_H
+
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/socket.h>
+#include <rdma/rdma_cm.h>
+
+#include "path.h"
+#include "wire.h"
+
+struct mrc_peer;
+struct mrc_rail;
+
+/* One path: local QP ev of the link's rail <-> remote QP ev. */
+struct mrc_peer_path {
+	struct mrc_path p;		/* state machine, under peer->lock */
+	u32 remote_qpn;			/* valid while link->ah */
+};
+
+/* One plane of a peer: a local rail and the peer's address on it. */
+struct mrc_peer_link {
+	struct mrc_peer *peer;
+	unsigned int plane;
+	struct sockaddr_storage dst;	/* the peer's address, port set */
+
+	/*
+	 * Resolution: the link's rdma_cm id, created and destroyed only by
+	 * peer->work (never in the cm handler), under peer->lock for the
+	 * pointer.  cm_result is set by the handler: 0 in progress, 1 done,
+	 * <0 failed.
+	 */
+	struct rdma_cm_id *cm_id;
+	int cm_result;
+	u64 retry_ns;			/* next resolution attempt */
+
+	/* Under peer->lock; ah/rail set together, cleared together. */
+	struct ib_ah *ah;
+	struct mrc_rail *rail;		/* kobject reference held */
+	u32 remote_rail_id;
+	unsigned int npaths;		/* min(local, remote QPs) */
+	struct mrc_peer_path paths[MRC_CM_MAX_QPS];
+};
+
+struct mrc_peer {
+	struct list_head node;		/* on mrc_peers (RCU, writers under
+					 * mrc_peers_lock)
+					 */
+	struct rcu_head rcu;
+	struct kref ref;
+	u32 node_id;
+	unsigned int nlinks;
+
+	spinlock_t lock;		/* links' paths, ah, rail, cm_id */
+	bool dead;			/* being removed: no new work/timer */
+	struct hrtimer timer;		/* next path deadline (softirq) */
+	struct work_struct work;	/* resolution and cleanup, sleeps */
+	struct delayed_work retry;	/* queues work when a retry is due */
+
+	struct mrc_peer_link links[MRC_PEER_MAX_ADDRS];
+};
+
+int mrc_peer_init(void);
+void mrc_peer_exit(void);
+
+/* Netlink handlers' helpers (netlink.c). */
+int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
+		 unsigned int naddrs, struct netlink_ext_ack *extack);
+int mrc_peer_del(u32 node, struct netlink_ext_ack *extack);
+struct mrc_peer *mrc_peer_get(u32 node);	/* reference, or NULL */
+void mrc_peer_put(struct mrc_peer *peer);
+/* Fills a PEER nest; caller holds a reference. */
+int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer);
+/* Fills one PATH nest (@prev < 0: none); under peer->lock. */
+int mrc_peer_fill_path(struct sk_buff *skb, struct mrc_peer_link *link,
+		       unsigned int i, int prev);
+/* Walks peers for a dump: the @idx-th peer (referenced), or NULL. */
+struct mrc_peer *mrc_peer_get_nth(unsigned long idx);
+
+/* From rail.c: a rail changed state or goes away (process context). */
+void mrc_peers_rail_changed(struct mrc_rail *rail, bool active);
+void mrc_peers_rail_removed(struct mrc_rail *rail);
+
+/* From proto.c: a PROBE or PROBE_REPLY that parsed. */
+struct mrc_ud_qp;
+enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_ud_qp *uqp, u32 src_qp,
+				       const struct mrc_pkt *pkt);
+
+#endif /* _MRC_PEER_H */
