@@ -35,6 +35,15 @@ static const char * const mrc_rail_stat_names[] = {
 	[MRC_RAIL_STAT_QP_RECOVERIES]	= "qp_recoveries",
 };
 
+static const char * const mrc_path_state_uapi_names[] = {
+	[MRC_PATH_STATE_PROBING]	= "probing",
+	[MRC_PATH_STATE_ACTIVE]		= "active",
+	[MRC_PATH_STATE_ASSUMED_BAD]	= "assumed-bad",
+	[MRC_PATH_STATE_DEAD]		= "dead",
+	[MRC_PATH_STATE_DENIED]		= "denied",
+	[MRC_PATH_STATE_UNRESOLVED]	= "unresolved",
+};
+
 const char *mrc_rail_state_name(unsigned int state)
 {
 	if (state < ARRAY_SIZE(mrc_rail_state_names) &&
@@ -55,4 +64,12 @@ const char *mrc_rail_stat_name(unsigned int stat)
 	if (stat < ARRAY_SIZE(mrc_rail_stat_names))
 		return mrc_rail_stat_names[stat];
 	return NULL;
+}
+
+const char *mrc_path_state_uapi_name(unsigned int state)
+{
+	if (state < ARRAY_SIZE(mrc_path_state_uapi_names) &&
+	    mrc_path_state_uapi_names[state])
+		return mrc_path_state_uapi_names[state];
+	return "unknown";
 }

@@ -4,13 +4,17 @@
  * generic netlink family "mrc" (uapi/linux/mrc.h).
  *
  *   mrcctl [OPTIONS] rail show [ [dev] DEV | id ID ]
+ *   mrcctl [OPTIONS] peer show [ [node] NODE ]
+ *   mrcctl [OPTIONS] peer add NODE addr ADDR[,ADDR...]
+ *   mrcctl [OPTIONS] peer del NODE
  *   mrcctl [OPTIONS] config show [KEY...]
  *   mrcctl [OPTIONS] config set KEY VALUE [KEY VALUE ...]
- *   mrcctl [OPTIONS] monitor [ all | rail | config ]
+ *   mrcctl [OPTIONS] monitor [ all | rail | config | peer | path ]
  *
  * Built on libmnl.  The knob table, value parser and enum names are shared
- * with the kernel module (mrc/config.c, mrc/names.c) so that both sides
- * use the same words and the same syntax.
+ * with the kernel module (mrc/config.c, mrc/names.c, and the drop reason
+ * names of mrc/wire.c) so that both sides use the same words and the same
+ * syntax.
  *
  * Built with -DMRCCTL_SELFTEST, main() is replaced by a TAP self-test of
  * the JSON writer, the message decoders/printers and the error decoder
@@ -37,6 +41,7 @@
 
 #include "../mrc/config.h"
 #include "../mrc/names.h"
+#include "../mrc/wire.h"	/* mrc_drop_reason_name() */
 
 #ifndef MRCCTL_VERSION
 #define MRCCTL_VERSION "0.1"
@@ -45,6 +50,9 @@
 /* Bitmasks below hold one bit per attribute / counter. */
 _Static_assert(MRC_RAIL_A_MAX < 32, "rail attribute bitmask too small");
 _Static_assert(MRC_RAIL_STAT_MAX < 32, "rail stat bitmask too small");
+_Static_assert(MRC_DROP_NR <= 32, "drop reason bitmask too small");
+_Static_assert(MRC_PEER_A_MAX < 32, "peer attribute bitmask too small");
+_Static_assert(MRC_PATH_A_MAX < 32, "path attribute bitmask too small");
 
 static struct {
 	bool json;
@@ -291,12 +299,39 @@ struct nl_error {
 
 static struct nl_error nlerr;
 
-/* Where each knob of the last CONFIG_SET request sits (for ATTR_OFFS). */
+/*
+ * Where each knob of the last CONFIG_SET request, or each address of the
+ * last PEER_ADD, sits: an extended ACK's ATTR_OFFS then names the one the
+ * kernel refused, "key min_mtu" or "address 10.0.0.1".
+ */
+#define REQ_LABELS_MAX	32
+_Static_assert(2 * MRC_KNOB_NR <= REQ_LABELS_MAX, "too many knobs");
+_Static_assert(MRC_PEER_MAX_ADDRS <= REQ_LABELS_MAX, "too many addresses");
 static struct {
 	u32 offs;
-	const struct mrc_knob *k;
-} req_knobs[2 * MRC_KNOB_NR];
-static unsigned int req_nknobs;
+	char label[64];
+} req_labels[REQ_LABELS_MAX];
+static unsigned int req_nlabels;
+
+/* Remembers that the next attribute put into @nlh is @label. */
+static void req_label(const struct nlmsghdr *nlh, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void req_label(const struct nlmsghdr *nlh, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (req_nlabels >= REQ_LABELS_MAX)
+		return;
+	req_labels[req_nlabels].offs =
+		(u32)((const char *)mnl_nlmsg_get_payload_tail(nlh) -
+		      (const char *)nlh);
+	va_start(ap, fmt);
+	vsnprintf(req_labels[req_nlabels].label,
+		  sizeof(req_labels[req_nlabels].label), fmt, ap);
+	va_end(ap);
+	req_nlabels++;
+}
 
 static struct mnl_socket *nl;
 static unsigned int nl_portid, nl_seq;
@@ -599,11 +634,11 @@ static void nlerr_format(const struct nl_error *e, char *buf, size_t sz)
 			APPEND(" (valid range %" PRId64 "..%" PRId64 ")",
 			       e->min_s, e->max_s);
 	}
-	/* Several keys in one request: say which one was refused. */
-	if (e->has_offs && req_nknobs > 1)
-		for (i = 0; i < req_nknobs; i++)
-			if (req_knobs[i].offs == e->offs) {
-				APPEND(" (key %s)", req_knobs[i].k->name);
+	/* Several keys or addresses: say which one was refused. */
+	if (e->has_offs && req_nlabels > 1)
+		for (i = 0; i < req_nlabels; i++)
+			if (req_labels[i].offs == e->offs) {
+				APPEND(" (%s)", req_labels[i].label);
 				break;
 			}
 	if (e->has_miss)
@@ -714,7 +749,7 @@ static int mrc_connect(void)
 
 struct rail {
 	u32 present;			/* 1 << MRC_RAIL_A_* */
-	u32 id, port, ifindex, gid_index, mtu, speed;
+	u32 id, port, ifindex, gid_index, mtu, speed, qps;
 	u8 link_layer, state, prev_state;
 	u8 gid[16];
 	char name[MRC_RAIL_NAME_MAX + 16];
@@ -722,6 +757,8 @@ struct rail {
 	char netdev[80];
 	u32 stats_present;		/* 1 << MRC_RAIL_STAT_* */
 	u64 stats[MRC_RAIL_STAT_MAX + 1];
+	u32 drops_present;		/* 1 << MRC_DROP_* */
+	u64 drops[MRC_DROP_NR];		/* by enum mrc_drop_reason */
 };
 
 #define HAS(r, a)	(!!((r)->present & (1u << (a))))
@@ -735,6 +772,7 @@ struct mrc_msg {
 	u8 cmd;
 	const struct nlattr *rail;
 	const struct nlattr *config;
+	const struct nlattr *peer;
 };
 
 static int bad_attr(const char *where, unsigned int type)
@@ -756,6 +794,20 @@ static int rail_stat_cb(const struct nlattr *a, void *data)
 		return bad_attr("rail stats", t);
 	r->stats[t] = mnl_attr_get_u64(a);
 	r->stats_present |= 1u << t;
+	return MNL_CB_OK;
+}
+
+static int rail_drop_cb(const struct nlattr *a, void *data)
+{
+	struct rail *r = data;
+	unsigned int t = mnl_attr_get_type(a);
+
+	if (t == MRC_DROP_NONE || t >= MRC_DROP_NR)
+		return MNL_CB_OK;	/* padding, newer reasons: ignored */
+	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+		return bad_attr("rail drops", t);
+	r->drops[t] = mnl_attr_get_u64(a);
+	r->drops_present |= 1u << t;
 	return MNL_CB_OK;
 }
 
@@ -787,6 +839,9 @@ static int rail_attr_cb(const struct nlattr *a, void *data)
 	case MRC_RAIL_A_SPEED:
 		u32p = &r->speed;
 		break;
+	case MRC_RAIL_A_QPS:
+		u32p = &r->qps;
+		break;
 	case MRC_RAIL_A_LINK_LAYER:
 		u8p = &r->link_layer;
 		break;
@@ -817,6 +872,12 @@ static int rail_attr_cb(const struct nlattr *a, void *data)
 		if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
 			return bad_attr("rail", t);
 		if (mnl_attr_parse_nested(a, rail_stat_cb, r) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case MRC_RAIL_A_DROPS:
+		if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
+			return bad_attr("rail", t);
+		if (mnl_attr_parse_nested(a, rail_drop_cb, r) < 0)
 			return MNL_CB_ERROR;
 		break;
 	default:
@@ -870,14 +931,16 @@ static int top_attr_cb(const struct nlattr *a, void *data)
 	struct mrc_msg *m = data;
 	unsigned int t = mnl_attr_get_type(a);
 
-	if (t != MRC_A_RAIL && t != MRC_A_CONFIG)
+	if (t != MRC_A_RAIL && t != MRC_A_CONFIG && t != MRC_A_PEER)
 		return MNL_CB_OK;
 	if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
 		return bad_attr("top-level", t);
 	if (t == MRC_A_RAIL)
 		m->rail = a;
-	else
+	else if (t == MRC_A_CONFIG)
 		m->config = a;
+	else
+		m->peer = a;
 	return MNL_CB_OK;
 }
 
@@ -913,6 +976,7 @@ struct stat_col {
 static const struct stat_col stat_rx[] = {
 	{ "packets", MRC_RAIL_STAT_RX_PACKETS },
 	{ "bytes", MRC_RAIL_STAT_RX_BYTES },
+	{ "errors", MRC_RAIL_STAT_RX_ERRORS },
 };
 
 static const struct stat_col stat_tx[] = {
@@ -927,36 +991,83 @@ static const struct stat_col stat_drops[] = {
 	{ "no_buffer", MRC_RAIL_STAT_DROP_NO_BUFFER },
 };
 
+static const struct stat_col stat_qp[] = {
+	{ "errors", MRC_RAIL_STAT_QP_ERRORS },
+	{ "recoveries", MRC_RAIL_STAT_QP_RECOVERIES },
+};
+
 static const struct stat_col stat_events[] = {
 	{ "state_changes", MRC_RAIL_STAT_STATE_CHANGES },
 	{ "port_events", MRC_RAIL_STAT_PORT_EVENTS },
 };
 
-/* Two lines, like "ip -s link": headers, then right-aligned values. */
+#define STAT_COLS_PER_ROW	6
+
+static int col_width(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	return (int)(la > lb ? la : lb);
+}
+
+/*
+ * Two lines, like "ip -s link": headers, then right-aligned values; more
+ * than STAT_COLS_PER_ROW columns continue on further pairs of lines.
+ */
+static void stat_table(const char *label, const char *const *hdr,
+		       char (*val)[24], size_t n)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i += STAT_COLS_PER_ROW) {
+		k = n - i < STAT_COLS_PER_ROW ? n - i : STAT_COLS_PER_ROW;
+		fprintf(out, "    %-8s", i ? "" : label);
+		for (j = i; j < i + k; j++)
+			fprintf(out, " %*s", col_width(hdr[j], val[j]), hdr[j]);
+		fprintf(out, "\n    %-8s", "");
+		for (j = i; j < i + k; j++)
+			fprintf(out, " %*s", col_width(hdr[j], val[j]), val[j]);
+		fputc('\n', out);
+	}
+}
+
 static void stat_row(const struct rail *r, const char *label,
 		     const struct stat_col *c, size_t n)
 {
+	const char *hdr[8];
 	char val[8][24];
-	int w[8];
 	size_t i;
 
 	for (i = 0; i < n && i < 8; i++) {
+		hdr[i] = c[i].hdr;
 		if (r->stats_present & (1u << c[i].id))
 			snprintf(val[i], sizeof(val[i]), "%" PRIu64,
 				 r->stats[c[i].id]);
 		else
 			snprintf(val[i], sizeof(val[i]), "-");
-		w[i] = (int)strlen(c[i].hdr);
-		if ((int)strlen(val[i]) > w[i])
-			w[i] = (int)strlen(val[i]);
 	}
-	fprintf(out, "    %-8s", label);
-	for (i = 0; i < n && i < 8; i++)
-		fprintf(out, " %*s", w[i], c[i].hdr);
-	fprintf(out, "\n    %-8s", "");
-	for (i = 0; i < n && i < 8; i++)
-		fprintf(out, " %*s", w[i], val[i]);
-	fputc('\n', out);
+	stat_table(label, hdr, val, i);
+}
+
+/* The non-zero per-reason drop counters; nothing if all are zero. */
+static void drop_rows(const struct rail *r)
+{
+	const char *hdr[MRC_DROP_NR];
+	char val[MRC_DROP_NR][24];
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = MRC_DROP_NONE + 1; i < MRC_DROP_NR; i++) {
+		if (!(r->drops_present & (1u << i)) || !r->drops[i])
+			continue;
+		hdr[n] = mrc_drop_reason_name(i);
+		if (!hdr[n])
+			continue;
+		snprintf(val[n], sizeof(val[n]), "%" PRIu64, r->drops[i]);
+		n++;
+	}
+	if (n)
+		stat_table("reasons:", hdr, val, n);
 }
 
 static void rail_print_plain(const struct rail *r)
@@ -982,6 +1093,8 @@ static void rail_print_plain(const struct rail *r)
 	}
 	if (HAS(r, MRC_RAIL_A_LINK_LAYER))
 		fprintf(out, "  link %s", mrc_link_layer_name(r->link_layer));
+	if (HAS(r, MRC_RAIL_A_QPS))
+		fprintf(out, "  qps %u", r->qps);
 	fputc('\n', out);
 	if (HAS(r, MRC_RAIL_A_GID)) {
 		fprintf(out, "    gid %s", gid_str(r, gid, sizeof(gid)));
@@ -993,6 +1106,8 @@ static void rail_print_plain(const struct rail *r)
 		stat_row(r, "RX:", stat_rx, ARRAY_SIZE(stat_rx));
 		stat_row(r, "TX:", stat_tx, ARRAY_SIZE(stat_tx));
 		stat_row(r, "drops:", stat_drops, ARRAY_SIZE(stat_drops));
+		drop_rows(r);
+		stat_row(r, "QP:", stat_qp, ARRAY_SIZE(stat_qp));
 		stat_row(r, "events:", stat_events, ARRAY_SIZE(stat_events));
 	}
 }
@@ -1034,6 +1149,7 @@ static void rail_json(struct jw *w, const struct rail *r, bool all_keys)
 	U32_KEY("gid_index", MRC_RAIL_A_GID_INDEX, r->gid_index);
 	U32_KEY("mtu", MRC_RAIL_A_MTU, r->mtu);
 	U32_KEY("speed_mbps", MRC_RAIL_A_SPEED, r->speed);
+	U32_KEY("qps", MRC_RAIL_A_QPS, r->qps);
 	STR_KEY("state", MRC_RAIL_A_STATE, mrc_rail_state_name(r->state));
 	if (HAS(r, MRC_RAIL_A_PREV_STATE))
 		jw_kv_str(w, "prev_state", mrc_rail_state_name(r->prev_state));
@@ -1047,6 +1163,23 @@ static void rail_json(struct jw *w, const struct rail *r, bool all_keys)
 				continue;
 			if (r->stats_present & (1u << i)) {
 				jw_kv_u64(w, name, r->stats[i]);
+			} else if (all_keys) {
+				jw_key(w, name);
+				jw_null(w);
+			}
+		}
+		jw_obj_close(w);
+	}
+	if (opt.stats && (all_keys || r->drops_present)) {
+		jw_key(w, "drops");
+		jw_obj_open(w);
+		for (i = MRC_DROP_NONE + 1; i < MRC_DROP_NR; i++) {
+			const char *name = mrc_drop_reason_name(i);
+
+			if (!name)
+				continue;
+			if (r->drops_present & (1u << i)) {
+				jw_kv_u64(w, name, r->drops[i]);
 			} else if (all_keys) {
 				jw_key(w, name);
 				jw_null(w);
@@ -1140,9 +1273,11 @@ static void usage_rail(FILE *f)
 		"where  DEV := { IBDEV:PORT | IBDEV | NETDEV }\n"
 		"\n"
 		"Shows mrc's rails (one per RDMA device port): state, netdev,\n"
-		"active MTU, speed, link layer and GID; with -s also the\n"
-		"counters.  IBDEV:PORT (e.g. rxe0:1) names one rail, IBDEV\n"
-		"(rxe0) all ports of a device, NETDEV (eth0) the rails on it.\n");
+		"active MTU, speed, link layer, UD QPs (entropy values) and GID;\n"
+		"with -s also the counters and, under \"reasons:\", the received\n"
+		"packets dropped by reason (only those not zero; -j lists all).\n"
+		"IBDEV:PORT (e.g. rxe0:1) names one rail, IBDEV (rxe0) all ports\n"
+		"of a device, NETDEV (eth0) the rails on it.\n");
 }
 
 /* Get one rail by name or id (doit).  Returns 0, 1 (not found), -1. */
@@ -1268,7 +1403,8 @@ static int do_rail_show(int argc, char **argv)
 		free(l.v);
 		return 1;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), rail_cmp);
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), rail_cmp);
 	rail_list_print(&l);
 	free(l.v);
 	return 0;
@@ -1284,6 +1420,823 @@ static int do_rail(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"Error: unknown command \"%s\", try \"mrcctl rail help\"\n",
+		argv[0]);
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* peer                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Addresses kept per peer from a kernel message; more are ignored. */
+#define PEER_ADDRS_KEPT	64
+
+struct peer_addr {
+	u8 len;				/* 4 (IPv4) or 16 (IPv6) */
+	u8 a[16];
+};
+
+struct path {
+	u32 present;			/* 1 << MRC_PATH_A_* */
+	u64 v[MRC_PATH_A_MAX + 1];	/* the integer attributes */
+	char rail[MRC_RAIL_NAME_MAX + 16];
+};
+
+struct peer {
+	u32 present;			/* 1 << MRC_PEER_A_* */
+	u32 node, paths_active;
+	unsigned int naddrs;
+	struct peer_addr addrs[PEER_ADDRS_KEPT];
+	struct path *paths;		/* malloc'ed; peer_free() */
+	size_t npaths, cap;
+};
+
+#define PHAS(p, a)	(!!((p)->present & (1u << (a))))
+
+/* How each path attribute is read; MNL_TYPE_UNSPEC: not stored. */
+static const u8 path_attr_type[MRC_PATH_A_MAX + 1] = {
+	[MRC_PATH_A_PLANE]		= MNL_TYPE_U32,
+	[MRC_PATH_A_RAIL]		= MNL_TYPE_NUL_STRING,
+	[MRC_PATH_A_ENTROPY]		= MNL_TYPE_U32,
+	[MRC_PATH_A_LOCAL_QPN]		= MNL_TYPE_U32,
+	[MRC_PATH_A_REMOTE_QPN]		= MNL_TYPE_U32,
+	[MRC_PATH_A_STATE]		= MNL_TYPE_U8,
+	[MRC_PATH_A_SRTT_US]		= MNL_TYPE_U32,
+	[MRC_PATH_A_RTO_US]		= MNL_TYPE_U32,
+	[MRC_PATH_A_INFLIGHT]		= MNL_TYPE_U32,
+	[MRC_PATH_A_TX_PKTS]		= MNL_TYPE_U64,
+	[MRC_PATH_A_ACKED_PKTS]		= MNL_TYPE_U64,
+	[MRC_PATH_A_LOST_PKTS]		= MNL_TYPE_U64,
+	[MRC_PATH_A_PROBES]		= MNL_TYPE_U64,
+	[MRC_PATH_A_REPLIES]		= MNL_TYPE_U64,
+	[MRC_PATH_A_TIMEOUTS]		= MNL_TYPE_U64,
+	[MRC_PATH_A_STATE_CHANGES]	= MNL_TYPE_U64,
+	[MRC_PATH_A_PREV_STATE]		= MNL_TYPE_U8,
+};
+
+static void peer_free(struct peer *p)
+{
+	free(p->paths);
+	p->paths = NULL;
+	p->npaths = p->cap = 0;
+}
+
+static int path_attr_cb(const struct nlattr *a, void *data)
+{
+	struct path *pa = data;
+	unsigned int t = mnl_attr_get_type(a);
+	enum mnl_attr_data_type type;
+
+	if (t > MRC_PATH_A_MAX || !path_attr_type[t])
+		return MNL_CB_OK;	/* PAD, UNSPEC and newer attributes */
+	type = path_attr_type[t];
+	if (mnl_attr_validate(a, type) < 0)
+		return bad_attr("path", t);
+	switch (type) {
+	case MNL_TYPE_U8:
+		pa->v[t] = mnl_attr_get_u8(a);
+		break;
+	case MNL_TYPE_U32:
+		pa->v[t] = mnl_attr_get_u32(a);
+		break;
+	case MNL_TYPE_U64:
+		pa->v[t] = mnl_attr_get_u64(a);
+		break;
+	default:
+		snprintf(pa->rail, sizeof(pa->rail), "%s", mnl_attr_get_str(a));
+	}
+	pa->present |= 1u << t;
+	return MNL_CB_OK;
+}
+
+static int peer_addr_cb(const struct nlattr *a, void *data)
+{
+	struct peer *p = data;
+	unsigned int t = mnl_attr_get_type(a);
+	u16 len = mnl_attr_get_payload_len(a);
+
+	if (t != MRC_PEER_A_ADDR)
+		return MNL_CB_OK;
+	if (len != 4 && len != 16)
+		return bad_attr("peer address", t);
+	if (p->naddrs < PEER_ADDRS_KEPT) {
+		p->addrs[p->naddrs].len = (u8)len;
+		memcpy(p->addrs[p->naddrs].a, mnl_attr_get_payload(a), len);
+		p->naddrs++;
+	}
+	return MNL_CB_OK;
+}
+
+static int peer_attr_cb(const struct nlattr *a, void *data)
+{
+	struct peer *p = data;
+	unsigned int t = mnl_attr_get_type(a);
+	struct path *pa;
+
+	switch (t) {
+	case MRC_PEER_A_NODE:
+	case MRC_PEER_A_PATHS_ACTIVE:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			return bad_attr("peer", t);
+		if (t == MRC_PEER_A_NODE)
+			p->node = mnl_attr_get_u32(a);
+		else
+			p->paths_active = mnl_attr_get_u32(a);
+		break;
+	case MRC_PEER_A_ADDRS:
+		if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
+			return bad_attr("peer", t);
+		if (mnl_attr_parse_nested(a, peer_addr_cb, p) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case MRC_PEER_A_PATH:
+		if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
+			return bad_attr("peer", t);
+		if (p->npaths == p->cap) {
+			size_t cap = p->cap ? 2 * p->cap : 16;
+
+			pa = realloc(p->paths, cap * sizeof(*pa));
+			if (!pa) {
+				nlerr_set(ENOMEM, NULL);
+				return MNL_CB_ERROR;
+			}
+			p->paths = pa;
+			p->cap = cap;
+		}
+		pa = &p->paths[p->npaths];
+		memset(pa, 0, sizeof(*pa));
+		if (mnl_attr_parse_nested(a, path_attr_cb, pa) < 0)
+			return MNL_CB_ERROR;
+		p->npaths++;
+		break;
+	default:
+		return MNL_CB_OK;	/* PAD, UNSPEC and newer attributes */
+	}
+	p->present |= 1u << t;
+	return MNL_CB_OK;
+}
+
+/* 0, or -1 with nlerr set; peer_free() @p in both cases. */
+static int peer_parse(const struct nlattr *nest, struct peer *p)
+{
+	memset(p, 0, sizeof(*p));
+	return mnl_attr_parse_nested(nest, peer_attr_cb, p) < 0 ? -1 : 0;
+}
+
+static const char *addr_str(const struct peer_addr *pa, char *buf, size_t sz)
+{
+	if (!inet_ntop(pa->len == 4 ? AF_INET : AF_INET6, pa->a, buf, sz))
+		snprintf(buf, sz, "?");
+	return buf;
+}
+
+/* "10.200.0.2,10.200.1.2" */
+static void addrs_print(const struct peer *p)
+{
+	char buf[INET6_ADDRSTRLEN];
+	unsigned int i;
+
+	for (i = 0; i < p->naddrs; i++)
+		fprintf(out, "%s%s", i ? "," : "",
+			addr_str(&p->addrs[i], buf, sizeof(buf)));
+}
+
+/* Order in which paths are listed: plane, rail, entropy value. */
+static int path_cmp(const void *a, const void *b)
+{
+	const struct path *x = a, *y = b;
+	int c;
+
+	if (x->v[MRC_PATH_A_PLANE] != y->v[MRC_PATH_A_PLANE])
+		return x->v[MRC_PATH_A_PLANE] < y->v[MRC_PATH_A_PLANE] ? -1 : 1;
+	c = strcmp(x->rail, y->rail);
+	if (c)
+		return c;
+	if (x->v[MRC_PATH_A_ENTROPY] != y->v[MRC_PATH_A_ENTROPY])
+		return x->v[MRC_PATH_A_ENTROPY] < y->v[MRC_PATH_A_ENTROPY] ?
+		       -1 : 1;
+	return 0;
+}
+
+/* A duration in microseconds, short: 812us, 1.25ms, 12.5ms, 1.50s. */
+static void fmt_us(char *buf, size_t sz, u64 us)
+{
+	if (us < 1000)
+		snprintf(buf, sz, "%" PRIu64 "us", us);
+	else if (us < 10000)
+		snprintf(buf, sz, "%.2fms", us / 1000.0);
+	else if (us < 1000000)
+		snprintf(buf, sz, "%.1fms", us / 1000.0);
+	else
+		snprintf(buf, sz, "%.2fs", us / 1000000.0);
+}
+
+/* The table of paths: which attribute each column shows and how. */
+enum { PC_NUM, PC_STR, PC_STATE, PC_US };
+
+static const struct path_col {
+	const char *hdr;
+	unsigned int attr;
+	u8 how;
+	bool stats;		/* only with -s */
+} path_cols[] = {
+	{ "PLANE", MRC_PATH_A_PLANE, PC_NUM, false },
+	{ "RAIL", MRC_PATH_A_RAIL, PC_STR, false },
+	{ "EV", MRC_PATH_A_ENTROPY, PC_NUM, false },
+	{ "LQPN", MRC_PATH_A_LOCAL_QPN, PC_NUM, false },
+	{ "RQPN", MRC_PATH_A_REMOTE_QPN, PC_NUM, false },
+	{ "STATE", MRC_PATH_A_STATE, PC_STATE, false },
+	{ "SRTT", MRC_PATH_A_SRTT_US, PC_US, false },
+	{ "RTO", MRC_PATH_A_RTO_US, PC_US, false },
+	{ "INFLIGHT", MRC_PATH_A_INFLIGHT, PC_NUM, false },
+	{ "TX", MRC_PATH_A_TX_PKTS, PC_NUM, true },
+	{ "ACKED", MRC_PATH_A_ACKED_PKTS, PC_NUM, true },
+	{ "LOST", MRC_PATH_A_LOST_PKTS, PC_NUM, true },
+	{ "PROBES", MRC_PATH_A_PROBES, PC_NUM, true },
+	{ "REPLIES", MRC_PATH_A_REPLIES, PC_NUM, true },
+	{ "TIMEOUTS", MRC_PATH_A_TIMEOUTS, PC_NUM, true },
+	{ "CHANGES", MRC_PATH_A_STATE_CHANGES, PC_NUM, true },
+};
+
+#define PATH_NCOLS	ARRAY_SIZE(path_cols)
+
+static void path_cell(const struct path *pa, const struct path_col *c,
+		      char *buf, size_t sz)
+{
+	u64 v = pa->v[c->attr];
+
+	if (!PHAS(pa, c->attr)) {
+		snprintf(buf, sz, "-");
+		return;
+	}
+	switch (c->how) {
+	case PC_STR:
+		snprintf(buf, sz, "%s", pa->rail);
+		break;
+	case PC_STATE:
+		snprintf(buf, sz, "%s", mrc_path_state_uapi_name((unsigned int)v));
+		break;
+	case PC_US:
+		fmt_us(buf, sz, v);
+		break;
+	default:
+		snprintf(buf, sz, "%" PRIu64, v);
+	}
+}
+
+static unsigned int peer_count_active(const struct peer *p)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < p->npaths; i++)
+		n += PHAS(&p->paths[i], MRC_PATH_A_STATE) &&
+		     p->paths[i].v[MRC_PATH_A_STATE] == MRC_PATH_STATE_ACTIVE;
+	return n;
+}
+
+/*
+ * node 2  planes 2  paths 16 (active 16)
+ *     addrs 10.200.0.2,10.200.1.2
+ *     PLANE  RAIL    EV  LQPN  RQPN  STATE   SRTT   RTO     INFLIGHT
+ *     0      rxe0:1  0   17    18    active  812us  10.0ms  0
+ */
+static void peer_print_plain(const struct peer *p)
+{
+	size_t ncols = 0, i, c, col[PATH_NCOLS];
+	int w[PATH_NCOLS];
+	char cell[sizeof(((struct path *)0)->rail)];
+
+	fprintf(out, "node ");
+	if (PHAS(p, MRC_PEER_A_NODE))
+		fprintf(out, "%u", p->node);
+	else
+		fputc('?', out);
+	fprintf(out, "  planes %u  paths %zu (active %u)\n", p->naddrs,
+		p->npaths, PHAS(p, MRC_PEER_A_PATHS_ACTIVE) ?
+		p->paths_active : peer_count_active(p));
+	if (p->naddrs) {
+		fprintf(out, "    addrs ");
+		addrs_print(p);
+		fputc('\n', out);
+	}
+	if (!p->npaths)
+		return;
+
+	for (c = 0; c < PATH_NCOLS; c++)
+		if (opt.stats || !path_cols[c].stats)
+			col[ncols++] = c;
+	for (c = 0; c < ncols; c++)
+		w[c] = (int)strlen(path_cols[col[c]].hdr);
+	for (i = 0; i < p->npaths; i++)
+		for (c = 0; c < ncols; c++) {
+			path_cell(&p->paths[i], &path_cols[col[c]], cell,
+				  sizeof(cell));
+			if ((int)strlen(cell) > w[c])
+				w[c] = (int)strlen(cell);
+		}
+	fprintf(out, "   ");
+	for (c = 0; c < ncols; c++)
+		fprintf(out, " %-*s%s", c + 1 < ncols ? w[c] : 0,
+			path_cols[col[c]].hdr, c + 1 < ncols ? " " : "\n");
+	for (i = 0; i < p->npaths; i++) {
+		fprintf(out, "   ");
+		for (c = 0; c < ncols; c++) {
+			path_cell(&p->paths[i], &path_cols[col[c]], cell,
+				  sizeof(cell));
+			fprintf(out, " %-*s%s", c + 1 < ncols ? w[c] : 0, cell,
+				c + 1 < ncols ? " " : "\n");
+		}
+	}
+}
+
+/* JSON keys of the path attributes, in output order. */
+static const struct {
+	const char *key;
+	unsigned int attr;
+} path_keys[] = {
+	{ "plane", MRC_PATH_A_PLANE },
+	{ "rail", MRC_PATH_A_RAIL },
+	{ "entropy", MRC_PATH_A_ENTROPY },
+	{ "local_qpn", MRC_PATH_A_LOCAL_QPN },
+	{ "remote_qpn", MRC_PATH_A_REMOTE_QPN },
+	{ "state", MRC_PATH_A_STATE },
+	{ "srtt_us", MRC_PATH_A_SRTT_US },
+	{ "rto_us", MRC_PATH_A_RTO_US },
+	{ "inflight", MRC_PATH_A_INFLIGHT },
+	{ "tx_pkts", MRC_PATH_A_TX_PKTS },
+	{ "acked_pkts", MRC_PATH_A_ACKED_PKTS },
+	{ "lost_pkts", MRC_PATH_A_LOST_PKTS },
+	{ "probes", MRC_PATH_A_PROBES },
+	{ "replies", MRC_PATH_A_REPLIES },
+	{ "timeouts", MRC_PATH_A_TIMEOUTS },
+	{ "state_changes", MRC_PATH_A_STATE_CHANGES },
+};
+
+static void path_json(struct jw *w, const struct path *pa, bool all_keys)
+{
+	unsigned int i, t;
+
+	jw_obj_open(w);
+	for (i = 0; i < ARRAY_SIZE(path_keys); i++) {
+		t = path_keys[i].attr;
+		if (!PHAS(pa, t)) {
+			if (all_keys) {
+				jw_key(w, path_keys[i].key);
+				jw_null(w);
+			}
+			continue;
+		}
+		if (t == MRC_PATH_A_RAIL)
+			jw_kv_str(w, path_keys[i].key, pa->rail);
+		else if (t == MRC_PATH_A_STATE)
+			jw_kv_str(w, path_keys[i].key,
+				  mrc_path_state_uapi_name((unsigned int)pa->v[t]));
+		else
+			jw_kv_u64(w, path_keys[i].key, pa->v[t]);
+	}
+	if (PHAS(pa, MRC_PATH_A_PREV_STATE))
+		jw_kv_str(w, "prev_state",
+			  mrc_path_state_uapi_name(
+				(unsigned int)pa->v[MRC_PATH_A_PREV_STATE]));
+	jw_obj_close(w);
+}
+
+/*
+ * One peer as a JSON object.  With @all_keys (show), every key is present
+ * and absent values are null; otherwise (events) only what was sent.
+ */
+static void peer_json(struct jw *w, const struct peer *p, bool all_keys)
+{
+	char buf[INET6_ADDRSTRLEN];
+	unsigned int i;
+	size_t j;
+
+	jw_obj_open(w);
+	if (PHAS(p, MRC_PEER_A_NODE))
+		jw_kv_u64(w, "node", p->node);
+	else if (all_keys)
+		jw_kv_str(w, "node", NULL);
+	if (PHAS(p, MRC_PEER_A_ADDRS)) {
+		jw_key(w, "addrs");
+		jw_arr_open(w);
+		for (i = 0; i < p->naddrs; i++)
+			jw_str(w, addr_str(&p->addrs[i], buf, sizeof(buf)));
+		jw_arr_close(w);
+	} else if (all_keys) {
+		jw_kv_str(w, "addrs", NULL);
+	}
+	if (PHAS(p, MRC_PEER_A_PATHS_ACTIVE))
+		jw_kv_u64(w, "paths_active", p->paths_active);
+	else if (all_keys)
+		jw_kv_str(w, "paths_active", NULL);
+	if (p->npaths || all_keys) {
+		jw_key(w, "paths");
+		jw_arr_open(w);
+		for (j = 0; j < p->npaths; j++)
+			path_json(w, &p->paths[j], all_keys);
+		jw_arr_close(w);
+	}
+	jw_obj_close(w);
+}
+
+struct peer_list {
+	struct peer *v;
+	size_t n, cap;
+};
+
+static void peer_list_free(struct peer_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		peer_free(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int peer_list_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct peer_list *l = data;
+	struct mrc_msg m;
+	struct peer p;
+
+	if (nlh->nlmsg_type != mrc_family)
+		return MNL_CB_OK;
+	if (mrc_msg_parse(nlh, &m))
+		return MNL_CB_ERROR;
+	if (!m.peer)
+		return MNL_CB_OK;
+	if (peer_parse(m.peer, &p)) {
+		peer_free(&p);
+		return MNL_CB_ERROR;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct peer *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			peer_free(&p);
+			nlerr_set(ENOMEM, NULL);
+			return MNL_CB_ERROR;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	if (p.npaths > 1)
+		qsort(p.paths, p.npaths, sizeof(*p.paths), path_cmp);
+	l->v[l->n++] = p;
+	return MNL_CB_OK;
+}
+
+static int peer_cmp(const void *a, const void *b)
+{
+	const struct peer *x = a, *y = b;
+
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static void peer_list_print(const struct peer_list *l)
+{
+	struct jw w;
+	size_t i;
+
+	if (opt.json) {
+		jw_init(&w, out, opt.pretty);
+		jw_arr_open(&w);
+		for (i = 0; i < l->n; i++)
+			peer_json(&w, &l->v[i], true);
+		jw_arr_close(&w);
+		return;
+	}
+	for (i = 0; i < l->n; i++)
+		peer_print_plain(&l->v[i]);
+}
+
+static void usage_peer(FILE *f)
+{
+	fprintf(f,
+		"Usage: mrcctl [OPTIONS] peer [ show [ [node] NODE ] ]\n"
+		"       mrcctl peer add [node] NODE addr ADDR[,ADDR...]\n"
+		"       mrcctl peer del [node] NODE\n"
+		"       mrcctl peer help\n"
+		"where  NODE := the peer's node id, 1..%u (decimal or 0x hex)\n"
+		"       ADDR := IPv4 or IPv6 address of the peer on one plane;\n"
+		"               one per plane, in plane order, at most %u\n"
+		"\n"
+		"A peer is another node, known by its node id (the node_id knob\n"
+		"on that node; ours must be set first) and one address per plane.\n"
+		"mrc keeps a path for each (local rail, plane, entropy value) and\n"
+		"probes it.  show lists the peers with a table of their paths:\n"
+		"  PLANE RAIL EV LQPN RQPN STATE SRTT RTO INFLIGHT\n"
+		"(EV the entropy value, LQPN/RQPN the local and remote UD QPN,\n"
+		"INFLIGHT packets in flight); with -s also the path counters\n"
+		"  TX ACKED LOST PROBES REPLIES TIMEOUTS CHANGES\n"
+		"Path states: probing, active, assumed-bad, dead, denied,\n"
+		"unresolved.  add and del need CAP_NET_ADMIN.\n",
+		0x7fffffffu, MRC_PEER_MAX_ADDRS);
+}
+
+/*
+ * Parses a node id: 1..0x7fffffff, decimal or 0x hex, nothing else.
+ * 0, or -1 with the reason in @err.
+ */
+static int parse_node(const char *s, u32 *node, char *err, size_t errsz)
+{
+	unsigned long long v;
+	char *end;
+
+	/* No sign, no blanks, no octal: a digit first, "0" only before x. */
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*s < '0' || *s > '9' || errno || *end || !v || v > 0x7fffffffULL ||
+	    (s[0] == '0' && s[1] != 'x' && s[1] != 'X')) {
+		snprintf(err, errsz,
+			 "invalid node id \"%s\" (expected 1..%u)", s,
+			 0x7fffffffu);
+		return -1;
+	}
+	*node = (u32)v;
+	return 0;
+}
+
+/*
+ * Appends the comma-separated addresses of @list to @v (holding *@n, at
+ * most @max).  0, or -1 with the reason in @err.
+ */
+static int parse_addrs(const char *list, struct peer_addr *v, unsigned int *n,
+		       unsigned int max, char *err, size_t errsz)
+{
+	char tok[INET6_ADDRSTRLEN + 8];
+	const char *p = list, *comma;
+	size_t len;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (*n >= max) {
+			snprintf(err, errsz,
+				 "too many addresses (at most %u, one per plane)",
+				 max);
+			return -1;
+		}
+		if (len >= sizeof(tok))
+			len = sizeof(tok) - 1;	/* too long: refused below */
+		memcpy(tok, p, len);
+		tok[len] = '\0';
+		if (inet_pton(AF_INET, tok, v[*n].a) == 1) {
+			v[*n].len = 4;
+		} else if (inet_pton(AF_INET6, tok, v[*n].a) == 1) {
+			v[*n].len = 16;
+		} else {
+			snprintf(err, errsz,
+				 "invalid address \"%.*s\" (expected IPv4 or IPv6)",
+				 comma ? (int)(comma - p) : (int)strlen(p), p);
+			return -1;
+		}
+		(*n)++;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/*
+ * The error of a peer command: the kernel's extended ACK if it sent one,
+ * else a word on the errors peer commands get, else strerror.
+ */
+static void peer_err_format(u32 node, bool have_node, char *buf, size_t sz)
+{
+	if (!nlerr.has_msg && nlerr.err == EOPNOTSUPP)
+		snprintf(buf, sz,
+			 "Error: the loaded mrc module has no peer commands (older module?)");
+	else if (!nlerr.has_msg && have_node && nlerr.err == ENOENT)
+		snprintf(buf, sz, "Error: no peer with node id %u", node);
+	else if (!nlerr.has_msg && have_node && nlerr.err == EEXIST)
+		snprintf(buf, sz, "Error: peer %u exists already", node);
+	else
+		nlerr_format(&nlerr, buf, sz);
+}
+
+static void peer_err_print(u32 node, bool have_node)
+{
+	char buf[1024];
+
+	peer_err_format(node, have_node, buf, sizeof(buf));
+	fprintf(stderr, "%s\n", buf);
+}
+
+/* Optional "node" keyword, then NODE.  Consumes them; 0 or 1 (reported). */
+static int take_node(int *argc, char ***argv, const char *cmd, u32 *node)
+{
+	char err[128];
+
+	if (*argc > 0 && !strcmp((*argv)[0], "node")) {
+		(*argc)--;
+		(*argv)++;
+	}
+	if (*argc < 1) {
+		fprintf(stderr,
+			"Error: peer %s needs NODE, try \"mrcctl peer help\"\n",
+			cmd);
+		return 1;
+	}
+	if (parse_node((*argv)[0], node, err, sizeof(err))) {
+		fprintf(stderr, "Error: %s\n", err);
+		return 1;
+	}
+	(*argc)--;
+	(*argv)++;
+	return 0;
+}
+
+static int peer_dump(struct peer_list *l)
+{
+	char buf[256];
+	struct nlmsghdr *nlh;
+	int tries;
+
+	for (tries = 0; tries < 5; tries++) {
+		nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET,
+			       MRC_GENL_VERSION, NLM_F_DUMP);
+		peer_list_free(l);
+		if (nl_request(nlh, peer_list_cb, l) == 0)
+			return 0;
+		if (nlerr.err != EINTR)
+			return -1;
+		/* Peers changed under the dump: again, on a fresh socket. */
+		nl_close();
+		if (nl_open())
+			return -2;
+	}
+	return -1;
+}
+
+static int do_peer_show(int argc, char **argv)
+{
+	struct peer_list l = { 0 };
+	bool by_node = false;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	char buf[256];
+	u32 node = 0;
+	int ret;
+
+	if (argc > 0 && matches(argv[0], "help")) {
+		usage_peer(stdout);
+		return 0;
+	}
+	if (argc > 0) {
+		if (take_node(&argc, &argv, "show", &node))
+			return 1;
+		by_node = true;
+	}
+	if (argc > 0) {
+		fprintf(stderr,
+			"Error: unexpected argument \"%s\", try \"mrcctl peer help\"\n",
+			argv[0]);
+		return 1;
+	}
+	if (mrc_connect())
+		return 1;
+	if (by_node) {
+		nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET,
+			       MRC_GENL_VERSION, NLM_F_ACK);
+		nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+		mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+		mnl_attr_nest_end(nlh, nest);
+		ret = nl_request(nlh, peer_list_cb, &l);
+	} else {
+		ret = peer_dump(&l);
+	}
+	if (ret < 0) {
+		if (ret == -1)
+			peer_err_print(node, by_node);
+		peer_list_free(&l);
+		return 1;
+	}
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), peer_cmp);
+	peer_list_print(&l);
+	peer_list_free(&l);
+	return 0;
+}
+
+static int do_peer_add(int argc, char **argv)
+{
+	struct peer_addr addrs[MRC_PEER_MAX_ADDRS];
+	char buf[1024], err[256], text[INET6_ADDRSTRLEN];
+	struct nlattr *nest, *anest;
+	struct nlmsghdr *nlh;
+	unsigned int n = 0, i;
+	u32 node;
+
+	if (argc > 0 && matches(argv[0], "help")) {
+		usage_peer(stdout);
+		return 0;
+	}
+	if (argc < 1) {
+		fprintf(stderr,
+			"Error: peer add needs NODE addr ADDR[,ADDR...], try \"mrcctl peer help\"\n");
+		return 1;
+	}
+	if (take_node(&argc, &argv, "add", &node))
+		return 1;
+	while (argc > 0) {
+		if (strcmp(argv[0], "addr") && strcmp(argv[0], "address")) {
+			fprintf(stderr,
+				"Error: unexpected argument \"%s\", try \"mrcctl peer help\"\n",
+				argv[0]);
+			return 1;
+		}
+		if (argc < 2) {
+			fprintf(stderr, "Error: missing value for \"%s\"\n",
+				argv[0]);
+			return 1;
+		}
+		if (parse_addrs(argv[1], addrs, &n, MRC_PEER_MAX_ADDRS, err,
+				sizeof(err))) {
+			fprintf(stderr, "Error: %s\n", err);
+			return 1;
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	if (!n) {
+		fprintf(stderr,
+			"Error: peer add needs at least one address (addr ADDR[,ADDR...])\n");
+		return 1;
+	}
+
+	if (mrc_connect())
+		return 1;
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_ADD, MRC_GENL_VERSION,
+		       NLM_F_ACK);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+	anest = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
+	req_nlabels = 0;
+	for (i = 0; i < n; i++) {
+		req_label(nlh, "address %s",
+			  addr_str(&addrs[i], text, sizeof(text)));
+		mnl_attr_put(nlh, MRC_PEER_A_ADDR, addrs[i].len, addrs[i].a);
+	}
+	mnl_attr_nest_end(nlh, anest);
+	mnl_attr_nest_end(nlh, nest);
+	if (nl_request(nlh, NULL, NULL) < 0) {
+		peer_err_print(node, true);
+		return 1;
+	}
+	return 0;
+}
+
+static int do_peer_del(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	char buf[256];
+	u32 node;
+
+	if (argc > 0 && matches(argv[0], "help")) {
+		usage_peer(stdout);
+		return 0;
+	}
+	if (take_node(&argc, &argv, "del", &node))
+		return 1;
+	if (argc > 0) {
+		fprintf(stderr,
+			"Error: unexpected argument \"%s\", try \"mrcctl peer help\"\n",
+			argv[0]);
+		return 1;
+	}
+	if (mrc_connect())
+		return 1;
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_DEL, MRC_GENL_VERSION,
+		       NLM_F_ACK);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+	mnl_attr_nest_end(nlh, nest);
+	if (nl_request(nlh, NULL, NULL) < 0) {
+		peer_err_print(node, true);
+		return 1;
+	}
+	return 0;
+}
+
+static int do_peer(int argc, char **argv)
+{
+	if (argc < 1 || matches(argv[0], "show") || matches(argv[0], "list"))
+		return do_peer_show(argc ? argc - 1 : 0, argv + !!argc);
+	if (matches(argv[0], "add"))
+		return do_peer_add(argc - 1, argv + 1);
+	if (matches(argv[0], "del") || matches(argv[0], "delete"))
+		return do_peer_del(argc - 1, argv + 1);
+	if (matches(argv[0], "help")) {
+		usage_peer(stdout);
+		return 0;
+	}
+	fprintf(stderr,
+		"Error: unknown command \"%s\", try \"mrcctl peer help\"\n",
 		argv[0]);
 	return 1;
 }
@@ -1326,8 +2279,9 @@ static void usage_config(FILE *f)
 		const struct mrc_knob *k = &mrc_knobs[i];
 
 		knob_range(k, range, sizeof(range));
-		fprintf(f, "  %-12s %s\n  %-12s range %s %s, default %u\n",
-			k->name, k->help, "", range, k->unit, k->def);
+		fprintf(f, "  %-12s %s\n  %-12s range %s%s%s, default %u\n",
+			k->name, k->help, "", range, k->unit[0] ? " " : "",
+			k->unit, k->def);
 	}
 }
 
@@ -1516,12 +2470,9 @@ static int do_config_set(int argc, char **argv)
 	nlh = genl_put(buf, mrc_family, MRC_CMD_CONFIG_SET, MRC_GENL_VERSION,
 		       NLM_F_ACK);
 	nest = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
-	req_nknobs = 0;
+	req_nlabels = 0;
 	for (j = 0; j < n; j++) {
-		req_knobs[j].offs = (u32)((char *)mnl_nlmsg_get_payload_tail(nlh) -
-					  (char *)nlh);
-		req_knobs[j].k = ks[j];
-		req_nknobs++;
+		req_label(nlh, "key %s", ks[j]->name);
 		mnl_attr_put_u32(nlh, ks[j]->attr, vals[j]);
 	}
 	mnl_attr_nest_end(nlh, nest);
@@ -1554,8 +2505,11 @@ static int do_config(int argc, char **argv)
 
 #define MON_RAIL	0x1
 #define MON_CONFIG	0x2
+#define MON_PEER	0x4	/* peer added/removed, path state */
+#define MON_PATH	0x8	/* path state */
+#define MON_ALL		(MON_RAIL | MON_CONFIG | MON_PEER | MON_PATH)
 
-static unsigned int mon_filter = MON_RAIL | MON_CONFIG;
+static unsigned int mon_filter = MON_ALL;
 
 /*
  * CONFIG_CHANGED carries every knob, not just the changed ones; the
@@ -1609,12 +2563,47 @@ static const char *event_name(u8 cmd)
 		return "rail_state";
 	case MRC_CMD_CONFIG_CHANGED:
 		return "config";
+	case MRC_CMD_PEER_ADDED:
+		return "peer_added";
+	case MRC_CMD_PEER_REMOVED:
+		return "peer_removed";
+	case MRC_CMD_PATH_STATE:
+		return "path_state";
 	}
 	return "unknown";
 }
 
+/* "[path state] node 2 plane 1 rxe1:1 ev 3 active -> assumed-bad" */
+static void path_event_print(const struct peer *p)
+{
+	const struct path *pa = p->npaths ? &p->paths[0] : NULL;
+
+	fprintf(out, "[path state] node ");
+	if (PHAS(p, MRC_PEER_A_NODE))
+		fprintf(out, "%u", p->node);
+	else
+		fputc('?', out);
+	if (!pa) {
+		fprintf(out, " (no path)");
+		return;
+	}
+	if (PHAS(pa, MRC_PATH_A_PLANE))
+		fprintf(out, " plane %" PRIu64, pa->v[MRC_PATH_A_PLANE]);
+	fprintf(out, " %s", PHAS(pa, MRC_PATH_A_RAIL) ? pa->rail : "?");
+	if (PHAS(pa, MRC_PATH_A_ENTROPY))
+		fprintf(out, " ev %" PRIu64, pa->v[MRC_PATH_A_ENTROPY]);
+	fprintf(out, " %s -> %s",
+		PHAS(pa, MRC_PATH_A_PREV_STATE) ?
+		mrc_path_state_uapi_name(
+			(unsigned int)pa->v[MRC_PATH_A_PREV_STATE]) : "?",
+		PHAS(pa, MRC_PATH_A_STATE) ?
+		mrc_path_state_uapi_name(
+			(unsigned int)pa->v[MRC_PATH_A_STATE]) : "?");
+}
+
 static void event_print_plain(u8 cmd, const struct rail *r,
-			      const struct cfgvals *cv, const bool *changed)
+			      const struct cfgvals *cv, const bool *changed,
+			      const struct peer *p)
 {
 	const char *name = r && HAS(r, MRC_RAIL_A_NAME) ? r->name : "?";
 	bool any = false;
@@ -1649,6 +2638,22 @@ static void event_print_plain(u8 cmd, const struct rail *r,
 		if (!any)
 			fprintf(out, " (unknown knobs)");
 		break;
+	case MRC_CMD_PEER_ADDED:
+	case MRC_CMD_PEER_REMOVED:
+		fprintf(out, "[peer %s] node ",
+			cmd == MRC_CMD_PEER_ADDED ? "added" : "removed");
+		if (PHAS(p, MRC_PEER_A_NODE))
+			fprintf(out, "%u", p->node);
+		else
+			fputc('?', out);
+		if (cmd == MRC_CMD_PEER_ADDED && p->naddrs) {
+			fprintf(out, " addrs ");
+			addrs_print(p);
+		}
+		break;
+	case MRC_CMD_PATH_STATE:
+		path_event_print(p);
+		break;
 	default:
 		fprintf(out, "[unknown event %u]", cmd);
 	}
@@ -1656,7 +2661,8 @@ static void event_print_plain(u8 cmd, const struct rail *r,
 }
 
 static void event_print_json(u8 cmd, const char *ts, const struct rail *r,
-			     const struct cfgvals *cv, const bool *changed)
+			     const struct cfgvals *cv, const bool *changed,
+			     const struct peer *p)
 {
 	struct jw w;
 	int i;
@@ -1682,6 +2688,9 @@ static void event_print_json(u8 cmd, const char *ts, const struct rail *r,
 	} else if (r) {
 		jw_key(&w, "rail");
 		rail_json(&w, r, false);
+	} else if (p) {
+		jw_key(&w, "peer");
+		peer_json(&w, p, false);
 	} else {
 		jw_kv_u64(&w, "cmd", cmd);
 	}
@@ -1695,17 +2704,36 @@ static int event_print(const struct nlmsghdr *nlh)
 	struct cfgvals cv = { 0 };
 	struct mrc_msg m;
 	struct rail r;
+	struct peer p;
 	char ts[64];
-	bool is_rail;
+	bool is_rail, is_peer;
 
 	if (mrc_msg_parse(nlh, &m))
 		return -1;
 	is_rail = m.cmd == MRC_CMD_RAIL_ADDED ||
 		  m.cmd == MRC_CMD_RAIL_REMOVED || m.cmd == MRC_CMD_RAIL_STATE;
+	is_peer = m.cmd == MRC_CMD_PEER_ADDED ||
+		  m.cmd == MRC_CMD_PEER_REMOVED || m.cmd == MRC_CMD_PATH_STATE;
 	if (is_rail && !(mon_filter & MON_RAIL))
 		return 0;
 	if (m.cmd == MRC_CMD_CONFIG_CHANGED && !(mon_filter & MON_CONFIG))
 		return 0;
+	if ((m.cmd == MRC_CMD_PEER_ADDED || m.cmd == MRC_CMD_PEER_REMOVED) &&
+	    !(mon_filter & MON_PEER))
+		return 0;
+	if (m.cmd == MRC_CMD_PATH_STATE && !(mon_filter & (MON_PEER | MON_PATH)))
+		return 0;
+	if (is_peer) {
+		if (!m.peer) {
+			nlerr_set(EPROTO, "%s event without a peer",
+				  event_name(m.cmd));
+			return -1;
+		}
+		if (peer_parse(m.peer, &p)) {
+			peer_free(&p);
+			return -1;
+		}
+	}
 	if (is_rail) {
 		if (!m.rail) {
 			nlerr_set(EPROTO, "%s event without a rail",
@@ -1725,12 +2753,16 @@ static int event_print(const struct nlmsghdr *nlh)
 		timestamp_str(ts, sizeof(ts));
 	if (opt.json) {
 		event_print_json(m.cmd, opt.timestamp ? ts : NULL,
-				 is_rail ? &r : NULL, &cv, changed);
+				 is_rail ? &r : NULL, &cv, changed,
+				 is_peer ? &p : NULL);
 	} else {
 		if (opt.timestamp)
 			fprintf(out, "[%s] ", ts);
-		event_print_plain(m.cmd, is_rail ? &r : NULL, &cv, changed);
+		event_print_plain(m.cmd, is_rail ? &r : NULL, &cv, changed,
+				  is_peer ? &p : NULL);
 	}
+	if (is_peer)
+		peer_free(&p);
 	fflush(out);
 	return 0;
 }
@@ -1778,7 +2810,7 @@ static void monitor_lost(void)
 static void usage_monitor(FILE *f)
 {
 	fprintf(f,
-		"Usage: mrcctl [OPTIONS] monitor [ all | rail | config ]\n"
+		"Usage: mrcctl [OPTIONS] monitor [ all | rail | config | peer | path ]\n"
 		"       mrcctl monitor help\n"
 		"\n"
 		"Prints one line per event until interrupted:\n"
@@ -1786,7 +2818,12 @@ static void usage_monitor(FILE *f)
 		"  [rail state] rxe1:1 active -> down\n"
 		"  [rail removed] rxe1:1\n"
 		"  [config] min_mtu 4096\n"
-		"With -j one JSON object per line; with -t a timestamp.\n");
+		"  [peer added] node 2 addrs 10.200.0.2,10.200.1.2\n"
+		"  [peer removed] node 2\n"
+		"  [path state] node 2 plane 1 rxe1:1 ev 3 active -> assumed-bad\n"
+		"\"peer\" selects the peer and path events, \"path\" only the\n"
+		"path events.  With -j one JSON object per line; with -t a\n"
+		"timestamp.\n");
 }
 
 static int do_monitor(int argc, char **argv)
@@ -1797,11 +2834,15 @@ static int do_monitor(int argc, char **argv)
 
 	for (; argc > 0; argc--, argv++) {
 		if (matches(argv[0], "all")) {
-			filter |= MON_RAIL | MON_CONFIG;
+			filter |= MON_ALL;
 		} else if (matches(argv[0], "rail")) {
 			filter |= MON_RAIL;
 		} else if (matches(argv[0], "config")) {
 			filter |= MON_CONFIG;
+		} else if (matches(argv[0], "peer")) {
+			filter |= MON_PEER;
+		} else if (matches(argv[0], "path") && strlen(argv[0]) >= 2) {
+			filter |= MON_PATH;
 		} else if (matches(argv[0], "help")) {
 			usage_monitor(stdout);
 			return 0;
@@ -1870,12 +2911,17 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: mrcctl [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       mrcctl [OPTIONS] rail [ show [ [dev] DEV | id ID ] ]\n"
+		"       mrcctl [OPTIONS] peer [ show [ [node] NODE ] ]\n"
+		"       mrcctl peer add NODE addr ADDR[,ADDR...]\n"
+		"       mrcctl peer del NODE\n"
 		"       mrcctl [OPTIONS] config [ show [KEY...] ]\n"
 		"       mrcctl config set KEY VALUE [KEY VALUE ...]\n"
-		"       mrcctl [OPTIONS] monitor [ all | rail | config ]\n"
+		"       mrcctl [OPTIONS] monitor [ all | rail | config | peer | path ]\n"
 		"       mrcctl help\n"
-		"where  OBJECT := { rail | config | monitor | help }\n"
+		"where  OBJECT := { rail | peer | config | monitor | help }\n"
 		"       DEV := { IBDEV:PORT | IBDEV | NETDEV }\n"
+		"       NODE := a node id, 1..2147483647\n"
+		"       ADDR := the peer's IPv4 or IPv6 address on one plane\n"
 		"       KEY := { ");
 	known_keys(f, " | ");
 	fprintf(f,
@@ -1885,13 +2931,14 @@ static void usage(FILE *f)
 		"\n"
 		"  -j, --json        JSON output (show: an array; monitor: one object per line)\n"
 		"  -p, --pretty      indented JSON (implies -j; not for monitor)\n"
-		"  -s, --stats       rail show: add the per-rail counters\n"
+		"  -s, --stats       rail/peer show: add the rail/path counters\n"
 		"  -t, --timestamp   monitor: prefix events with the local time\n"
 		"  -V, --version     print the version and exit\n"
 		"  -h, --help        print this help and exit\n"
 		"\n"
 		"Commands and objects may be abbreviated (mrcctl r s).  See also\n"
-		"\"mrcctl rail help\", \"mrcctl config help\", \"mrcctl monitor help\".\n");
+		"\"mrcctl rail help\", \"mrcctl peer help\", \"mrcctl config help\",\n"
+		"\"mrcctl monitor help\".\n");
 }
 
 #ifndef MRCCTL_SELFTEST
@@ -1954,6 +3001,8 @@ int main(int argc, char **argv)
 	}
 	if (matches(argv[0], "rail")) {
 		ret = do_rail(argc - 1, argv + 1);
+	} else if (matches(argv[0], "peer")) {
+		ret = do_peer(argc - 1, argv + 1);
 	} else if (matches(argv[0], "config")) {
 		ret = do_config(argc - 1, argv + 1);
 	} else if (matches(argv[0], "monitor")) {
@@ -2044,7 +3093,8 @@ static void reset_state(void)
 	memset(&opt, 0, sizeof(opt));
 	memset(&nlerr, 0, sizeof(nlerr));
 	memset(&mon_cfg, 0, sizeof(mon_cfg));
-	req_nknobs = 0;
+	req_nlabels = 0;
+	mon_filter = MON_ALL;
 	mrc_family = 0x1234;
 }
 
@@ -2195,6 +3245,7 @@ static const u8 test_gid[16] = {
 #define R_PREV		0x4
 #define R_FUTURE	0x8	/* unknown attributes and counters */
 #define R_SLOW		0x10	/* speed 0, infiniband, no-gid */
+#define R_DROPS		0x20	/* drops nest: odd reasons = reason, even 0 */
 
 static struct nlmsghdr *mk_rail(void *buf, u8 cmd, u32 id, const char *name,
 				const char *ibdev, u32 port,
@@ -2222,6 +3273,7 @@ static struct nlmsghdr *mk_rail(void *buf, u8 cmd, u32 id, const char *name,
 		mnl_attr_put_u32(nlh, MRC_RAIL_A_IFINDEX, 3);
 		mnl_attr_put(nlh, MRC_RAIL_A_GID, sizeof(test_gid), test_gid);
 		mnl_attr_put_u32(nlh, MRC_RAIL_A_GID_INDEX, 1);
+		mnl_attr_put_u32(nlh, MRC_RAIL_A_QPS, 8);
 	}
 	if (what & R_PREV)
 		mnl_attr_put_u8(nlh, MRC_RAIL_A_PREV_STATE,
@@ -2235,6 +3287,15 @@ static struct nlmsghdr *mk_rail(void *buf, u8 cmd, u32 id, const char *name,
 				mnl_attr_put_u64(nlh, s, s * 1000 + s);
 		if (what & R_FUTURE)
 			mnl_attr_put_u64(nlh, MRC_RAIL_STAT_MAX + 3, 7);
+		mnl_attr_nest_end(nlh, sn);
+	}
+	if (what & R_DROPS) {
+		sn = mnl_attr_nest_start(nlh, MRC_RAIL_A_DROPS);
+		mnl_attr_put_u64(nlh, MRC_DROP_NONE, 99);	/* "padding" */
+		for (s = MRC_DROP_NONE + 1; s < MRC_DROP_NR; s++)
+			mnl_attr_put_u64(nlh, s, s % 2 ? s : 0);
+		if (what & R_FUTURE)
+			mnl_attr_put_u64(nlh, MRC_DROP_NR + 2, 7);
 		mnl_attr_nest_end(nlh, sn);
 	}
 	mnl_attr_nest_end(nlh, nest);
@@ -2269,7 +3330,7 @@ static void rail__plain(void)
 	got = rail_plain_of(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1",
 				    "rxe0", 1, "eth0", R_FULL | R_FUTURE));
 	CHECK_STR(got,
-		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet\n"
+		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet  qps 8\n"
 		  "    gid ::ffff:10.200.0.1 index 1\n");
 	free(got);
 
@@ -2288,27 +3349,41 @@ static void rail__plain_stats(void)
 	opt.stats = true;
 	got = rail_plain_of(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1",
 				    "rxe0", 1, "eth0",
-				    R_FULL | R_STATS | R_FUTURE));
+				    R_FULL | R_STATS | R_DROPS | R_FUTURE));
+	/* Only the non-zero drop reasons, six to a row. */
 	CHECK_STR(got,
-		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet\n"
+		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet  qps 8\n"
 		  "    gid ::ffff:10.200.0.1 index 1\n"
-		  "    RX:      packets bytes\n"
-		  "                3003  4004\n"
+		  "    RX:      packets bytes errors\n"
+		  "                3003  4004  12012\n"
 		  "    TX:      packets bytes errors\n"
 		  "                1001  2002   5005\n"
 		  "    drops:   rail_down malformed no_buffer\n"
 		  "                  6006      7007      8008\n"
+		  "    reasons: truncated bad_type bad_offset bad_seg not_for_us no_memory\n"
+		  "                     1        3          5       7          9        11\n"
+		  "             bad_field unexpected\n"
+		  "                    13         15\n"
+		  "    QP:      errors recoveries\n"
+		  "              13013      14014\n"
 		  "    events:  state_changes port_events\n"
 		  "                      9009       10010\n");
 	free(got);
 
-	/* No counters from the kernel: "-" placeholders. */
+	/* No counters from the kernel: "-" placeholders, no reasons. */
 	got = rail_plain_of(mk_rail(buf, MRC_CMD_RAIL_GET, 1, "rxe1:1",
 				    "rxe1", 1, NULL, 0));
-	CHECK(got && strstr(got, "    RX:      packets bytes\n"
-				 "                   -     -\n"));
+	CHECK(got && strstr(got, "    RX:      packets bytes errors\n"
+				 "                   -     -      -\n"));
+	CHECK(got && !strstr(got, "reasons:") && !strstr(got, "qps"));
 	free(got);
 	opt.stats = false;
+
+	/* Without -s: no counters, no reasons. */
+	got = rail_plain_of(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1",
+				    "rxe0", 1, "eth0", R_FULL | R_STATS | R_DROPS));
+	CHECK(got && !strstr(got, "RX:") && !strstr(got, "reasons:"));
+	free(got);
 }
 
 static char *rail_json_of(const struct nlmsghdr *nlh, bool all_keys)
@@ -2335,20 +3410,29 @@ static void rail__json(void)
 		  "{\"id\":0,\"name\":\"rxe0:1\",\"ibdev\":\"rxe0\",\"port\":1,"
 		  "\"netdev\":\"eth0\",\"ifindex\":3,\"link_layer\":\"ethernet\","
 		  "\"gid\":\"::ffff:10.200.0.1\",\"gid_index\":1,\"mtu\":4096,"
-		  "\"speed_mbps\":10000,\"state\":\"active\"}\n");
+		  "\"speed_mbps\":10000,\"qps\":8,\"state\":\"active\"}\n");
 	free(got);
 
 	opt.stats = true;
 	got = rail_json_of(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1", "rxe0",
-				   1, "eth0", R_FULL | R_STATS | R_FUTURE),
+				   1, "eth0", R_FULL | R_STATS | R_DROPS | R_FUTURE),
 			   true);
+	/* Every drop reason, zero or not; padding and newer ones not. */
 	CHECK(got && strstr(got,
 			    ",\"stats\":{\"tx_packets\":1001,\"tx_bytes\":2002,"
 			    "\"rx_packets\":3003,\"rx_bytes\":4004,"
 			    "\"tx_errors\":5005,\"drop_rail_down\":6006,"
 			    "\"drop_malformed\":7007,\"drop_no_buffer\":8008,"
-			    "\"state_changes\":9009,\"port_events\":10010}}\n"));
-	if (got && !strstr(got, "\"stats\""))
+			    "\"state_changes\":9009,\"port_events\":10010,"
+			    "\"rx_errors\":12012,\"qp_errors\":13013,"
+			    "\"qp_recoveries\":14014},"
+			    "\"drops\":{\"truncated\":1,\"bad_version\":0,"
+			    "\"bad_type\":3,\"bad_length\":0,\"bad_offset\":5,"
+			    "\"msg_too_big\":0,\"bad_seg\":7,\"bad_sack\":0,"
+			    "\"not_for_us\":9,\"unknown_peer\":0,"
+			    "\"no_memory\":11,\"duplicate\":0,\"bad_field\":13,"
+			    "\"wrong_path\":0,\"unexpected\":15}}\n"));
+	if (got && !strstr(got, "\"drops\":{\"truncated\":1,"))
 		t_show("got", got);
 	free(got);
 
@@ -2358,6 +3442,8 @@ static void rail__json(void)
 	CHECK(got && strstr(got, "\"netdev\":null,\"ifindex\":null,"));
 	CHECK(got && strstr(got, "\"gid\":null,\"gid_index\":null,"));
 	CHECK(got && strstr(got, "\"stats\":{\"tx_packets\":null,"));
+	CHECK(got && strstr(got, "\"qps\":null,"));
+	CHECK(got && strstr(got, "\"drops\":{\"truncated\":null,"));
 	free(got);
 	/* ...and left out of events. */
 	got = rail_json_of(mk_rail(buf, MRC_CMD_RAIL_GET, 2, "rxe2:1", "rxe2",
@@ -2437,6 +3523,428 @@ static void rail__filter(void)
 	free(l.v);
 }
 
+/* --- peers --- */
+
+#define P_RESOLVED	0x1	/* remote QPN */
+#define P_RTT		0x2	/* srtt */
+#define P_STATS		0x4	/* the counters */
+#define P_PREV		0x8	/* prev-state (events) */
+#define P_FUTURE	0x10	/* unknown attributes */
+
+/* One path nest; its numbers derive from plane and entropy value. */
+static void mk_path(struct nlmsghdr *nlh, u32 plane, const char *rail,
+		    u32 ev, u8 state, u32 srtt, u32 rto, unsigned int what)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
+	u64 base = 100 * (plane + 1) + ev;
+
+	mnl_attr_put_u32(nlh, MRC_PATH_A_PLANE, plane);
+	mnl_attr_put_strz(nlh, MRC_PATH_A_RAIL, rail);
+	mnl_attr_put_u32(nlh, MRC_PATH_A_ENTROPY, ev);
+	mnl_attr_put_u32(nlh, MRC_PATH_A_LOCAL_QPN, 17 + 16 * plane + ev);
+	if (what & P_RESOLVED)
+		mnl_attr_put_u32(nlh, MRC_PATH_A_REMOTE_QPN,
+				 27 + 16 * plane + ev);
+	mnl_attr_put_u8(nlh, MRC_PATH_A_STATE, state);
+	if (what & P_RTT)
+		mnl_attr_put_u32(nlh, MRC_PATH_A_SRTT_US, srtt);
+	mnl_attr_put_u32(nlh, MRC_PATH_A_RTO_US, rto);
+	mnl_attr_put_u32(nlh, MRC_PATH_A_INFLIGHT, (u32)(ev * 3));
+	if (what & P_STATS) {
+		mnl_attr_put_u64(nlh, MRC_PATH_A_TX_PKTS, base * 1000);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_ACKED_PKTS, base * 990);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_LOST_PKTS, base);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_PROBES, 5);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_REPLIES, 4);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_TIMEOUTS, 1);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_STATE_CHANGES, 2);
+	}
+	if (what & P_PREV)
+		mnl_attr_put_u8(nlh, MRC_PATH_A_PREV_STATE,
+				MRC_PATH_STATE_ACTIVE);
+	if (what & P_FUTURE)
+		mnl_attr_put_u32(nlh, MRC_PATH_A_MAX + 4, 1);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static const u8 addr_v4[4] = { 10, 200, 0, 2 };
+static const u8 addr_v6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0,
+				0, 0, 0, 0, 0, 0, 0, 2 };
+
+/*
+ * Node 2, addresses 10.200.0.2 and fd00::2, four paths given out of
+ * order: plane 1 ev 1 (assumed-bad), plane 0 ev 0 and 1 (active),
+ * plane 1 ev 0 (unresolved).
+ */
+static struct nlmsghdr *mk_peer(void *buf, u8 cmd, u32 node,
+				unsigned int what)
+{
+	struct nlmsghdr *nlh = genl_put(buf, mrc_family, cmd, 1, 0);
+	struct nlattr *nest, *an;
+
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+	an = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, sizeof(addr_v4), addr_v4);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, sizeof(addr_v6), addr_v6);
+	mnl_attr_nest_end(nlh, an);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_PATHS_ACTIVE, 2);
+	if (what & P_FUTURE)
+		mnl_attr_put_u32(nlh, MRC_PEER_A_MAX + 3, 1);
+	mk_path(nlh, 1, "rxe1:1", 1, MRC_PATH_STATE_ASSUMED_BAD, 12345,
+		200000, what | P_RESOLVED | P_RTT);
+	mk_path(nlh, 0, "rxe0:1", 0, MRC_PATH_STATE_ACTIVE, 812, 10000,
+		what | P_RESOLVED | P_RTT);
+	mk_path(nlh, 0, "rxe0:1", 1, MRC_PATH_STATE_ACTIVE, 1250, 10000,
+		what | P_RESOLVED | P_RTT);
+	mk_path(nlh, 1, "rxe1:1", 0, MRC_PATH_STATE_UNRESOLVED, 0, 1000000,
+		what);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+/* Through the show path: parsed, paths sorted, printed. */
+static char *peer_show_of(const struct nlmsghdr *nlh)
+{
+	struct peer_list l = { 0 };
+
+	if (peer_list_cb(nlh, &l) != MNL_CB_OK) {
+		peer_list_free(&l);
+		return NULL;
+	}
+	cap_begin();
+	peer_list_print(&l);
+	peer_list_free(&l);
+	return cap_end();
+}
+
+static void peer__plain(void)
+{
+	char buf[8192], *got;
+
+	reset_state();
+	got = peer_show_of(mk_peer(buf, MRC_CMD_PEER_GET, 2, P_FUTURE));
+	CHECK_STR(got,
+		  "node 2  planes 2  paths 4 (active 2)\n"
+		  "    addrs 10.200.0.2,fd00::2\n"
+		  "    PLANE  RAIL    EV  LQPN  RQPN  STATE        SRTT    RTO      INFLIGHT\n"
+		  "    0      rxe0:1  0   17    27    active       812us   10.0ms   0\n"
+		  "    0      rxe0:1  1   18    28    active       1.25ms  10.0ms   3\n"
+		  "    1      rxe1:1  0   33    -     unresolved   -       1.00s    0\n"
+		  "    1      rxe1:1  1   34    44    assumed-bad  12.3ms  200.0ms  3\n");
+	free(got);
+
+	opt.stats = true;
+	got = peer_show_of(mk_peer(buf, MRC_CMD_PEER_GET, 2, P_STATS));
+	CHECK_STR(got,
+		  "node 2  planes 2  paths 4 (active 2)\n"
+		  "    addrs 10.200.0.2,fd00::2\n"
+		  "    PLANE  RAIL    EV  LQPN  RQPN  STATE        SRTT    RTO      INFLIGHT  TX      ACKED   LOST  PROBES  REPLIES  TIMEOUTS  CHANGES\n"
+		  "    0      rxe0:1  0   17    27    active       812us   10.0ms   0         100000  99000   100   5       4        1         2\n"
+		  "    0      rxe0:1  1   18    28    active       1.25ms  10.0ms   3         101000  99990   101   5       4        1         2\n"
+		  "    1      rxe1:1  0   33    -     unresolved   -       1.00s    0         200000  198000  200   5       4        1         2\n"
+		  "    1      rxe1:1  1   34    44    assumed-bad  12.3ms  200.0ms  3         201000  198990  201   5       4        1         2\n");
+	free(got);
+	/* Counters absent: "-". */
+	got = peer_show_of(mk_peer(buf, MRC_CMD_PEER_GET, 2, 0));
+	CHECK(got && strstr(got, "  INFLIGHT  TX  ACKED  LOST  PROBES  REPLIES  TIMEOUTS  CHANGES\n"));
+	CHECK(got && strstr(got, "  0         -   -      -     -       -        -         -\n"));
+	free(got);
+	opt.stats = false;
+}
+
+static void peer__plain_minimal(void)
+{
+	char buf[1024], *got;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	reset_state();
+	/* No addresses, no paths, no paths-active: no table. */
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 0x7fffffff);
+	mnl_attr_nest_end(nlh, nest);
+	got = peer_show_of(nlh);
+	CHECK_STR(got, "node 2147483647  planes 0  paths 0 (active 0)\n");
+	free(got);
+
+	/* paths-active absent: counted from the states. */
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 3);
+	mk_path(nlh, 0, "rxe0:1", 0, MRC_PATH_STATE_ACTIVE, 5, 6, P_RESOLVED);
+	mk_path(nlh, 0, "rxe0:1", 1, MRC_PATH_STATE_PROBING, 5, 6, 0);
+	mk_path(nlh, 0, "rxe0:1", 2, 77, 5, 6, 0);	/* a future state */
+	mnl_attr_nest_end(nlh, nest);
+	got = peer_show_of(nlh);
+	CHECK(got && !strncmp(got, "node 3  planes 0  paths 3 (active 1)\n", 37));
+	CHECK(got && strstr(got, " probing ") && strstr(got, " unknown "));
+	free(got);
+}
+
+static void peer__json(void)
+{
+	static const char exp[] =
+		"[{\"node\":2,\"addrs\":[\"10.200.0.2\",\"fd00::2\"],"
+		"\"paths_active\":2,\"paths\":[{\"plane\":0,"
+		"\"rail\":\"rxe0:1\",\"entropy\":0,\"local_qpn\":17,"
+		"\"remote_qpn\":27,\"state\":\"active\",\"srtt_us\":812,"
+		"\"rto_us\":10000,\"inflight\":0,\"tx_pkts\":100000,"
+		"\"acked_pkts\":99000,\"lost_pkts\":100,\"probes\":5,"
+		"\"replies\":4,\"timeouts\":1,\"state_changes\":2},";
+	char buf[8192], *got;
+
+	reset_state();
+	opt.json = true;
+	got = peer_show_of(mk_peer(buf, MRC_CMD_PEER_GET, 2, P_STATS | P_FUTURE));
+	CHECK(got && !strncmp(got, exp, strlen(exp)));
+	if (got && strncmp(got, exp, strlen(exp)))
+		t_show("got", got);
+	/* Absent values are null. */
+	CHECK(got && strstr(got,
+			    "{\"plane\":1,\"rail\":\"rxe1:1\",\"entropy\":0,"
+			    "\"local_qpn\":33,\"remote_qpn\":null,"
+			    "\"state\":\"unresolved\",\"srtt_us\":null,"
+			    "\"rto_us\":1000000,"));
+	CHECK(got && strlen(got) > 5 &&
+	      !strcmp(got + strlen(got) - 5, "}]}]\n"));
+	free(got);
+
+	got = peer_show_of(mk_peer(buf, MRC_CMD_PEER_GET, 2, 0));
+	CHECK(got && strstr(got, "\"tx_pkts\":null,\"acked_pkts\":null,"));
+	free(got);
+
+	/* Nothing known: every key, null; paths an empty array. */
+	{
+		struct nlmsghdr *nlh = genl_put(buf, mrc_family,
+						MRC_CMD_PEER_GET, 1, 0);
+		struct nlattr *nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+
+		mnl_attr_nest_end(nlh, nest);
+		got = peer_show_of(nlh);
+		CHECK_STR(got,
+			  "[{\"node\":null,\"addrs\":null,\"paths_active\":null,"
+			  "\"paths\":[]}]\n");
+		free(got);
+	}
+
+	/* No peers: an empty array. */
+	{
+		struct peer_list l = { 0 };
+
+		cap_begin();
+		peer_list_print(&l);
+		got = cap_end();
+		CHECK_STR(got, "[]\n");
+		free(got);
+	}
+	opt.json = false;
+}
+
+static void peer__list_sorted(void)
+{
+	char buf[8192];
+	struct peer_list l = { 0 };
+	static const u32 nodes[] = { 9, 2, 0x7fffffff, 5 };
+	unsigned int i;
+
+	reset_state();
+	for (i = 0; i < ARRAY_SIZE(nodes); i++)
+		CHECK(peer_list_cb(mk_peer(buf, MRC_CMD_PEER_GET, nodes[i], 0),
+				   &l) == MNL_CB_OK);
+	CHECK(l.n == 4);
+	qsort(l.v, l.n, sizeof(*l.v), peer_cmp);
+	CHECK(l.n == 4 && l.v[0].node == 2 && l.v[1].node == 5 &&
+	      l.v[2].node == 9 && l.v[3].node == 0x7fffffff);
+	for (i = 0; i < l.n; i++)
+		CHECK(l.v[i].npaths == 4 &&
+		      l.v[i].paths[0].v[MRC_PATH_A_PLANE] == 0 &&
+		      l.v[i].paths[3].v[MRC_PATH_A_ENTROPY] == 1);
+	peer_list_free(&l);
+	CHECK(!l.v && !l.n);
+
+	/* Many paths: the array grows. */
+	{
+		struct nlmsghdr *nlh = genl_put(buf, mrc_family,
+						MRC_CMD_PEER_GET, 1, 0);
+		struct nlattr *nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+
+		mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 4);
+		for (i = 0; i < 40; i++)
+			mk_path(nlh, i % 2, i % 2 ? "rxe1:1" : "rxe0:1",
+				39 - i, MRC_PATH_STATE_ACTIVE, 1, 1, 0);
+		mnl_attr_nest_end(nlh, nest);
+		CHECK(peer_list_cb(nlh, &l) == MNL_CB_OK);
+		CHECK(l.n == 1 && l.v[0].npaths == 40);
+		for (i = 1; l.n == 1 && i < l.v[0].npaths; i++)
+			CHECK(path_cmp(&l.v[0].paths[i - 1],
+				       &l.v[0].paths[i]) < 0);
+		peer_list_free(&l);
+	}
+}
+
+static void peer__malformed(void)
+{
+	char buf[1024];
+	struct peer_list l = { 0 };
+	struct nlmsghdr *nlh;
+	struct nlattr *nest, *an;
+
+	reset_state();
+	/* An address of 5 bytes. */
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	an = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 5, "abcde");
+	mnl_attr_nest_end(nlh, an);
+	mnl_attr_nest_end(nlh, nest);
+	CHECK(peer_list_cb(nlh, &l) == MNL_CB_ERROR && l.n == 0);
+	CHECK_STR(nlerr.msg, "malformed peer address attribute 3 from the kernel");
+
+	/* A node of 2 bytes. */
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u16(nlh, MRC_PEER_A_NODE, 2);
+	mnl_attr_nest_end(nlh, nest);
+	CHECK(peer_list_cb(nlh, &l) == MNL_CB_ERROR && l.n == 0);
+
+	/* A path state of 4 bytes, after a good path (freed: ASan). */
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mk_path(nlh, 0, "rxe0:1", 0, MRC_PATH_STATE_ACTIVE, 1, 1, 0);
+	an = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
+	mnl_attr_put_u32(nlh, MRC_PATH_A_STATE, 1);
+	mnl_attr_nest_end(nlh, an);
+	mnl_attr_nest_end(nlh, nest);
+	CHECK(peer_list_cb(nlh, &l) == MNL_CB_ERROR && l.n == 0);
+	CHECK_STR(nlerr.msg, "malformed path attribute 6 from the kernel");
+
+	/* A rail name without its NUL. */
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	an = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
+	mnl_attr_put(nlh, MRC_PATH_A_RAIL, 3, "abc");
+	mnl_attr_nest_end(nlh, an);
+	mnl_attr_nest_end(nlh, nest);
+	CHECK(peer_list_cb(nlh, &l) == MNL_CB_ERROR && l.n == 0);
+
+	/* The top-level peer attribute not a nest. */
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
+	mnl_attr_put_u8(nlh, MRC_A_PEER, 1);
+	CHECK(peer_list_cb(nlh, &l) == MNL_CB_ERROR && l.n == 0);
+	peer_list_free(&l);
+}
+
+static void peer__fmt_us(void)
+{
+	static const struct {
+		u64 us;
+		const char *exp;
+	} c[] = {
+		{ 0, "0us" }, { 999, "999us" }, { 1000, "1.00ms" },
+		{ 1250, "1.25ms" }, { 9999, "10.00ms" }, { 10000, "10.0ms" },
+		{ 999949, "999.9ms" }, { 1000000, "1.00s" },
+		{ 4294967295ULL, "4294.97s" },
+	};
+	char buf[32];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		fmt_us(buf, sizeof(buf), c[i].us);
+		CHECK_STR(buf, c[i].exp);
+	}
+}
+
+/* --- argument parsing --- */
+
+static void parse__node(void)
+{
+	static const struct {
+		const char *in;
+		u32 exp;	/* 0: refused */
+	} c[] = {
+		{ "1", 1 }, { "2", 2 }, { "2147483647", 0x7fffffff },
+		{ "0x7fffffff", 0x7fffffff }, { "0X10", 16 }, { "0x1", 1 },
+		{ "0", 0 }, { "0x0", 0 }, { "2147483648", 0 },
+		{ "0x80000000", 0 }, { "4294967297", 0 },
+		{ "99999999999999999999999", 0 }, { "", 0 }, { "-1", 0 },
+		{ "+1", 0 }, { " 1", 0 }, { "1 ", 0 }, { "1x", 0 },
+		{ "x", 0 }, { "010", 0 }, { "0x", 0 }, { "1K", 0 },
+		{ "node", 0 },
+	};
+	char err[128];
+	unsigned int i;
+	u32 node;
+	int rc;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		node = 12345;
+		err[0] = '\0';
+		rc = parse_node(c[i].in, &node, err, sizeof(err));
+		if (c[i].exp) {
+			CHECK(rc == 0 && node == c[i].exp);
+		} else {
+			CHECK(rc == -1 && node == 12345);
+			CHECK(strstr(err, "invalid node id \"") &&
+			      strstr(err, "\" (expected 1..2147483647)"));
+		}
+		if ((rc == 0) != (c[i].exp != 0))
+			printf("# node \"%s\": rc %d, node %u\n", c[i].in, rc,
+			       node);
+	}
+}
+
+static void parse__addrs(void)
+{
+	struct peer_addr v[MRC_PEER_MAX_ADDRS];
+	char err[256], text[INET6_ADDRSTRLEN];
+	unsigned int n = 0;
+
+	CHECK(parse_addrs("10.200.0.2", v, &n, MRC_PEER_MAX_ADDRS, err,
+			  sizeof(err)) == 0 && n == 1 && v[0].len == 4 &&
+	      !memcmp(v[0].a, addr_v4, 4));
+	/* Appends; IPv6, IPv4-mapped IPv6 stays 16 bytes. */
+	CHECK(parse_addrs("fd00::2,::ffff:10.0.0.1", v, &n,
+			  MRC_PEER_MAX_ADDRS, err, sizeof(err)) == 0 &&
+	      n == 3 && v[1].len == 16 && !memcmp(v[1].a, addr_v6, 16) &&
+	      v[2].len == 16);
+	CHECK_STR(addr_str(&v[2], text, sizeof(text)), "::ffff:10.0.0.1");
+	CHECK_STR(addr_str(&v[1], text, sizeof(text)), "fd00::2");
+
+	n = 0;
+	CHECK(parse_addrs("1.2.3", v, &n, 8, err, sizeof(err)) == -1 && !n);
+	CHECK_STR(err, "invalid address \"1.2.3\" (expected IPv4 or IPv6)");
+	CHECK(parse_addrs("1.2.3.4,", v, &n, 8, err, sizeof(err)) == -1);
+	CHECK_STR(err, "invalid address \"\" (expected IPv4 or IPv6)");
+	n = 0;
+	CHECK(parse_addrs("1.2.3.4,,5.6.7.8", v, &n, 8, err, sizeof(err)) == -1);
+	CHECK_STR(err, "invalid address \"\" (expected IPv4 or IPv6)");
+	n = 0;
+	CHECK(parse_addrs("1.2.3.4 ", v, &n, 8, err, sizeof(err)) == -1);
+	n = 0;
+	CHECK(parse_addrs("rxe0", v, &n, 8, err, sizeof(err)) == -1);
+	n = 0;
+	CHECK(parse_addrs("1.2.3.4/24", v, &n, 8, err, sizeof(err)) == -1);
+	CHECK_STR(err, "invalid address \"1.2.3.4/24\" (expected IPv4 or IPv6)");
+	/* Longer than any address: refused, quoted whole. */
+	n = 0;
+	CHECK(parse_addrs("1111:2222:3333:4444:5555:6666:7777:8888:9999:aaaa:bbbb",
+			  v, &n, 8, err, sizeof(err)) == -1);
+	CHECK(strstr(err, ":9999:aaaa:bbbb\" (expected"));
+
+	n = 0;
+	CHECK(parse_addrs("1.0.0.1,1.0.0.2,1.0.0.3,1.0.0.4,1.0.0.5,1.0.0.6,"
+			  "1.0.0.7,1.0.0.8", v, &n, 8, err, sizeof(err)) == 0 &&
+	      n == 8);
+	CHECK(parse_addrs("1.0.0.9", v, &n, 8, err, sizeof(err)) == -1 &&
+	      n == 8);
+	CHECK_STR(err, "too many addresses (at most 8, one per plane)");
+	n = 0;
+	CHECK(parse_addrs("1.0.0.1,1.0.0.2,1.0.0.3", v, &n, 2, err,
+			  sizeof(err)) == -1 && n == 2);
+}
+
 /* --- config --- */
 
 static struct nlmsghdr *mk_config(void *buf, u8 cmd, u32 max_rails,
@@ -2473,10 +3981,14 @@ static void config__table(void)
 	cap_begin();
 	config_print(&cv, all);
 	got = cap_end();
+	/* Every knob of the table, whether or not the kernel sent it. */
 	CHECK_STR(got,
 		  "NAME       VALUE  UNIT   RANGE             DEFAULT\n"
 		  "max_rails  64     rails  1..1024           64\n"
-		  "min_mtu    2048   bytes  256..4096 (pow2)  1024\n");
+		  "min_mtu    2048   bytes  256..4096 (pow2)  1024\n"
+		  "entropy    -      QPs    1..24             8\n"
+		  "node_id    -             0..2147483647     0\n"
+		  "probe_ms   -      ms     10..10000         250\n");
 	free(got);
 
 	opt.json = true;
@@ -2592,7 +4104,7 @@ static void event__json(void)
 		  "{\"event\":\"rail_state\",\"rail\":{\"id\":1,\"name\":\"rxe1:1\","
 		  "\"ibdev\":\"rxe1\",\"port\":1,\"netdev\":\"eth1\",\"ifindex\":3,"
 		  "\"link_layer\":\"ethernet\",\"gid\":\"::ffff:10.200.0.1\","
-		  "\"gid_index\":1,\"mtu\":4096,\"speed_mbps\":10000,"
+		  "\"gid_index\":1,\"mtu\":4096,\"speed_mbps\":10000,\"qps\":8,"
 		  "\"state\":\"active\",\"prev_state\":\"down\"}}\n");
 	free(got);
 	got = event_of(mk_rail(buf, MRC_CMD_RAIL_ADDED, 1, "rxe1:1", "rxe1",
@@ -2632,6 +4144,140 @@ static void event__json(void)
 	CHECK_STR(got,
 		  "[warning] events lost: netlink receive buffer overrun (ENOBUFS)\n");
 	free(got);
+}
+
+static void event__peer_plain(void)
+{
+	char buf[8192], buf2[1024], *got;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest, *an;
+
+	reset_state();
+	/* PEER_ADDED: node and addresses. */
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_ADDED, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
+	an = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 4, addr_v4);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 4, (u8[]){ 10, 200, 1, 2 });
+	mnl_attr_nest_end(nlh, an);
+	mnl_attr_nest_end(nlh, nest);
+	got = event_of(nlh);
+	CHECK_STR(got, "[peer added] node 2 addrs 10.200.0.2,10.200.1.2\n");
+	free(got);
+
+	/* The full peer works too (paths not printed). */
+	got = event_of(mk_peer(buf, MRC_CMD_PEER_ADDED, 7, 0));
+	CHECK_STR(got, "[peer added] node 7 addrs 10.200.0.2,fd00::2\n");
+	free(got);
+
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_REMOVED, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
+	mnl_attr_nest_end(nlh, nest);
+	got = event_of(nlh);
+	CHECK_STR(got, "[peer removed] node 2\n");
+	free(got);
+
+	/* PATH_STATE: the peer with one path, state and prev-state. */
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PATH_STATE, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
+	mk_path(nlh, 1, "rxe1:1", 3, MRC_PATH_STATE_ASSUMED_BAD, 0, 1000,
+		P_PREV | P_FUTURE);
+	mnl_attr_nest_end(nlh, nest);
+	got = event_of(nlh);
+	CHECK_STR(got,
+		  "[path state] node 2 plane 1 rxe1:1 ev 3 active -> assumed-bad\n");
+	free(got);
+
+	/* Missing pieces: "?". */
+	nlh = genl_put(buf2, mrc_family, MRC_CMD_PATH_STATE, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	an = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
+	mnl_attr_put_u8(nlh, MRC_PATH_A_STATE, MRC_PATH_STATE_DEAD);
+	mnl_attr_nest_end(nlh, an);
+	mnl_attr_nest_end(nlh, nest);
+	got = event_of(nlh);
+	CHECK_STR(got, "[path state] node ? ? ? -> dead\n");
+	free(got);
+
+	/* A peer event without a peer is reported, not printed. */
+	got = event_of(mk_config(buf, MRC_CMD_PEER_REMOVED, 1, 1, false));
+	CHECK(got == NULL && nlerr.err == EPROTO);
+	CHECK_STR(nlerr.msg, "peer_removed event without a peer");
+
+	/* Filters: "path" keeps only path events, "peer" both. */
+	mon_filter = MON_PATH;
+	got = event_of(mk_peer(buf, MRC_CMD_PEER_ADDED, 7, 0));
+	CHECK_STR(got, "");
+	free(got);
+	got = event_of(nlh);
+	CHECK_STR(got, "[path state] node ? ? ? -> dead\n");
+	free(got);
+	mon_filter = MON_RAIL | MON_CONFIG;
+	got = event_of(nlh);
+	CHECK_STR(got, "");
+	free(got);
+	got = event_of(mk_peer(buf, MRC_CMD_PEER_REMOVED, 7, 0));
+	CHECK_STR(got, "");
+	free(got);
+	mon_filter = MON_PEER;
+	got = event_of(nlh);
+	CHECK_STR(got, "[path state] node ? ? ? -> dead\n");
+	free(got);
+	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
+			       1, NULL, 0));
+	CHECK_STR(got, "");
+	free(got);
+	mon_filter = MON_ALL;
+}
+
+static void event__peer_json(void)
+{
+	char buf[8192], *got;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest, *an;
+
+	reset_state();
+	opt.json = true;
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_ADDED, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
+	an = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 4, addr_v4);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 16, addr_v6);
+	mnl_attr_nest_end(nlh, an);
+	mnl_attr_nest_end(nlh, nest);
+	got = event_of(nlh);
+	CHECK_STR(got,
+		  "{\"event\":\"peer_added\",\"peer\":{\"node\":2,"
+		  "\"addrs\":[\"10.200.0.2\",\"fd00::2\"]}}\n");
+	free(got);
+
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_REMOVED, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
+	mnl_attr_nest_end(nlh, nest);
+	got = event_of(nlh);
+	CHECK_STR(got, "{\"event\":\"peer_removed\",\"peer\":{\"node\":2}}\n");
+	free(got);
+
+	nlh = genl_put(buf, mrc_family, MRC_CMD_PATH_STATE, 1, 0);
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
+	mk_path(nlh, 1, "rxe1:1", 3, MRC_PATH_STATE_ASSUMED_BAD, 0, 1000,
+		P_PREV | P_RESOLVED);
+	mnl_attr_nest_end(nlh, nest);
+	got = event_of(nlh);
+	CHECK_STR(got,
+		  "{\"event\":\"path_state\",\"peer\":{\"node\":2,\"paths\":["
+		  "{\"plane\":1,\"rail\":\"rxe1:1\",\"entropy\":3,"
+		  "\"local_qpn\":36,\"remote_qpn\":46,"
+		  "\"state\":\"assumed-bad\",\"rto_us\":1000,\"inflight\":9,"
+		  "\"prev_state\":\"active\"}]}}\n");
+	free(got);
+	opt.json = false;
 }
 
 /* --- errors --- */
@@ -2714,16 +4360,16 @@ static void error__extack(void)
 		CHECK(ret == MNL_CB_ERROR && nlerr.err == ERANGE);
 
 		/* Several keys: the offset names the refused one. */
-		req_nknobs = 2;
-		req_knobs[0].offs = off_min_mtu - 8;
-		req_knobs[0].k = &mrc_knobs[MRC_KNOB_max_rails];
-		req_knobs[1].offs = off_min_mtu;
-		req_knobs[1].k = &mrc_knobs[MRC_KNOB_min_mtu];
+		req_nlabels = 0;
+		req_label(r, "key max_rails");
+		req_labels[0].offs = off_min_mtu - 8;
+		req_label(r, "key min_mtu");
+		req_labels[1].offs = off_min_mtu;
 		e = mk_err(rep, r, -EINVAL, capped,
 			   "value must be a power of two", off_min_mtu, 0, 0, 0);
 		CHECK_STR(err_of(e, &ret),
 			  "Error: value must be a power of two (key min_mtu)");
-		req_nknobs = 0;
+		req_nlabels = 0;
 	}
 
 	/* A full-width range says nothing: left out. */
@@ -2758,6 +4404,124 @@ static void error__extack(void)
 	mnl_nlmsg_put_extra_header(e, 4);
 	err_of(e, &ret);
 	CHECK(ret == MNL_CB_ERROR && nlerr.err == EBADMSG);
+}
+
+/* PEER_ADD: which address was refused; the peer commands' own words. */
+static void error__peer(void)
+{
+	char req[512], rep[2048], text[1024];
+	struct nlattr *nest, *an;
+	struct nlmsghdr *r, *e;
+	u32 off_v6;
+	int ret;
+
+	reset_state();
+	r = genl_put(req, mrc_family, MRC_CMD_PEER_ADD, 1, NLM_F_ACK);
+	r->nlmsg_seq = 43;
+	nest = mnl_attr_nest_start(r, MRC_A_PEER);
+	mnl_attr_put_u32(r, MRC_PEER_A_NODE, 2);
+	an = mnl_attr_nest_start(r, MRC_PEER_A_ADDRS);
+	req_label(r, "address 10.200.0.2");
+	mnl_attr_put(r, MRC_PEER_A_ADDR, 4, addr_v4);
+	off_v6 = (char *)mnl_nlmsg_get_payload_tail(r) - (char *)r;
+	req_label(r, "address fd00::2");
+	mnl_attr_put(r, MRC_PEER_A_ADDR, 16, addr_v6);
+	mnl_attr_nest_end(r, an);
+	mnl_attr_nest_end(r, nest);
+	CHECK(req_nlabels == 2 && req_labels[1].offs == off_v6);
+
+	e = mk_err(rep, r, -EINVAL, true, "no local rail reaches this address",
+		   off_v6, 0, 0, 0);
+	CHECK_STR(err_of(e, &ret),
+		  "Error: no local rail reaches this address (address fd00::2)");
+	/* An offset that is no address: nothing added. */
+	e = mk_err(rep, r, -EINVAL, true, "bad", off_v6 + 4, 0, 0, 0);
+	CHECK_STR(err_of(e, &ret), "Error: bad");
+	/* One address only: no need to say which. */
+	req_nlabels = 1;
+	e = mk_err(rep, r, -EINVAL, true, "bad", (int)req_labels[0].offs,
+		   0, 0, 0);
+	CHECK_STR(err_of(e, &ret), "Error: bad");
+	req_nlabels = 0;
+
+	/* The node-id range from the policy. */
+	e = mk_err(rep, r, -ERANGE, true, "integer out of range", 28,
+		   NL_ATTR_TYPE_U32, 1, 0x7fffffff);
+	CHECK_STR(err_of(e, &ret),
+		  "Error: integer out of range (valid range 1..2147483647)");
+
+	/* Plain errnos of peer commands, without extack. */
+	e = mk_err(rep, r, -EEXIST, true, NULL, -1, 0, 0, 0);
+	err_of(e, &ret);
+	peer_err_format(2, true, text, sizeof(text));
+	CHECK_STR(text, "Error: peer 2 exists already");
+	e = mk_err(rep, r, -ENOENT, true, NULL, -1, 0, 0, 0);
+	err_of(e, &ret);
+	peer_err_format(9, true, text, sizeof(text));
+	CHECK_STR(text, "Error: no peer with node id 9");
+	peer_err_format(0, false, text, sizeof(text));
+	CHECK_STR(text, "Error: No such file or directory");
+	e = mk_err(rep, r, -EOPNOTSUPP, true, NULL, -1, 0, 0, 0);
+	err_of(e, &ret);
+	peer_err_format(2, true, text, sizeof(text));
+	CHECK_STR(text,
+		  "Error: the loaded mrc module has no peer commands (older module?)");
+	e = mk_err(rep, r, -EPERM, true, NULL, -1, 0, 0, 0);
+	err_of(e, &ret);
+	peer_err_format(2, true, text, sizeof(text));
+	CHECK_STR(text, "Error: Operation not permitted (needs CAP_NET_ADMIN)");
+	/* The kernel's words win. */
+	e = mk_err(rep, r, -EEXIST, true, "peer exists", -1, 0, 0, 0);
+	err_of(e, &ret);
+	peer_err_format(2, true, text, sizeof(text));
+	CHECK_STR(text, "Error: peer exists");
+	e = mk_err(rep, r, -EINVAL, true, "node_id is not set", -1, 0, 0, 0);
+	err_of(e, &ret);
+	peer_err_format(2, true, text, sizeof(text));
+	CHECK_STR(text, "Error: node_id is not set");
+}
+
+/* Peer and event JSON parse (python3, when installed). */
+static void json__peer_valid_per_python(void)
+{
+	char path[] = "/tmp/mrcctl-json-XXXXXX";
+	char buf[8192], cmd[512];
+	struct peer_list l = { 0 };
+	int fd, rc;
+	FILE *f;
+
+	reset_state();
+	if (system("python3 -c pass >/dev/null 2>&1")) {
+		printf("# python3 missing: check skipped\n");
+		return;
+	}
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	out = f;
+	opt.json = opt.stats = true;
+	peer_list_cb(mk_peer(buf, MRC_CMD_PEER_GET, 2, P_STATS), &l);
+	peer_list_cb(mk_peer(buf, MRC_CMD_PEER_GET, 3, 0), &l);
+	peer_list_print(&l);
+	peer_list_free(&l);
+	event_print(mk_peer(buf, MRC_CMD_PATH_STATE, 2, P_PREV));
+	event_print(mk_peer(buf, MRC_CMD_PEER_ADDED, 2, 0));
+	event_print(mk_rail(buf, MRC_CMD_RAIL_STATE, 0, "rxe0:1", "rxe0", 1,
+			    "eth0", R_FULL | R_STATS | R_DROPS | R_PREV));
+	fclose(f);
+	out = stdout;
+	opt.json = opt.stats = false;
+	/* One JSON value per line. */
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; v=[json.loads(x) for x in open(sys.argv[1])]; "
+		 "assert len(v)==4 and len(v[0])==2 and len(v[0][0][\"paths\"])==4 "
+		 "and v[1][\"peer\"][\"paths\"][0][\"prev_state\"]==\"active\" "
+		 "and v[3][\"rail\"][\"drops\"][\"truncated\"]==1' %s", path);
+	rc = system(cmd);
+	CHECK(rc == 0);
+	unlink(path);
 }
 
 static void error__dump_done(void)
@@ -2815,6 +4579,16 @@ static void misc__dispatch(void)
 	CHECK(do_config(1, argv_frob) == 1);
 	CHECK(do_config(3, argv_set) == 1);
 	CHECK(do_monitor(1, argv_frob) == 1);
+	CHECK(do_peer(1, argv_frob) == 1);
+	{
+		char *add_bad[] = { "add", "0", "addr", "1.2.3.4", NULL };
+		char *del_bad[] = { "del", "node", NULL };
+		char *show_bad[] = { "show", "2", "3", NULL };
+
+		CHECK(do_peer(4, add_bad) == 1);
+		CHECK(do_peer(2, del_bad) == 1);
+		CHECK(do_peer(3, show_bad) == 1);
+	}
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -2823,7 +4597,9 @@ static void misc__dispatch(void)
 	cap_begin();
 	usage(out);
 	got = cap_end();
-	CHECK(got && strstr(got, "KEY := { max_rails | min_mtu }"));
+	CHECK(got && strstr(got,
+			    "KEY := { max_rails | min_mtu | entropy | node_id | probe_ms }"));
+	CHECK(got && strstr(got, "OBJECT := { rail | peer | config | monitor | help }"));
 	free(got);
 }
 
@@ -2909,7 +4685,21 @@ static void cli__help_and_version(void)
 	CHECK(r.status == 0 && strstr(r.out, "min_mtu") &&
 	      strstr(r.out, "range 256..4096 (pow2) bytes, default 1024"));
 	RUN(&r, "monitor", "help");
-	CHECK(r.status == 0 && strstr(r.out, "[rail state]"));
+	CHECK(r.status == 0 && strstr(r.out, "[rail state]") &&
+	      strstr(r.out, "[path state] node 2 plane 1 rxe1:1 ev 3 active -> assumed-bad"));
+	RUN(&r, "peer", "help");
+	CHECK(r.status == 0 && !strncmp(r.out, "Usage: mrcctl [OPTIONS] peer", 28) &&
+	      strstr(r.out, "PLANE RAIL EV LQPN RQPN STATE SRTT RTO INFLIGHT") &&
+	      !*r.err);
+	RUN(&r, "p", "a", "help");
+	CHECK(r.status == 0 && !strncmp(r.out, "Usage: mrcctl [OPTIONS] peer", 28));
+	RUN(&r, "peer", "show", "help");
+	CHECK(r.status == 0 && !strncmp(r.out, "Usage: mrcctl [OPTIONS] peer", 28));
+	RUN(&r, "config", "help");
+	CHECK(r.status == 0 &&
+	      strstr(r.out, "range 0..2147483647, default 0\n") &&
+	      strstr(r.out, "range 1..24 QPs, default 8\n") &&
+	      strstr(r.out, "range 10..10000 ms, default 250\n"));
 }
 
 static void cli__usage_errors(void)
@@ -2937,7 +4727,7 @@ static void cli__usage_errors(void)
 	CHECK(r.status == 1 && strstr(r.err, "needs KEY VALUE"));
 	RUN(&r, "config", "set", "nope", "1");
 	CHECK(r.status == 1 &&
-	      !strcmp(r.err, "Error: unknown key \"nope\"; known keys: max_rails, min_mtu\n"));
+	      !strcmp(r.err, "Error: unknown key \"nope\"; known keys: max_rails, min_mtu, entropy, node_id, probe_ms\n"));
 	RUN(&r, "config", "show", "nope");
 	CHECK(r.status == 1 && strstr(r.err, "Error: unknown key \"nope\""));
 	RUN(&r, "config", "set", "min_mtu");
@@ -2955,6 +4745,74 @@ static void cli__usage_errors(void)
 	CHECK(r.status == 1 && strstr(r.err, "given twice"));
 	RUN(&r, "monitor", "frob");
 	CHECK(r.status == 1 && strstr(r.err, "unexpected argument \"frob\""));
+}
+
+/* Peer commands: every refusal that needs no kernel. */
+static void cli__peer_usage_errors(void)
+{
+	static const struct {
+		const char *argv[10];
+		const char *err;	/* the whole of stderr */
+	} c[] = {
+		{ { "peer", "frob" },
+		  "Error: unknown command \"frob\", try \"mrcctl peer help\"\n" },
+		{ { "peer", "add" },
+		  "Error: peer add needs NODE addr ADDR[,ADDR...], try \"mrcctl peer help\"\n" },
+		{ { "peer", "add", "2" },
+		  "Error: peer add needs at least one address (addr ADDR[,ADDR...])\n" },
+		{ { "peer", "add", "x", "addr", "10.0.0.2" },
+		  "Error: invalid node id \"x\" (expected 1..2147483647)\n" },
+		{ { "peer", "add", "0", "addr", "10.0.0.2" },
+		  "Error: invalid node id \"0\" (expected 1..2147483647)\n" },
+		{ { "peer", "add", "2147483648", "addr", "10.0.0.2" },
+		  "Error: invalid node id \"2147483648\" (expected 1..2147483647)\n" },
+		{ { "peer", "add", "-2", "addr", "10.0.0.2" },
+		  "Error: invalid node id \"-2\" (expected 1..2147483647)\n" },
+		{ { "peer", "add", "2", "addr", "10.0.0" },
+		  "Error: invalid address \"10.0.0\" (expected IPv4 or IPv6)\n" },
+		{ { "peer", "add", "2", "addr", "10.0.0.2,fd00::2,zz::" },
+		  "Error: invalid address \"zz::\" (expected IPv4 or IPv6)\n" },
+		{ { "peer", "add", "2", "addr", "10.0.0.2," },
+		  "Error: invalid address \"\" (expected IPv4 or IPv6)\n" },
+		{ { "peer", "add", "2", "addr", "1.0.0.1,1.0.0.2,1.0.0.3,1.0.0.4,"
+		    "1.0.0.5,1.0.0.6,1.0.0.7,1.0.0.8,1.0.0.9" },
+		  "Error: too many addresses (at most 8, one per plane)\n" },
+		{ { "peer", "add", "2", "addr", "1.0.0.1,1.0.0.2,1.0.0.3,1.0.0.4",
+		    "addr", "1.0.0.5,1.0.0.6,1.0.0.7,1.0.0.8", "addr", "::1" },
+		  "Error: too many addresses (at most 8, one per plane)\n" },
+		{ { "peer", "add", "2", "addr" },
+		  "Error: missing value for \"addr\"\n" },
+		{ { "peer", "add", "2", "via", "10.0.0.2" },
+		  "Error: unexpected argument \"via\", try \"mrcctl peer help\"\n" },
+		{ { "peer", "del" },
+		  "Error: peer del needs NODE, try \"mrcctl peer help\"\n" },
+		{ { "peer", "del", "node" },
+		  "Error: peer del needs NODE, try \"mrcctl peer help\"\n" },
+		{ { "peer", "del", "2x" },
+		  "Error: invalid node id \"2x\" (expected 1..2147483647)\n" },
+		{ { "peer", "del", "2", "3" },
+		  "Error: unexpected argument \"3\", try \"mrcctl peer help\"\n" },
+		{ { "peer", "show", "node", "0x80000000" },
+		  "Error: invalid node id \"0x80000000\" (expected 1..2147483647)\n" },
+		{ { "-j", "peer", "show", "2", "extra" },
+		  "Error: unexpected argument \"extra\", try \"mrcctl peer help\"\n" },
+		{ { "monitor", "peer", "frob" },
+		  "Error: unexpected argument \"frob\", try \"mrcctl monitor help\"\n" },
+	};
+	struct run r;
+	unsigned int i;
+
+	if (!have_cli())
+		return;
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		run_cli(&r, c[i].argv);
+		CHECK(r.status == 1 && !strcmp(r.err, c[i].err) && !*r.out);
+		if (strcmp(r.err, c[i].err)) {
+			printf("# case %u:\n", i);
+			t_show("expected", c[i].err);
+			t_show("got     ", r.err);
+		}
+	}
 }
 
 /* 1: family "mrc" registered, 0: not, -1: cannot tell. */
@@ -2998,6 +4856,20 @@ static void cli__module_not_loaded(void)
 	CHECK(r.status == 1 && !strcmp(r.err, msg));
 	RUN(&r, "monitor");
 	CHECK(r.status == 1 && !strcmp(r.err, msg));
+	RUN(&r, "monitor", "peer", "path");
+	CHECK(r.status == 1 && !strcmp(r.err, msg));
+	RUN(&r, "peer", "show");
+	CHECK(r.status == 1 && !strcmp(r.err, msg) && !*r.out);
+	RUN(&r, "-j", "-s", "peer", "show", "node", "2");
+	CHECK(r.status == 1 && !strcmp(r.err, msg) && !*r.out);
+	/* Valid syntax: refused only for want of the module. */
+	RUN(&r, "peer", "add", "2", "addr", "10.200.0.2,fd00::2");
+	CHECK(r.status == 1 && !strcmp(r.err, msg));
+	RUN(&r, "peer", "add", "node", "0x7fffffff", "addr", "10.200.0.2",
+	    "addr", "10.200.1.2");
+	CHECK(r.status == 1 && !strcmp(r.err, msg));
+	RUN(&r, "peer", "del", "2");
+	CHECK(r.status == 1 && !strcmp(r.err, msg));
 }
 
 static const struct {
@@ -3015,15 +4887,28 @@ static const struct {
 	T(rail__json),
 	T(rail__malformed),
 	T(rail__filter),
+	T(peer__plain),
+	T(peer__plain_minimal),
+	T(peer__json),
+	T(peer__list_sorted),
+	T(peer__malformed),
+	T(peer__fmt_us),
+	T(parse__node),
+	T(parse__addrs),
 	T(config__table),
 	T(event__plain),
 	T(event__json),
+	T(event__peer_plain),
+	T(event__peer_json),
 	T(error__extack),
+	T(error__peer),
+	T(json__peer_valid_per_python),
 	T(error__dump_done),
 	T(misc__matches),
 	T(misc__dispatch),
 	T(cli__help_and_version),
 	T(cli__usage_errors),
+	T(cli__peer_usage_errors),
 	T_SKIP(cli__module_not_loaded, cli__module_not_loaded_skip),
 #undef T
 #undef T_SKIP

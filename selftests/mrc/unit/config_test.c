@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * config_test.c - user-space unit tests of mrc/config.c and mrc/names.c.
+ * config_test.c - user-space unit tests of mrc/config.c and mrc/names.c
+ * (and that mrc/wire.c's drop reason names are usable as file names).
  *
  * Output is TAP 13; the exit status is 0 only if every test passed.
  *   make -C selftests/mrc/unit run
@@ -12,6 +13,7 @@
 #include "../../../uapi/linux/mrc.h"
 #include "../../../mrc/config.h"
 #include "../../../mrc/names.h"
+#include "../../../mrc/wire.h"
 
 static int failed_checks;
 
@@ -268,7 +270,8 @@ static void knob__fields(void)
 			CHECK((*p >= 'a' && *p <= 'z') || *p == '_' ||
 			      (*p >= '0' && *p <= '9'),
 			      "%s: bad character '%c' in name", k->name, *p);
-		CHECK(k->unit && k->unit[0], "%s: no unit", k->name);
+		/* May be empty for a plain number without a unit (node_id). */
+		CHECK(k->unit, "%s: no unit", k->name);
 		CHECK(k->help && k->help[0], "%s: no help", k->name);
 		CHECK(k->attr > MRC_CONFIG_A_UNSPEC &&
 		      k->attr <= MRC_CONFIG_A_MAX, "%s: attr %u", k->name,
@@ -496,11 +499,15 @@ static void names__rail_stat(void)
 		[MRC_RAIL_STAT_DROP_NO_BUFFER]	= "drop_no_buffer",
 		[MRC_RAIL_STAT_STATE_CHANGES]	= "state_changes",
 		[MRC_RAIL_STAT_PORT_EVENTS]	= "port_events",
+		[MRC_RAIL_STAT_PAD]		= NULL,
+		[MRC_RAIL_STAT_RX_ERRORS]	= "rx_errors",
+		[MRC_RAIL_STAT_QP_ERRORS]	= "qp_errors",
+		[MRC_RAIL_STAT_QP_RECOVERIES]	= "qp_recoveries",
 	};
 	unsigned int i, j;
 	const char *p;
 
-	CHECK(ARRAY_SIZE(exp) == MRC_RAIL_STAT_PAD,
+	CHECK(ARRAY_SIZE(exp) == MRC_RAIL_STAT_MAX + 1,
 	      "a new counter needs a name here (and in names.c)");
 	CHECK(mrc_rail_stat_name(MRC_RAIL_STAT_UNSPEC) == NULL, "UNSPEC");
 	CHECK(mrc_rail_stat_name(MRC_RAIL_STAT_PAD) == NULL, "PAD");
@@ -528,6 +535,51 @@ static void names__rail_stat(void)
 	}
 }
 
+static void names__path_state(void)
+{
+	static const char *const exp[] = {
+		[MRC_PATH_STATE_PROBING]	= "probing",
+		[MRC_PATH_STATE_ACTIVE]		= "active",
+		[MRC_PATH_STATE_ASSUMED_BAD]	= "assumed-bad",
+		[MRC_PATH_STATE_DEAD]		= "dead",
+		[MRC_PATH_STATE_DENIED]		= "denied",
+		[MRC_PATH_STATE_UNRESOLVED]	= "unresolved",
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(exp); i++) {
+		const char *n = mrc_path_state_uapi_name(i);
+
+		CHECK(n && !strcmp(n, exp[i]), "path state %u: \"%s\", not \"%s\"",
+		      i, n ? n : "NULL", exp[i]);
+		for (j = 0; j < i; j++)
+			CHECK(strcmp(n, mrc_path_state_uapi_name(j)),
+			      "path states %u and %u are both \"%s\"", j, i, n);
+	}
+	/* The uapi enum has no MAX: the first value past the table. */
+	CHECK(!strcmp(mrc_path_state_uapi_name(ARRAY_SIZE(exp)), "unknown"),
+	      "a new path state needs a name here (and in names.c)");
+}
+
+/*
+ * Drop reasons (mrc_drop_reason_name() in wire.c, tested there) are also
+ * the files in rails/<rail>/drops/ and mrcctl's JSON keys.
+ */
+static void names__drop_reason_chars(void)
+{
+	unsigned int i;
+	const char *n, *p;
+
+	for (i = MRC_DROP_NONE + 1; i < MRC_DROP_NR; i++) {
+		n = mrc_drop_reason_name(i);
+		CHECK(n && n[0], "reason %u has no name", i);
+		for (p = n; p && *p; p++)
+			CHECK((*p >= 'a' && *p <= 'z') || *p == '_',
+			      "reason %u: bad character '%c' in \"%s\"", i,
+			      *p, n);
+	}
+}
+
 static void names__out_of_range(void)
 {
 	static const unsigned int bad[] = {
@@ -548,6 +600,8 @@ static void names__out_of_range(void)
 		      "link layer %u", bad[i]);
 		CHECK(mrc_rail_stat_name(bad[i]) == NULL, "counter %u",
 		      bad[i]);
+		CHECK(!strcmp(mrc_path_state_uapi_name(bad[i]), "unknown"),
+		      "path state %u", bad[i]);
 	}
 }
 
@@ -578,6 +632,8 @@ static const struct {
 	T(names__rail_state),
 	T(names__link_layer),
 	T(names__rail_stat),
+	T(names__path_state),
+	T(names__drop_reason_chars),
 	T(names__out_of_range),
 #undef T
 };
