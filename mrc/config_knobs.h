@@ -26,6 +26,8 @@
 	X(node_id, MRC_CONFIG_A_NODE_ID, 0, 0x7fffffff, 0, 0, "",	\
 	  "this node's id on the wire; 0 = not set (no peers)")	\
 	X(probe_ms, MRC_CONFIG_A_PROBE_MS, 10, 10000, 250, 0, "ms",	\
-	  "keepalive probe interval of an idle active path")
+	  "keepalive probe interval of an idle active path")		\
+	X(rto_max_ms, MRC_CONFIG_A_RTO_MAX_MS, 10, 2000, 200, 0, "ms",	\
+	  "upper bound of a path's retransmission timeout")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

@@ -60,6 +60,7 @@ static void mrc_path_params(struct mrc_path_params *pp)
 {
 	mrc_path_params_default(pp);
 	pp->keepalive_ns = mrc_knob(MRC_KNOB_probe_ms) * NSEC_PER_MSEC;
+	pp->rtt.rto_max_ns = mrc_knob(MRC_KNOB_rto_max_ms) * NSEC_PER_MSEC;
 }
 
 static void mrc_peer_release(struct kref *ref)
@@ -178,10 +179,16 @@ static enum hrtimer_restart mrc_peer_timer(struct hrtimer *t)
 
 		if (!link->ah)
 			continue;
-		for (i = 0; i < link->npaths; i++)
-			if (mrc_path_timer(&link->paths[i].p, &pp, now))
+		for (i = 0; i < link->npaths; i++) {
+			struct mrc_path *p = &link->paths[i].p;
+			u8 prev = p->state;
+
+			if (mrc_path_timer(p, &pp, now))
 				mrc_peer_send_probe(link, i, MRC_PKT_PROBE,
 						    0, 0);
+			if (p->state != prev)	/* a keepalive timed out */
+				mrc_nl_path_event(peer, link, i, prev);
+		}
 	}
 	mrc_peer_arm(peer);
 	spin_unlock_bh(&peer->lock);
@@ -676,7 +683,11 @@ enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_ud_qp *uqp, u32 src_qp,
 			link = &peer->links[l];
 			break;
 		}
-	if (!link || ev >= link->npaths || pkt->entropy != ev ||
+	if (!link) {
+		why = MRC_DROP_UNRESOLVED;
+		goto out;
+	}
+	if (ev >= link->npaths || pkt->entropy != ev ||
 	    link->paths[ev].remote_qpn != src_qp) {
 		why = MRC_DROP_WRONG_PATH;
 		goto out;

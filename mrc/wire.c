@@ -384,6 +384,7 @@ static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
 	[MRC_DROP_BAD_FIELD]	= "bad_field",
 	[MRC_DROP_WRONG_PATH]	= "wrong_path",
 	[MRC_DROP_UNEXPECTED]	= "unexpected",
+	[MRC_DROP_UNRESOLVED]	= "unresolved",
 };
 
 const char *mrc_wire_type_name(unsigned int type)

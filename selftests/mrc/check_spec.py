@@ -94,9 +94,11 @@ if spec['mcast-groups']['list'][0]['name'] != eval(defs['MRC_GENL_MCGRP_EVENTS']
 
 knobs = open(os.path.join(TOP, 'mrc/config_knobs.h')).read()
 cfg = [x for x in spec['attribute-sets'] if x['name'] == 'config'][0]['attributes']
-for n, a, mi, ma in re.findall(r'X\((\w+), (\w+), (\d+), (\d+),', knobs):
+for n, a, mi, ma in re.findall(
+        r'X\((\w+), (\w+), (0x[0-9a-fA-F]+|\d+), (0x[0-9a-fA-F]+|\d+),', knobs):
+    mi, ma = int(mi, 0), int(ma, 0)
     e = [x for x in cfg if up('mrc-config-a-' + x['name']) == a]
-    if not e or e[0]['checks'] != {'min': int(mi), 'max': int(ma)} \
+    if not e or e[0]['checks'] != {'min': mi, 'max': ma} \
             or e[0]['name'] != n.replace('_', '-'):
         fail('knob %s range/name' % n)
     else:

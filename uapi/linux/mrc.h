@@ -157,6 +157,7 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_ENTROPY,	/* UD QPs (entropy values) per rail */
 	MRC_CONFIG_A_NODE_ID,	/* this node's id; 0 = not set */
 	MRC_CONFIG_A_PROBE_MS,	/* keepalive probe interval, ms */
+	MRC_CONFIG_A_RTO_MAX_MS, /* upper bound of a path's RTO, ms */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
@@ -183,6 +184,7 @@ enum mrc_drop_reason {
 	MRC_DROP_BAD_FIELD,	/* a body field out of range */
 	MRC_DROP_WRONG_PATH,	/* peer known, but not from its path's QP */
 	MRC_DROP_UNEXPECTED,	/* a valid type this node does not take */
+	MRC_DROP_UNRESOLVED,	/* peer known, its link not resolved yet */
 	MRC_DROP_NR
 };
 

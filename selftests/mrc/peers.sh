@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Peers and paths between two nodes: rdma_cm resolution gives every
+# (plane, entropy value) path, PROBEs make them active with an RTT; a plane
+# taken down retires that plane's paths on both sides within a second and
+# brings them back when it returns; a deleted and re-added rxe device is
+# resolved again; configuration errors and unprivileged changes are refused
+# with a clear message; probes from a node that is not a peer are dropped
+# and counted.
+source "$(dirname "$0")/lib.sh"
+NODES=2
+TIMEOUT=600
+
+UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
+	--inh-caps=-all --bounding-set=-all --no-new-privs)
+
+# paths_in STATE [PLANE]: number of paths to the other node in STATE.
+paths_in() {
+	mrcctl -j peer show "$OTHER" 2>/dev/null | jq --arg s "$1" \
+		--arg p "${2:-any}" '[.[0].paths[] | select(.state == $s and
+		($p == "any" or (.plane | tostring) == $p))] | length'
+}
+
+fails_with() {	# fails_with TEXT CMD...: CMD fails and prints TEXT
+	local out
+	out=$("$@" 2>&1) && { echo "succeeded: $out"; return 1; }
+	grep -q -- "$1" <<< "$out" || { echo "said: $out"; return 1; }
+}
+
+run_guest() {
+	local n=$MRC_NODE out
+	OTHER=$((3 - n))
+	local addrs="$(node_ip $OTHER 0),$(node_ip $OTHER 1)"
+
+	ok 'modprobe mrc' modprobe mrc
+	ok 'peer add refused while node_id is 0' \
+		fails_with 'node_id' mrcctl peer add "$OTHER" addr "$addrs"
+	ok "mrcctl config set node_id $n" mrcctl config set node_id "$n"
+	ok 'peer add refused for our own node id' \
+		fails_with 'own' mrcctl peer add "$n" addr "$addrs"
+	ok 'peer add refused without CAP_NET_ADMIN' \
+		fails_with 'CAP_NET_ADMIN' "${UNPRIV[@]}" "$(command -v mrcctl)" \
+		peer add "$OTHER" addr "$addrs"
+	ok 'peer add refused with 9 addresses' \
+		fails_with 'Error' mrcctl peer add "$OTHER" \
+		addr 10.9.0.1,10.9.0.2,10.9.0.3,10.9.0.4,10.9.0.5,10.9.0.6,10.9.0.7,10.9.0.8,10.9.0.9
+	ok "mrcctl peer add $OTHER addr $addrs" \
+		mrcctl peer add "$OTHER" addr "$addrs"
+	ok 'a second add of the same peer is refused' \
+		fails_with 'exists' mrcctl peer add "$OTHER" addr "$addrs"
+	ok 'peer del of an unknown node is refused' \
+		fails_with 'no such peer' mrcctl peer del 77
+
+	wait_for 'all 16 paths active (2 planes x 8 entropy values)' 20 \
+		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 16 ]"
+	ok_eq 'every active path has an RTT estimate' 16 \
+		"$(mrcctl -j peer show "$OTHER" | jq '[.[0].paths[] | select(.srtt_us != null)] | length')"
+	mrcctl peer show "$OTHER" | sed 's/^/# /'
+
+	mrcctl monitor > /tmp/mon.log 2>&1 &
+	local mon=$!
+	barrier paths-up
+
+	# Plane 1 fails at node 1: both sides retire exactly its paths.
+	is_node 1 && ip link set eth1 down
+	wait_for 'the 8 plane-1 paths leave the spray set' 10 \
+		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '[.[0].paths[] | select(.plane == 1 and .state != \"active\")] | length')\" = 8 ]"
+	ok_eq 'plane-0 paths stay active' 8 "$(paths_in active 0)"
+	barrier plane-down
+	is_node 1 && ip link set eth1 up
+	wait_for 'all 16 paths active again after the plane returns' 20 \
+		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 16 ]"
+	ok 'monitor saw path state events' grep -q '^\[path state\]' /tmp/mon.log
+	barrier plane-back
+
+	# The rxe device of plane 1 goes away and comes back on node 2.
+	if is_node 2; then
+		rdma link delete rxe1
+		wait_for 'plane-1 paths unresolved without the device' 10 \
+			sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '[.[0].paths[] | select(.plane == 1 and .state == \"unresolved\")] | length')\" -ge 1 ]"
+		rdma link add rxe1 type rxe netdev eth1
+	fi
+	wait_for 'all 16 paths active after the device returns' 30 \
+		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 16 ]"
+	barrier device-back
+
+	# Node 1 forgets node 2; node 2 keeps probing and is dropped.
+	if is_node 1; then
+		local before
+		before=$(cat /sys/kernel/mrc/rails/rxe0:1/drops/unknown_peer)
+		ok 'mrcctl peer del' mrcctl peer del "$OTHER"
+		ok_eq 'no peer left' 0 "$(mrcctl -j peer show | jq length)"
+		wait_for "probes from a non-peer counted as unknown_peer (was $before)" 10 \
+			sh -c "[ \$(cat /sys/kernel/mrc/rails/rxe0:1/drops/unknown_peer) -gt $before ]"
+	fi
+	barrier peer-deleted
+	kill $mon 2>/dev/null; wait $mon 2>/dev/null
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+
+mrc_test_main "$@"
