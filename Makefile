@@ -51,13 +51,15 @@ checkpatch:
 		--ignore $(subst $(eval) ,,$(CHECKPATCH_IGNORE)) \
 		-f mrc/*.c mrc/*.h uapi/linux/mrc.h
 
+# INSTALL_MOD_PATH=DIR installs under DIR (a staging root) instead of /.
 install: modules
-	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(KVER)
+	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=updates \
+		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
 
 uninstall:
-	rm -f /lib/modules/$(KVER)/updates/mrc.ko
-	depmod -a $(KVER)
+	rm -f $(INSTALL_MOD_PATH)/lib/modules/$(KVER)/updates/mrc.ko
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
 
 check-fast:
 	selftests/mrc/run_tests.sh --fast
