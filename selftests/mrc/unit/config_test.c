@@ -14,17 +14,7 @@
 #include "../../../mrc/config.h"
 #include "../../../mrc/names.h"
 #include "../../../mrc/wire.h"
-
-static int failed_checks;
-
-#define CHECK(cond, ...) do {						\
-		if (!(cond)) {						\
-			printf("# %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			printf(__VA_ARGS__);				\
-			printf("\n");					\
-			failed_checks++;				\
-		}							\
-	} while (0)
+#include "tap.h"
 
 static const char *err_name(int err)
 {
@@ -607,10 +597,7 @@ static void names__out_of_range(void)
 
 /* ---------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct tap_test tests[] = {
 #define T(fn) { #fn, fn }
 	T(parse__decimal),
 	T(parse__hex),
@@ -640,19 +627,5 @@ static const struct {
 
 int main(void)
 {
-	unsigned int i, failed = 0;
-	int before;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%zu\n", ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++) {
-		before = failed_checks;
-		tests[i].fn();
-		if (failed_checks != before)
-			failed++;
-		printf("%sok %u - %s\n", failed_checks != before ? "not " : "",
-		       i + 1, tests[i].name);
-	}
-	printf("# %u of %zu failed\n", failed, ARRAY_SIZE(tests));
-	return failed ? 1 : 0;
+	return tap_run(tests, ARRAY_SIZE(tests));
 }

@@ -12,35 +12,7 @@
 
 #include "../../../mrc/bitmap.h"
 #include "../../../mrc/reasm.h"
-
-static int failed_checks;
-
-#define CHECK(cond, ...) do {						\
-		if (!(cond)) {						\
-			printf("# %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			printf(__VA_ARGS__);				\
-			printf("\n");					\
-			failed_checks++;				\
-		}							\
-	} while (0)
-
-/* splitmix64: small, seedable, good enough for test patterns. */
-static u64 rng_state;
-
-static u64 rng(void)
-{
-	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), n > 0. */
-static u32 rnd(u32 n)
-{
-	return (u32)(rng() % n);
-}
+#include "tap.h"
 
 static void shuffle(u32 *a, u32 n)
 {
@@ -745,10 +717,7 @@ static void reasm__holes_random(void)
 
 /* ---------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct tap_test tests[] = {
 #define T(fn) { #fn, fn }
 	T(bm__words),
 	T(bm__set_test_clear),
@@ -774,23 +743,5 @@ static const struct {
 
 int main(void)
 {
-	unsigned int i, failed = 0;
-	const char *env = getenv("MRC_TEST_SEED");
-	u64 seed = env ? strtoull(env, NULL, 0) : 0x6d7263ULL;
-	int before;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%zu\n", ARRAY_SIZE(tests));
-	printf("# seed %llu (MRC_TEST_SEED)\n", (unsigned long long)seed);
-	for (i = 0; i < ARRAY_SIZE(tests); i++) {
-		rng_state = seed + i;
-		before = failed_checks;
-		tests[i].fn();
-		if (failed_checks != before)
-			failed++;
-		printf("%sok %u - %s\n", failed_checks != before ? "not " : "",
-		       i + 1, tests[i].name);
-	}
-	printf("# %u of %zu failed\n", failed, ARRAY_SIZE(tests));
-	return failed ? 1 : 0;
+	return tap_run_seeded(tests, ARRAY_SIZE(tests));
 }

@@ -9,17 +9,7 @@
 #include <stdlib.h>
 
 #include "../../../mrc/rtt.h"
-
-static int failed_checks;
-
-#define CHECK(cond, ...) do {						\
-		if (!(cond)) {						\
-			printf("# %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			printf(__VA_ARGS__);				\
-			printf("\n");					\
-			failed_checks++;				\
-		}							\
-	} while (0)
+#include "tap.h"
 
 #define US	1000ULL
 #define MS	1000000ULL
@@ -460,10 +450,7 @@ static void rto__tcg_noise(void)
 
 /* ---------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
+static const struct tap_test tests[] = {
 #define T(f) { #f, f }
 	T(params__defaults),
 	T(params__check_refuses),
@@ -487,19 +474,5 @@ static const struct {
 
 int main(void)
 {
-	unsigned int i, failed = 0;
-	int before;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%zu\n", ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++) {
-		before = failed_checks;
-		tests[i].fn();
-		if (failed_checks != before)
-			failed++;
-		printf("%sok %u - %s\n", failed_checks != before ? "not " : "",
-		       i + 1, tests[i].name);
-	}
-	printf("# %u of %zu failed\n", failed, ARRAY_SIZE(tests));
-	return failed ? 1 : 0;
+	return tap_run(tests, ARRAY_SIZE(tests));
 }
