@@ -157,6 +157,24 @@ static int mrc_nl_put_config(struct sk_buff *skb, unsigned long mask)
 	return 0;
 }
 
+/*
+ * Parses the request's top-level nest @type, which must be present, into
+ * @tb with @policy.  @missing is a static string for the extack.
+ */
+static int mrc_nl_parse_nest(struct genl_info *info, int type,
+			     struct nlattr **tb, int maxtype,
+			     const struct nla_policy *policy,
+			     const char *missing)
+{
+	if (GENL_REQ_ATTR_CHECK(info, type)) {
+		if (info->extack)
+			info->extack->_msg = missing;
+		return -EINVAL;
+	}
+	return nla_parse_nested(tb, maxtype, info->attrs[type], policy,
+				info->extack);
+}
+
 /* ---- rail get ---- */
 
 static int mrc_nl_rail_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -167,12 +185,9 @@ static int mrc_nl_rail_get_doit(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, MRC_A_RAIL)) {
-		NL_SET_ERR_MSG(info->extack, "rail nest (MRC_A_RAIL) missing");
-		return -EINVAL;
-	}
-	err = nla_parse_nested(tb, MRC_RAIL_A_MAX, info->attrs[MRC_A_RAIL],
-			       mrc_rail_policy, info->extack);
+	err = mrc_nl_parse_nest(info, MRC_A_RAIL, tb, MRC_RAIL_A_MAX,
+				mrc_rail_policy,
+				"rail nest (MRC_A_RAIL) missing");
 	if (err)
 		return err;
 	if (!tb[MRC_RAIL_A_ID] == !tb[MRC_RAIL_A_NAME]) {
@@ -288,12 +303,9 @@ static int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	const char *why;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, MRC_A_CONFIG)) {
-		NL_SET_ERR_MSG(info->extack, "config nest (MRC_A_CONFIG) missing");
-		return -EINVAL;
-	}
-	err = nla_parse_nested(tb, MRC_CONFIG_A_MAX, info->attrs[MRC_A_CONFIG],
-			       mrc_config_policy, info->extack);
+	err = mrc_nl_parse_nest(info, MRC_A_CONFIG, tb, MRC_CONFIG_A_MAX,
+				mrc_config_policy,
+				"config nest (MRC_A_CONFIG) missing");
 	if (err)
 		return err;
 
@@ -332,12 +344,9 @@ static int mrc_nl_parse_peer(struct genl_info *info,
 {
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, MRC_A_PEER)) {
-		NL_SET_ERR_MSG(info->extack, "peer nest (MRC_A_PEER) missing");
-		return -EINVAL;
-	}
-	err = nla_parse_nested(tb, MRC_PEER_A_MAX, info->attrs[MRC_A_PEER],
-			       mrc_peer_policy, info->extack);
+	err = mrc_nl_parse_nest(info, MRC_A_PEER, tb, MRC_PEER_A_MAX,
+				mrc_peer_policy,
+				"peer nest (MRC_A_PEER) missing");
 	if (err)
 		return err;
 	if (!tb[MRC_PEER_A_NODE]) {
