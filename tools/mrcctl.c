@@ -71,6 +71,25 @@ static bool matches(const char *arg, const char *full)
 	return n && n <= strlen(full) && !strncmp(arg, full, n);
 }
 
+/* "Error: @what "@arg", try "mrcctl @obj help"".  Returns 1. */
+static int try_help(const char *what, const char *arg, const char *obj)
+{
+	fprintf(stderr, "Error: %s \"%s\", try \"mrcctl %s help\"\n", what, arg,
+		obj);
+	return 1;
+}
+
+/* The last word of an object's dispatch: @cmd is "help", or unknown. */
+static int help_or_unknown(const char *cmd, void (*usage)(FILE *f),
+			   const char *obj)
+{
+	if (matches(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	return try_help("unknown command", cmd, obj);
+}
+
 /* ------------------------------------------------------------------ */
 /* JSON writer                                                         */
 /* ------------------------------------------------------------------ */
@@ -277,6 +296,26 @@ static void jw_kv_u64(struct jw *w, const char *k, u64 v)
 {
 	jw_key(w, k);
 	jw_u64(w, v);
+}
+
+/*
+ * The objects a show got, @n of @size bytes at @v, each printed by @show:
+ * into a JSON array with -j, else as plain text (@w NULL).
+ */
+static void list_print(const void *v, size_t n, size_t size,
+		       void (*show)(struct jw *w, const void *obj))
+{
+	struct jw w;
+	size_t i;
+
+	if (opt.json) {
+		jw_init(&w, out, opt.pretty);
+		jw_arr_open(&w);
+	}
+	for (i = 0; i < n; i++)
+		show(opt.json ? &w : NULL, (const char *)v + i * size);
+	if (opt.json)
+		jw_arr_close(&w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -587,6 +626,38 @@ static struct nlmsghdr *genl_put(void *buf, u16 family, u8 cmd, u8 version,
 	return nlh;
 }
 
+/* A request of the mrc family. */
+static struct nlmsghdr *mrc_put(void *buf, u8 cmd, u16 flags)
+{
+	return genl_put(buf, mrc_family, cmd, MRC_GENL_VERSION, flags);
+}
+
+/*
+ * Dumps @cmd, feeding the replies to @cb; @reset empties @data before each
+ * try.  NLM_F_DUMP_INTR (the objects changed under the dump) makes it start
+ * again on a fresh socket (the old one still holds the rest).  Returns 0,
+ * -1 with nlerr filled in, or -2 if no new socket (reported).
+ */
+static int mrc_dump(u8 cmd, mnl_cb_t cb, void *data, void (*reset)(void *))
+{
+	char buf[256];
+	struct nlmsghdr *nlh;
+	int tries;
+
+	for (tries = 0; tries < 5; tries++) {
+		nlh = mrc_put(buf, cmd, NLM_F_DUMP);
+		reset(data);
+		if (nl_request(nlh, cb, data) == 0)
+			return 0;
+		if (nlerr.err != EINTR)
+			return -1;
+		nl_close();
+		if (nl_open())
+			return -2;
+	}
+	return -1;
+}
+
 /* Full range of a policy integer type: not worth printing. */
 static bool pol_full_range(const struct nl_error *e)
 {
@@ -770,9 +841,7 @@ struct cfgvals {
 
 struct mrc_msg {
 	u8 cmd;
-	const struct nlattr *rail;
-	const struct nlattr *config;
-	const struct nlattr *peer;
+	const struct nlattr *nest[MRC_A_MAX + 1];	/* MRC_A_RAIL, ... */
 };
 
 static int bad_attr(const char *where, unsigned int type)
@@ -780,6 +849,38 @@ static int bad_attr(const char *where, unsigned int type)
 	nlerr_set(EPROTO, "malformed %s attribute %u from the kernel",
 		  where, type);
 	return MNL_CB_ERROR;
+}
+
+/*
+ * Room for one more in the array @v of *@cap elements of @size bytes, @n
+ * of them used: @v, or @v grown (to @first elements, then doubling), or
+ * NULL with nlerr set and @v untouched.
+ */
+static void *grow(void *v, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t c;
+
+	if (n < *cap)
+		return v;
+	c = *cap ? 2 * *cap : first;
+	v = realloc(v, c * size);
+	if (!v) {
+		nlerr_set(ENOMEM, NULL);
+		return NULL;
+	}
+	*cap = c;
+	return v;
+}
+
+/* Counter @t (a u64 attribute) into @v[@t], its bit set in *@present. */
+static int counter_attr(const struct nlattr *a, const char *where,
+			unsigned int t, u64 *v, u32 *present)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+		return bad_attr(where, t);
+	v[t] = mnl_attr_get_u64(a);
+	*present |= 1u << t;
+	return MNL_CB_OK;
 }
 
 static int rail_stat_cb(const struct nlattr *a, void *data)
@@ -790,11 +891,7 @@ static int rail_stat_cb(const struct nlattr *a, void *data)
 	if (t == MRC_RAIL_STAT_UNSPEC || t == MRC_RAIL_STAT_PAD ||
 	    t > MRC_RAIL_STAT_MAX)
 		return MNL_CB_OK;	/* newer counters: ignored */
-	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
-		return bad_attr("rail stats", t);
-	r->stats[t] = mnl_attr_get_u64(a);
-	r->stats_present |= 1u << t;
-	return MNL_CB_OK;
+	return counter_attr(a, "rail stats", t, r->stats, &r->stats_present);
 }
 
 static int rail_drop_cb(const struct nlattr *a, void *data)
@@ -804,11 +901,18 @@ static int rail_drop_cb(const struct nlattr *a, void *data)
 
 	if (t == MRC_DROP_NONE || t >= MRC_DROP_NR)
 		return MNL_CB_OK;	/* padding, newer reasons: ignored */
-	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
-		return bad_attr("rail drops", t);
-	r->drops[t] = mnl_attr_get_u64(a);
-	r->drops_present |= 1u << t;
-	return MNL_CB_OK;
+	return counter_attr(a, "rail drops", t, r->drops, &r->drops_present);
+}
+
+/* The nest @a (attribute @t of @where) through @cb.  0, or -1 (nlerr). */
+static int nest_parse(const struct nlattr *a, const char *where,
+		      unsigned int t, mnl_attr_cb_t cb, void *data)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0) {
+		bad_attr(where, t);
+		return -1;
+	}
+	return mnl_attr_parse_nested(a, cb, data) < 0 ? -1 : 0;
 }
 
 static int rail_attr_cb(const struct nlattr *a, void *data)
@@ -869,15 +973,11 @@ static int rail_attr_cb(const struct nlattr *a, void *data)
 		memcpy(r->gid, mnl_attr_get_payload(a), sizeof(r->gid));
 		break;
 	case MRC_RAIL_A_STATS:
-		if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
-			return bad_attr("rail", t);
-		if (mnl_attr_parse_nested(a, rail_stat_cb, r) < 0)
+		if (nest_parse(a, "rail", t, rail_stat_cb, r))
 			return MNL_CB_ERROR;
 		break;
 	case MRC_RAIL_A_DROPS:
-		if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
-			return bad_attr("rail", t);
-		if (mnl_attr_parse_nested(a, rail_drop_cb, r) < 0)
+		if (nest_parse(a, "rail", t, rail_drop_cb, r))
 			return MNL_CB_ERROR;
 		break;
 	default:
@@ -935,12 +1035,7 @@ static int top_attr_cb(const struct nlattr *a, void *data)
 		return MNL_CB_OK;
 	if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
 		return bad_attr("top-level", t);
-	if (t == MRC_A_RAIL)
-		m->rail = a;
-	else if (t == MRC_A_CONFIG)
-		m->config = a;
-	else
-		m->peer = a;
+	m->nest[t] = a;
 	return MNL_CB_OK;
 }
 
@@ -955,6 +1050,25 @@ static int mrc_msg_parse(const struct nlmsghdr *nlh, struct mrc_msg *m)
 	}
 	m->cmd = g->cmd;
 	return mnl_attr_parse(nlh, GENL_HDRLEN, top_attr_cb, m) < 0 ? -1 : 0;
+}
+
+/*
+ * For a request's reply callback: the top-level nest @type of @nlh in
+ * *@nest, NULL if it has none or is no mrc message.  0, or -1 with nlerr
+ * set if it is malformed.
+ */
+static int reply_nest(const struct nlmsghdr *nlh, unsigned int type,
+		      const struct nlattr **nest)
+{
+	struct mrc_msg m;
+
+	*nest = NULL;
+	if (nlh->nlmsg_type != mrc_family)
+		return 0;
+	if (mrc_msg_parse(nlh, &m))
+		return -1;
+	*nest = m.nest[type];
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1113,13 +1227,40 @@ static void rail_print_plain(const struct rail *r)
 }
 
 /*
+ * "@key": { name: value, ... } of the counters @first..@last of @v that
+ * have a @name (null where not in @present, or left out if !@all_keys).
+ */
+static void counters_json(struct jw *w, const char *key,
+			  const char *(*name)(unsigned int), unsigned int first,
+			  unsigned int last, const u64 *v, u32 present,
+			  bool all_keys)
+{
+	unsigned int i;
+
+	jw_key(w, key);
+	jw_obj_open(w);
+	for (i = first; i <= last; i++) {
+		const char *n = name(i);
+
+		if (!n)
+			continue;
+		if (present & (1u << i)) {
+			jw_kv_u64(w, n, v[i]);
+		} else if (all_keys) {
+			jw_key(w, n);
+			jw_null(w);
+		}
+	}
+	jw_obj_close(w);
+}
+
+/*
  * One rail as a JSON object.  With @all_keys (show), every key is present
  * and absent values are null; otherwise (events) only what was sent.
  */
 static void rail_json(struct jw *w, const struct rail *r, bool all_keys)
 {
 	char gid[INET6_ADDRSTRLEN];
-	unsigned int i;
 
 #define U32_KEY(key, attr, val) do {					\
 		if (HAS(r, attr))					\
@@ -1153,40 +1294,14 @@ static void rail_json(struct jw *w, const struct rail *r, bool all_keys)
 	STR_KEY("state", MRC_RAIL_A_STATE, mrc_rail_state_name(r->state));
 	if (HAS(r, MRC_RAIL_A_PREV_STATE))
 		jw_kv_str(w, "prev_state", mrc_rail_state_name(r->prev_state));
-	if (opt.stats && (all_keys || r->stats_present)) {
-		jw_key(w, "stats");
-		jw_obj_open(w);
-		for (i = 1; i <= MRC_RAIL_STAT_MAX; i++) {
-			const char *name = mrc_rail_stat_name(i);
-
-			if (!name)
-				continue;
-			if (r->stats_present & (1u << i)) {
-				jw_kv_u64(w, name, r->stats[i]);
-			} else if (all_keys) {
-				jw_key(w, name);
-				jw_null(w);
-			}
-		}
-		jw_obj_close(w);
-	}
-	if (opt.stats && (all_keys || r->drops_present)) {
-		jw_key(w, "drops");
-		jw_obj_open(w);
-		for (i = MRC_DROP_NONE + 1; i < MRC_DROP_NR; i++) {
-			const char *name = mrc_drop_reason_name(i);
-
-			if (!name)
-				continue;
-			if (r->drops_present & (1u << i)) {
-				jw_kv_u64(w, name, r->drops[i]);
-			} else if (all_keys) {
-				jw_key(w, name);
-				jw_null(w);
-			}
-		}
-		jw_obj_close(w);
-	}
+	if (opt.stats && (all_keys || r->stats_present))
+		counters_json(w, "stats", mrc_rail_stat_name, 1,
+			      MRC_RAIL_STAT_MAX, r->stats, r->stats_present,
+			      all_keys);
+	if (opt.stats && (all_keys || r->drops_present))
+		counters_json(w, "drops", mrc_drop_reason_name,
+			      MRC_DROP_NONE + 1, MRC_DROP_NR - 1, r->drops,
+			      r->drops_present, all_keys);
 	jw_obj_close(w);
 #undef U32_KEY
 #undef STR_KEY
@@ -1210,33 +1325,24 @@ static bool rail_match(const struct rail *r, const char *dev)
 static int rail_list_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct rail_list *l = data;
-	struct mrc_msg m;
-	struct rail r;
+	const struct nlattr *nest;
+	struct rail r, *v;
 
-	if (nlh->nlmsg_type != mrc_family)
-		return MNL_CB_OK;
-	if (mrc_msg_parse(nlh, &m))
+	if (reply_nest(nlh, MRC_A_RAIL, &nest))
 		return MNL_CB_ERROR;
-	if (!m.rail)
+	if (!nest)
 		return MNL_CB_OK;
-	if (rail_parse(m.rail, &r))
+	if (rail_parse(nest, &r))
 		return MNL_CB_ERROR;
 	if (l->filter && !rail_match(&r, l->filter))
 		return MNL_CB_OK;
 	if (l->filter_by_id &&
 	    (!HAS(&r, MRC_RAIL_A_ID) || r.id != l->filter_id))
 		return MNL_CB_OK;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct rail *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			nlerr_set(ENOMEM, NULL);
-			return MNL_CB_ERROR;
-		}
-		l->v = v;
-		l->cap = cap;
-	}
+	v = grow(l->v, l->n, &l->cap, sizeof(*v), 16);
+	if (!v)
+		return MNL_CB_ERROR;
+	l->v = v;
 	l->v[l->n++] = r;
 	return MNL_CB_OK;
 }
@@ -1248,21 +1354,18 @@ static int rail_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* One rail of a show, into @w or (@w NULL) as plain text. */
+static void rail_show(struct jw *w, const void *obj)
+{
+	if (w)
+		rail_json(w, obj, true);
+	else
+		rail_print_plain(obj);
+}
+
 static void rail_list_print(const struct rail_list *l)
 {
-	struct jw w;
-	size_t i;
-
-	if (opt.json) {
-		jw_init(&w, out, opt.pretty);
-		jw_arr_open(&w);
-		for (i = 0; i < l->n; i++)
-			rail_json(&w, &l->v[i], true);
-		jw_arr_close(&w);
-		return;
-	}
-	for (i = 0; i < l->n; i++)
-		rail_print_plain(&l->v[i]);
+	list_print(l->v, l->n, sizeof(*l->v), rail_show);
 }
 
 static void usage_rail(FILE *f)
@@ -1287,8 +1390,7 @@ static int rail_get_one(struct rail_list *l, const char *name, u32 id)
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
 
-	nlh = genl_put(buf, mrc_family, MRC_CMD_RAIL_GET, MRC_GENL_VERSION,
-		       NLM_F_ACK);
+	nlh = mrc_put(buf, MRC_CMD_RAIL_GET, NLM_F_ACK);
 	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
 	if (name)
 		mnl_attr_put_strz(nlh, MRC_RAIL_A_NAME, name);
@@ -1302,27 +1404,11 @@ static int rail_get_one(struct rail_list *l, const char *name, u32 id)
 	return -1;
 }
 
-static int rail_dump(struct rail_list *l)
+static void rail_list_reset(void *data)
 {
-	char buf[256];
-	struct nlmsghdr *nlh;
-	int tries;
+	struct rail_list *l = data;
 
-	for (tries = 0; tries < 5; tries++) {
-		nlh = genl_put(buf, mrc_family, MRC_CMD_RAIL_GET,
-			       MRC_GENL_VERSION, NLM_F_DUMP);
-		l->n = 0;
-		if (nl_request(nlh, rail_list_cb, l) == 0)
-			return 0;
-		if (nlerr.err != EINTR)
-			return -1;
-		/* NLM_F_DUMP_INTR: rails changed under the dump; redo it
-		 * on a fresh socket (the old one still holds the rest). */
-		nl_close();
-		if (nl_open())
-			return -2;
-	}
-	return -1;
+	l->n = 0;
 }
 
 static int do_rail_show(int argc, char **argv)
@@ -1357,10 +1443,7 @@ static int do_rail_show(int argc, char **argv)
 		} else if (!dev && !by_id && argv[0][0] != '-') {
 			dev = argv[0];
 		} else {
-			fprintf(stderr,
-				"Error: unexpected argument \"%s\", try \"mrcctl rail help\"\n",
-				argv[0]);
-			return 1;
+			return try_help("unexpected argument", argv[0], "rail");
 		}
 		argc--;
 		argv++;
@@ -1382,11 +1465,13 @@ static int do_rail_show(int argc, char **argv)
 			l.filter = dev;
 			l.filter_by_id = by_id;
 			l.filter_id = (u32)id;
-			ret = rail_dump(&l);
+			ret = mrc_dump(MRC_CMD_RAIL_GET, rail_list_cb, &l,
+				       rail_list_reset);
 		}
 	} else {
 		l.filter = dev;
-		ret = rail_dump(&l);
+		ret = mrc_dump(MRC_CMD_RAIL_GET, rail_list_cb, &l,
+			       rail_list_reset);
 	}
 	if (ret < 0) {
 		if (ret == -1)
@@ -1414,14 +1499,7 @@ static int do_rail(int argc, char **argv)
 {
 	if (argc < 1 || matches(argv[0], "show") || matches(argv[0], "list"))
 		return do_rail_show(argc ? argc - 1 : 0, argv + !!argc);
-	if (matches(argv[0], "help")) {
-		usage_rail(stdout);
-		return 0;
-	}
-	fprintf(stderr,
-		"Error: unknown command \"%s\", try \"mrcctl rail help\"\n",
-		argv[0]);
-	return 1;
+	return help_or_unknown(argv[0], usage_rail, "rail");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1544,25 +1622,16 @@ static int peer_attr_cb(const struct nlattr *a, void *data)
 			p->paths_active = mnl_attr_get_u32(a);
 		break;
 	case MRC_PEER_A_ADDRS:
-		if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
-			return bad_attr("peer", t);
-		if (mnl_attr_parse_nested(a, peer_addr_cb, p) < 0)
+		if (nest_parse(a, "peer", t, peer_addr_cb, p))
 			return MNL_CB_ERROR;
 		break;
 	case MRC_PEER_A_PATH:
 		if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
 			return bad_attr("peer", t);
-		if (p->npaths == p->cap) {
-			size_t cap = p->cap ? 2 * p->cap : 16;
-
-			pa = realloc(p->paths, cap * sizeof(*pa));
-			if (!pa) {
-				nlerr_set(ENOMEM, NULL);
-				return MNL_CB_ERROR;
-			}
-			p->paths = pa;
-			p->cap = cap;
-		}
+		pa = grow(p->paths, p->npaths, &p->cap, sizeof(*pa), 16);
+		if (!pa)
+			return MNL_CB_ERROR;
+		p->paths = pa;
 		pa = &p->paths[p->npaths];
 		memset(pa, 0, sizeof(*pa));
 		if (mnl_attr_parse_nested(a, path_attr_cb, pa) < 0)
@@ -1588,6 +1657,16 @@ static const char *addr_str(const struct peer_addr *pa, char *buf, size_t sz)
 	if (!inet_ntop(pa->len == 4 ? AF_INET : AF_INET6, pa->a, buf, sz))
 		snprintf(buf, sz, "?");
 	return buf;
+}
+
+/* "node 2", "node ?" if unknown. */
+static void node_print(const struct peer *p)
+{
+	fprintf(out, "node ");
+	if (PHAS(p, MRC_PEER_A_NODE))
+		fprintf(out, "%u", p->node);
+	else
+		fputc('?', out);
 }
 
 /* "10.200.0.2,10.200.1.2" */
@@ -1707,11 +1786,7 @@ static void peer_print_plain(const struct peer *p)
 	int w[PATH_NCOLS];
 	char cell[sizeof(((struct path *)0)->rail)];
 
-	fprintf(out, "node ");
-	if (PHAS(p, MRC_PEER_A_NODE))
-		fprintf(out, "%u", p->node);
-	else
-		fputc('?', out);
+	node_print(p);
 	fprintf(out, "  planes %u  paths %zu (active %u)\n", p->naddrs,
 		p->npaths, PHAS(p, MRC_PEER_A_PATHS_ACTIVE) ?
 		p->paths_active : peer_count_active(p));
@@ -1858,31 +1933,23 @@ static void peer_list_free(struct peer_list *l)
 static int peer_list_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct peer_list *l = data;
-	struct mrc_msg m;
-	struct peer p;
+	const struct nlattr *nest;
+	struct peer p, *v;
 
-	if (nlh->nlmsg_type != mrc_family)
-		return MNL_CB_OK;
-	if (mrc_msg_parse(nlh, &m))
+	if (reply_nest(nlh, MRC_A_PEER, &nest))
 		return MNL_CB_ERROR;
-	if (!m.peer)
+	if (!nest)
 		return MNL_CB_OK;
-	if (peer_parse(m.peer, &p)) {
+	if (peer_parse(nest, &p)) {
 		peer_free(&p);
 		return MNL_CB_ERROR;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct peer *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			peer_free(&p);
-			nlerr_set(ENOMEM, NULL);
-			return MNL_CB_ERROR;
-		}
-		l->v = v;
-		l->cap = cap;
+	v = grow(l->v, l->n, &l->cap, sizeof(*v), 8);
+	if (!v) {
+		peer_free(&p);
+		return MNL_CB_ERROR;
 	}
+	l->v = v;
 	if (p.npaths > 1)
 		qsort(p.paths, p.npaths, sizeof(*p.paths), path_cmp);
 	l->v[l->n++] = p;
@@ -1896,21 +1963,18 @@ static int peer_cmp(const void *a, const void *b)
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
+/* One peer of a show, into @w or (@w NULL) as plain text. */
+static void peer_show(struct jw *w, const void *obj)
+{
+	if (w)
+		peer_json(w, obj, true);
+	else
+		peer_print_plain(obj);
+}
+
 static void peer_list_print(const struct peer_list *l)
 {
-	struct jw w;
-	size_t i;
-
-	if (opt.json) {
-		jw_init(&w, out, opt.pretty);
-		jw_arr_open(&w);
-		for (i = 0; i < l->n; i++)
-			peer_json(&w, &l->v[i], true);
-		jw_arr_close(&w);
-		return;
-	}
-	for (i = 0; i < l->n; i++)
-		peer_print_plain(&l->v[i]);
+	list_print(l->v, l->n, sizeof(*l->v), peer_show);
 }
 
 static void usage_peer(FILE *f)
@@ -2050,26 +2114,20 @@ static int take_node(int *argc, char ***argv, const char *cmd, u32 *node)
 	return 0;
 }
 
-static int peer_dump(struct peer_list *l)
+static void peer_list_reset(void *data)
 {
-	char buf[256];
-	struct nlmsghdr *nlh;
-	int tries;
+	peer_list_free(data);
+}
 
-	for (tries = 0; tries < 5; tries++) {
-		nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET,
-			       MRC_GENL_VERSION, NLM_F_DUMP);
-		peer_list_free(l);
-		if (nl_request(nlh, peer_list_cb, l) == 0)
-			return 0;
-		if (nlerr.err != EINTR)
-			return -1;
-		/* Peers changed under the dump: again, on a fresh socket. */
-		nl_close();
-		if (nl_open())
-			return -2;
-	}
-	return -1;
+/* A request @cmd for peer @node; its MRC_A_PEER nest is left open. */
+static struct nlmsghdr *peer_req(void *buf, u8 cmd, u32 node,
+				 struct nlattr **nest)
+{
+	struct nlmsghdr *nlh = mrc_put(buf, cmd, NLM_F_ACK);
+
+	*nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+	return nlh;
 }
 
 static int do_peer_show(int argc, char **argv)
@@ -2091,23 +2149,17 @@ static int do_peer_show(int argc, char **argv)
 			return 1;
 		by_node = true;
 	}
-	if (argc > 0) {
-		fprintf(stderr,
-			"Error: unexpected argument \"%s\", try \"mrcctl peer help\"\n",
-			argv[0]);
-		return 1;
-	}
+	if (argc > 0)
+		return try_help("unexpected argument", argv[0], "peer");
 	if (mrc_connect())
 		return 1;
 	if (by_node) {
-		nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET,
-			       MRC_GENL_VERSION, NLM_F_ACK);
-		nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-		mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+		nlh = peer_req(buf, MRC_CMD_PEER_GET, node, &nest);
 		mnl_attr_nest_end(nlh, nest);
 		ret = nl_request(nlh, peer_list_cb, &l);
 	} else {
-		ret = peer_dump(&l);
+		ret = mrc_dump(MRC_CMD_PEER_GET, peer_list_cb, &l,
+			       peer_list_reset);
 	}
 	if (ret < 0) {
 		if (ret == -1)
@@ -2143,12 +2195,8 @@ static int do_peer_add(int argc, char **argv)
 	if (take_node(&argc, &argv, "add", &node))
 		return 1;
 	while (argc > 0) {
-		if (strcmp(argv[0], "addr") && strcmp(argv[0], "address")) {
-			fprintf(stderr,
-				"Error: unexpected argument \"%s\", try \"mrcctl peer help\"\n",
-				argv[0]);
-			return 1;
-		}
+		if (strcmp(argv[0], "addr") && strcmp(argv[0], "address"))
+			return try_help("unexpected argument", argv[0], "peer");
 		if (argc < 2) {
 			fprintf(stderr, "Error: missing value for \"%s\"\n",
 				argv[0]);
@@ -2170,10 +2218,7 @@ static int do_peer_add(int argc, char **argv)
 
 	if (mrc_connect())
 		return 1;
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_ADD, MRC_GENL_VERSION,
-		       NLM_F_ACK);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+	nlh = peer_req(buf, MRC_CMD_PEER_ADD, node, &nest);
 	anest = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
 	req_nlabels = 0;
 	for (i = 0; i < n; i++) {
@@ -2203,18 +2248,11 @@ static int do_peer_del(int argc, char **argv)
 	}
 	if (take_node(&argc, &argv, "del", &node))
 		return 1;
-	if (argc > 0) {
-		fprintf(stderr,
-			"Error: unexpected argument \"%s\", try \"mrcctl peer help\"\n",
-			argv[0]);
-		return 1;
-	}
+	if (argc > 0)
+		return try_help("unexpected argument", argv[0], "peer");
 	if (mrc_connect())
 		return 1;
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_DEL, MRC_GENL_VERSION,
-		       NLM_F_ACK);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+	nlh = peer_req(buf, MRC_CMD_PEER_DEL, node, &nest);
 	mnl_attr_nest_end(nlh, nest);
 	if (nl_request(nlh, NULL, NULL) < 0) {
 		peer_err_print(node, true);
@@ -2231,14 +2269,7 @@ static int do_peer(int argc, char **argv)
 		return do_peer_add(argc - 1, argv + 1);
 	if (matches(argv[0], "del") || matches(argv[0], "delete"))
 		return do_peer_del(argc - 1, argv + 1);
-	if (matches(argv[0], "help")) {
-		usage_peer(stdout);
-		return 0;
-	}
-	fprintf(stderr,
-		"Error: unknown command \"%s\", try \"mrcctl peer help\"\n",
-		argv[0]);
-	return 1;
+	return help_or_unknown(argv[0], usage_peer, "peer");
 }
 
 /* ------------------------------------------------------------------ */
@@ -2287,13 +2318,11 @@ static void usage_config(FILE *f)
 
 static int config_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct mrc_msg m;
+	const struct nlattr *nest;
 
-	if (nlh->nlmsg_type != mrc_family)
-		return MNL_CB_OK;
-	if (mrc_msg_parse(nlh, &m))
+	if (reply_nest(nlh, MRC_A_CONFIG, &nest))
 		return MNL_CB_ERROR;
-	if (m.config && config_parse(m.config, data))
+	if (nest && config_parse(nest, data))
 		return MNL_CB_ERROR;
 	return MNL_CB_OK;
 }
@@ -2376,8 +2405,7 @@ static int config_fetch(struct cfgvals *cv)
 	struct nlmsghdr *nlh;
 
 	memset(cv, 0, sizeof(*cv));
-	nlh = genl_put(buf, mrc_family, MRC_CMD_CONFIG_GET, MRC_GENL_VERSION,
-		       NLM_F_ACK);
+	nlh = mrc_put(buf, MRC_CMD_CONFIG_GET, NLM_F_ACK);
 	return nl_request(nlh, config_cb, cv);
 }
 
@@ -2467,8 +2495,7 @@ static int do_config_set(int argc, char **argv)
 
 	if (mrc_connect())
 		return 1;
-	nlh = genl_put(buf, mrc_family, MRC_CMD_CONFIG_SET, MRC_GENL_VERSION,
-		       NLM_F_ACK);
+	nlh = mrc_put(buf, MRC_CMD_CONFIG_SET, NLM_F_ACK);
 	nest = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
 	req_nlabels = 0;
 	for (j = 0; j < n; j++) {
@@ -2489,14 +2516,7 @@ static int do_config(int argc, char **argv)
 		return do_config_show(argc ? argc - 1 : 0, argv + !!argc);
 	if (matches(argv[0], "set") && strlen(argv[0]) >= 2)
 		return do_config_set(argc - 1, argv + 1);
-	if (matches(argv[0], "help")) {
-		usage_config(stdout);
-		return 0;
-	}
-	fprintf(stderr,
-		"Error: unknown command \"%s\", try \"mrcctl config help\"\n",
-		argv[0]);
-	return 1;
+	return help_or_unknown(argv[0], usage_config, "config");
 }
 
 /* ------------------------------------------------------------------ */
@@ -2578,11 +2598,8 @@ static void path_event_print(const struct peer *p)
 {
 	const struct path *pa = p->npaths ? &p->paths[0] : NULL;
 
-	fprintf(out, "[path state] node ");
-	if (PHAS(p, MRC_PEER_A_NODE))
-		fprintf(out, "%u", p->node);
-	else
-		fputc('?', out);
+	fprintf(out, "[path state] ");
+	node_print(p);
 	if (!pa) {
 		fprintf(out, " (no path)");
 		return;
@@ -2640,12 +2657,9 @@ static void event_print_plain(u8 cmd, const struct rail *r,
 		break;
 	case MRC_CMD_PEER_ADDED:
 	case MRC_CMD_PEER_REMOVED:
-		fprintf(out, "[peer %s] node ",
+		fprintf(out, "[peer %s] ",
 			cmd == MRC_CMD_PEER_ADDED ? "added" : "removed");
-		if (PHAS(p, MRC_PEER_A_NODE))
-			fprintf(out, "%u", p->node);
-		else
-			fputc('?', out);
+		node_print(p);
 		if (cmd == MRC_CMD_PEER_ADDED && p->naddrs) {
 			fprintf(out, " addrs ");
 			addrs_print(p);
@@ -2724,27 +2738,28 @@ static int event_print(const struct nlmsghdr *nlh)
 	if (m.cmd == MRC_CMD_PATH_STATE && !(mon_filter & (MON_PEER | MON_PATH)))
 		return 0;
 	if (is_peer) {
-		if (!m.peer) {
+		if (!m.nest[MRC_A_PEER]) {
 			nlerr_set(EPROTO, "%s event without a peer",
 				  event_name(m.cmd));
 			return -1;
 		}
-		if (peer_parse(m.peer, &p)) {
+		if (peer_parse(m.nest[MRC_A_PEER], &p)) {
 			peer_free(&p);
 			return -1;
 		}
 	}
 	if (is_rail) {
-		if (!m.rail) {
+		if (!m.nest[MRC_A_RAIL]) {
 			nlerr_set(EPROTO, "%s event without a rail",
 				  event_name(m.cmd));
 			return -1;
 		}
-		if (rail_parse(m.rail, &r))
+		if (rail_parse(m.nest[MRC_A_RAIL], &r))
 			return -1;
 	}
 	if (m.cmd == MRC_CMD_CONFIG_CHANGED) {
-		if (m.config && config_parse(m.config, &cv))
+		if (m.nest[MRC_A_CONFIG] &&
+		    config_parse(m.nest[MRC_A_CONFIG], &cv))
 			return -1;
 		config_changed(&cv, changed);
 	}
@@ -2847,10 +2862,7 @@ static int do_monitor(int argc, char **argv)
 			usage_monitor(stdout);
 			return 0;
 		} else {
-			fprintf(stderr,
-				"Error: unexpected argument \"%s\", try \"mrcctl monitor help\"\n",
-				argv[0]);
-			return 1;
+			return try_help("unexpected argument", argv[0], "monitor");
 		}
 	}
 	if (filter)
@@ -3306,9 +3318,9 @@ static int parse_rail_msg(const struct nlmsghdr *nlh, struct rail *r)
 {
 	struct mrc_msg m;
 
-	if (mrc_msg_parse(nlh, &m) || !m.rail)
+	if (mrc_msg_parse(nlh, &m) || !m.nest[MRC_A_RAIL])
 		return -1;
-	return rail_parse(m.rail, r);
+	return rail_parse(m.nest[MRC_A_RAIL], r);
 }
 
 static char *rail_plain_of(const struct nlmsghdr *nlh)
@@ -4552,7 +4564,7 @@ static void error__dump_done(void)
 	CHECK_STR(err_of(d, &ret), "Error: dump failed");
 	CHECK(ret == MNL_CB_ERROR && nlerr.err == EMSGSIZE);
 
-	/* NLM_F_DUMP_INTR is EINTR: rail_dump() retries on it. */
+	/* NLM_F_DUMP_INTR is EINTR: mrc_dump() retries on it. */
 	d = mnl_nlmsg_put_header(rep);
 	d->nlmsg_type = mrc_family;
 	d->nlmsg_flags = NLM_F_MULTI | NLM_F_DUMP_INTR;
