@@ -3154,6 +3154,34 @@ static void json__escape(void)
 	}
 }
 
+/*
+ * A new temporary file @path ("/tmp/mrcctl-json-XXXXXX") for python3 to
+ * check, open for writing; NULL if python3 is missing (check skipped).
+ */
+static FILE *py_file(char *path)
+{
+	int fd;
+
+	if (system("python3 -c pass >/dev/null 2>&1")) {
+		printf("# python3 missing: check skipped\n");
+		return NULL;
+	}
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return NULL;
+	return fdopen(fd, "w");
+}
+
+/* Runs @cmd, python3 checking the file @path; then removes the file. */
+static void py_check(const char *cmd, const char *path)
+{
+	int rc = system(cmd);
+
+	CHECK(rc == 0);
+	unlink(path);
+}
+
 /* Every escaped string must parse as JSON (python3, when installed). */
 static void json__valid_per_python(void)
 {
@@ -3167,17 +3195,10 @@ static void json__valid_per_python(void)
 	struct jw w;
 	unsigned int i;
 	FILE *f;
-	int fd, rc;
 
-	if (system("python3 -c pass >/dev/null 2>&1")) {
-		printf("# python3 missing: check skipped\n");
+	f = py_file(path);
+	if (!f)
 		return;
-	}
-	fd = mkstemp(path);
-	CHECK(fd >= 0);
-	if (fd < 0)
-		return;
-	f = fdopen(fd, "w");
 	jw_init(&w, f, false);
 	jw_arr_open(&w);
 	for (i = 0; i < ARRAY_SIZE(in); i++)
@@ -3187,9 +3208,7 @@ static void json__valid_per_python(void)
 	snprintf(cmd, sizeof(cmd),
 		 "python3 -c 'import json,sys; a=json.load(open(sys.argv[1],encoding=\"utf-8\")); assert len(a)==%zu' %s",
 		 ARRAY_SIZE(in), path);
-	rc = system(cmd);
-	CHECK(rc == 0);
-	unlink(path);
+	py_check(cmd, path);
 }
 
 static void json__structure(void)
@@ -3259,15 +3278,24 @@ static const u8 test_gid[16] = {
 #define R_SLOW		0x10	/* speed 0, infiniband, no-gid */
 #define R_DROPS		0x20	/* drops nest: odd reasons = reason, even 0 */
 
+/* A message @cmd whose top-level nest @type is left open in *@nest. */
+static struct nlmsghdr *mk_nest(void *buf, u8 cmd, u16 type,
+				struct nlattr **nest)
+{
+	struct nlmsghdr *nlh = genl_put(buf, mrc_family, cmd, 1, 0);
+
+	*nest = mnl_attr_nest_start(nlh, type);
+	return nlh;
+}
+
 static struct nlmsghdr *mk_rail(void *buf, u8 cmd, u32 id, const char *name,
 				const char *ibdev, u32 port,
 				const char *netdev, unsigned int what)
 {
-	struct nlmsghdr *nlh = genl_put(buf, mrc_family, cmd, 1, 0);
 	struct nlattr *nest, *sn;
+	struct nlmsghdr *nlh = mk_nest(buf, cmd, MRC_A_RAIL, &nest);
 	unsigned int s;
 
-	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
 	mnl_attr_put_u32(nlh, MRC_RAIL_A_ID, id);
 	mnl_attr_put_strz(nlh, MRC_RAIL_A_NAME, name);
 	mnl_attr_put_strz(nlh, MRC_RAIL_A_IBDEV, ibdev);
@@ -3473,22 +3501,19 @@ static void rail__malformed(void)
 	struct rail r;
 
 	reset_state();
-	nlh = genl_put(buf, mrc_family, MRC_CMD_RAIL_GET, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	nlh = mk_nest(buf, MRC_CMD_RAIL_GET, MRC_A_RAIL, &nest);
 	mnl_attr_put_u8(nlh, MRC_RAIL_A_ID, 1);		/* u32 expected */
 	mnl_attr_nest_end(nlh, nest);
 	CHECK(parse_rail_msg(nlh, &r) < 0);
 	CHECK(nlerr.err == EPROTO);
 	CHECK_STR(nlerr.msg, "malformed rail attribute 1 from the kernel");
 
-	nlh = genl_put(buf, mrc_family, MRC_CMD_RAIL_GET, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	nlh = mk_nest(buf, MRC_CMD_RAIL_GET, MRC_A_RAIL, &nest);
 	mnl_attr_put(nlh, MRC_RAIL_A_GID, 4, "abcd");	/* 16 expected */
 	mnl_attr_nest_end(nlh, nest);
 	CHECK(parse_rail_msg(nlh, &r) < 0);
 
-	nlh = genl_put(buf, mrc_family, MRC_CMD_RAIL_GET, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	nlh = mk_nest(buf, MRC_CMD_RAIL_GET, MRC_A_RAIL, &nest);
 	mnl_attr_put(nlh, MRC_RAIL_A_NAME, 3, "abc");	/* no NUL */
 	mnl_attr_nest_end(nlh, nest);
 	CHECK(parse_rail_msg(nlh, &r) < 0);
@@ -3583,6 +3608,52 @@ static const u8 addr_v4[4] = { 10, 200, 0, 2 };
 static const u8 addr_v6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0,
 				0, 0, 0, 0, 0, 0, 0, 2 };
 
+/* A message @cmd about peer @node (0: none), its nest left open. */
+static struct nlmsghdr *mk_peer_open(void *buf, u8 cmd, u32 node,
+				     struct nlattr **nest)
+{
+	struct nlmsghdr *nlh = mk_nest(buf, cmd, MRC_A_PEER, nest);
+
+	if (node)
+		mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+	return nlh;
+}
+
+/* A message @cmd about peer @node (0: none) and nothing else. */
+static struct nlmsghdr *mk_peer_node(void *buf, u8 cmd, u32 node)
+{
+	struct nlattr *nest;
+	struct nlmsghdr *nlh = mk_peer_open(buf, cmd, node, &nest);
+
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+/* PEER_ADDED of node 2 at 10.200.0.2 and @addr2 (@len2 bytes). */
+static struct nlmsghdr *mk_peer_added(void *buf, const u8 *addr2, u16 len2)
+{
+	struct nlattr *nest, *an;
+	struct nlmsghdr *nlh = mk_peer_open(buf, MRC_CMD_PEER_ADDED, 2, &nest);
+
+	an = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, sizeof(addr_v4), addr_v4);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, len2, addr2);
+	mnl_attr_nest_end(nlh, an);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+/* PATH_STATE of node 2: plane 1 rxe1:1 ev 3, now assumed-bad. */
+static struct nlmsghdr *mk_path_state(void *buf, unsigned int what)
+{
+	struct nlattr *nest;
+	struct nlmsghdr *nlh = mk_peer_open(buf, MRC_CMD_PATH_STATE, 2, &nest);
+
+	mk_path(nlh, 1, "rxe1:1", 3, MRC_PATH_STATE_ASSUMED_BAD, 0, 1000, what);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
 /*
  * Node 2, addresses 10.200.0.2 and fd00::2, four paths given out of
  * order: plane 1 ev 1 (assumed-bad), plane 0 ev 0 and 1 (active),
@@ -3591,11 +3662,9 @@ static const u8 addr_v6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0,
 static struct nlmsghdr *mk_peer(void *buf, u8 cmd, u32 node,
 				unsigned int what)
 {
-	struct nlmsghdr *nlh = genl_put(buf, mrc_family, cmd, 1, 0);
 	struct nlattr *nest, *an;
+	struct nlmsghdr *nlh = mk_peer_open(buf, cmd, node, &nest);
 
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
 	an = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
 	mnl_attr_put(nlh, MRC_PEER_A_ADDR, sizeof(addr_v4), addr_v4);
 	mnl_attr_put(nlh, MRC_PEER_A_ADDR, sizeof(addr_v6), addr_v6);
@@ -3673,18 +3742,12 @@ static void peer__plain_minimal(void)
 
 	reset_state();
 	/* No addresses, no paths, no paths-active: no table. */
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 0x7fffffff);
-	mnl_attr_nest_end(nlh, nest);
-	got = peer_show_of(nlh);
+	got = peer_show_of(mk_peer_node(buf, MRC_CMD_PEER_GET, 0x7fffffff));
 	CHECK_STR(got, "node 2147483647  planes 0  paths 0 (active 0)\n");
 	free(got);
 
 	/* paths-active absent: counted from the states. */
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 3);
+	nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 3, &nest);
 	mk_path(nlh, 0, "rxe0:1", 0, MRC_PATH_STATE_ACTIVE, 5, 6, P_RESOLVED);
 	mk_path(nlh, 0, "rxe0:1", 1, MRC_PATH_STATE_PROBING, 5, 6, 0);
 	mk_path(nlh, 0, "rxe0:1", 2, 77, 5, 6, 0);	/* a future state */
@@ -3728,18 +3791,11 @@ static void peer__json(void)
 	free(got);
 
 	/* Nothing known: every key, null; paths an empty array. */
-	{
-		struct nlmsghdr *nlh = genl_put(buf, mrc_family,
-						MRC_CMD_PEER_GET, 1, 0);
-		struct nlattr *nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-
-		mnl_attr_nest_end(nlh, nest);
-		got = peer_show_of(nlh);
-		CHECK_STR(got,
-			  "[{\"node\":null,\"addrs\":null,\"paths_active\":null,"
-			  "\"paths\":[]}]\n");
-		free(got);
-	}
+	got = peer_show_of(mk_peer_node(buf, MRC_CMD_PEER_GET, 0));
+	CHECK_STR(got,
+		  "[{\"node\":null,\"addrs\":null,\"paths_active\":null,"
+		  "\"paths\":[]}]\n");
+	free(got);
 
 	/* No peers: an empty array. */
 	{
@@ -3778,11 +3834,10 @@ static void peer__list_sorted(void)
 
 	/* Many paths: the array grows. */
 	{
-		struct nlmsghdr *nlh = genl_put(buf, mrc_family,
-						MRC_CMD_PEER_GET, 1, 0);
-		struct nlattr *nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+		struct nlattr *nest;
+		struct nlmsghdr *nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 4,
+						    &nest);
 
-		mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 4);
 		for (i = 0; i < 40; i++)
 			mk_path(nlh, i % 2, i % 2 ? "rxe1:1" : "rxe0:1",
 				39 - i, MRC_PATH_STATE_ACTIVE, 1, 1, 0);
@@ -3805,8 +3860,7 @@ static void peer__malformed(void)
 
 	reset_state();
 	/* An address of 5 bytes. */
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 0, &nest);
 	an = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
 	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 5, "abcde");
 	mnl_attr_nest_end(nlh, an);
@@ -3815,15 +3869,13 @@ static void peer__malformed(void)
 	CHECK_STR(nlerr.msg, "malformed peer address attribute 3 from the kernel");
 
 	/* A node of 2 bytes. */
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 0, &nest);
 	mnl_attr_put_u16(nlh, MRC_PEER_A_NODE, 2);
 	mnl_attr_nest_end(nlh, nest);
 	CHECK(peer_list_cb(nlh, &l) == MNL_CB_ERROR && l.n == 0);
 
 	/* A path state of 4 bytes, after a good path (freed: ASan). */
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 0, &nest);
 	mk_path(nlh, 0, "rxe0:1", 0, MRC_PATH_STATE_ACTIVE, 1, 1, 0);
 	an = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
 	mnl_attr_put_u32(nlh, MRC_PATH_A_STATE, 1);
@@ -3833,8 +3885,7 @@ static void peer__malformed(void)
 	CHECK_STR(nlerr.msg, "malformed path attribute 6 from the kernel");
 
 	/* A rail name without its NUL. */
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_GET, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 0, &nest);
 	an = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
 	mnl_attr_put(nlh, MRC_PATH_A_RAIL, 3, "abc");
 	mnl_attr_nest_end(nlh, an);
@@ -4036,6 +4087,14 @@ static void config__table(void)
 
 /* --- events --- */
 
+/* What event_print() prints for @nlh must be @exp. */
+#define CHECK_EVENT(nlh, exp) do {					\
+		char *ev_ = event_of(nlh);				\
+									\
+		CHECK_STR(ev_, exp);					\
+		free(ev_);						\
+	} while (0)
+
 static char *event_of(const struct nlmsghdr *nlh)
 {
 	cap_begin();
@@ -4053,44 +4112,31 @@ static void event__plain(void)
 	char buf[4096], *got;
 
 	reset_state();
-	got = event_of(mk_rail(buf, MRC_CMD_RAIL_ADDED, 2, "rxe2:1", "rxe2",
-			       1, "veth0", R_FULL));
-	CHECK_STR(got, "[rail added] rxe2:1 netdev veth0 state active\n");
-	free(got);
-	got = event_of(mk_rail(buf, MRC_CMD_RAIL_ADDED, 2, "rxe2:1", "rxe2",
-			       1, NULL, 0));
-	CHECK_STR(got, "[rail added] rxe2:1 state active\n");
-	free(got);
-	got = event_of(mk_rail(buf, MRC_CMD_RAIL_STATE, 1, "rxe1:1", "rxe1",
-			       1, "eth1", R_FULL | R_PREV));
-	CHECK_STR(got, "[rail state] rxe1:1 down -> active\n");
-	free(got);
-	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
-			       1, "eth1", R_FULL));
-	CHECK_STR(got, "[rail removed] rxe1:1\n");
-	free(got);
+	CHECK_EVENT(mk_rail(buf, MRC_CMD_RAIL_ADDED, 2, "rxe2:1", "rxe2", 1,
+			    "veth0", R_FULL),
+		    "[rail added] rxe2:1 netdev veth0 state active\n");
+	CHECK_EVENT(mk_rail(buf, MRC_CMD_RAIL_ADDED, 2, "rxe2:1", "rxe2", 1,
+			    NULL, 0), "[rail added] rxe2:1 state active\n");
+	CHECK_EVENT(mk_rail(buf, MRC_CMD_RAIL_STATE, 1, "rxe1:1", "rxe1", 1,
+			    "eth1", R_FULL | R_PREV),
+		    "[rail state] rxe1:1 down -> active\n");
+	CHECK_EVENT(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1", 1,
+			    "eth1", R_FULL), "[rail removed] rxe1:1\n");
 
 	/* Config: only the knobs that differ from the last values seen. */
-	got = event_of(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 64, 1024, false));
-	CHECK_STR(got, "[config] max_rails 64 min_mtu 1024\n");	/* no baseline */
-	free(got);
-	got = event_of(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 64, 4096, true));
-	CHECK_STR(got, "[config] min_mtu 4096\n");
-	free(got);
-	got = event_of(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 32, 4096, false));
-	CHECK_STR(got, "[config] max_rails 32\n");
-	free(got);
+	CHECK_EVENT(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 64, 1024, false),
+		    "[config] max_rails 64 min_mtu 1024\n");	/* no baseline */
+	CHECK_EVENT(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 64, 4096, true),
+		    "[config] min_mtu 4096\n");
+	CHECK_EVENT(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 32, 4096, false),
+		    "[config] max_rails 32\n");
 
-	got = event_of(mk_config(buf, 77, 1, 1, false));
-	CHECK_STR(got, "[unknown event 77]\n");
-	free(got);
+	CHECK_EVENT(mk_config(buf, 77, 1, 1, false), "[unknown event 77]\n");
 
 	/* Filtered out: nothing printed. */
 	mon_filter = MON_CONFIG;
-	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
-			       1, NULL, 0));
-	CHECK_STR(got, "");
-	free(got);
+	CHECK_EVENT(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1", 1,
+			    NULL, 0), "");
 	mon_filter = MON_RAIL | MON_CONFIG;
 
 	/* A rail event without a rail is reported, not printed. */
@@ -4116,15 +4162,13 @@ static void event__json(void)
 	reset_state();
 	opt.json = true;
 	opt.pretty = true;	/* ignored: one object per line */
-	got = event_of(mk_rail(buf, MRC_CMD_RAIL_STATE, 1, "rxe1:1", "rxe1",
-			       1, "eth1", R_FULL | R_PREV));
-	CHECK_STR(got,
-		  "{\"event\":\"rail_state\",\"rail\":{\"id\":1,\"name\":\"rxe1:1\","
-		  "\"ibdev\":\"rxe1\",\"port\":1,\"netdev\":\"eth1\",\"ifindex\":3,"
-		  "\"link_layer\":\"ethernet\",\"gid\":\"::ffff:10.200.0.1\","
-		  "\"gid_index\":1,\"mtu\":4096,\"speed_mbps\":10000,\"qps\":8,"
-		  "\"state\":\"active\",\"prev_state\":\"down\"}}\n");
-	free(got);
+	CHECK_EVENT(mk_rail(buf, MRC_CMD_RAIL_STATE, 1, "rxe1:1", "rxe1", 1,
+			    "eth1", R_FULL | R_PREV),
+		    "{\"event\":\"rail_state\",\"rail\":{\"id\":1,\"name\":\"rxe1:1\","
+		    "\"ibdev\":\"rxe1\",\"port\":1,\"netdev\":\"eth1\",\"ifindex\":3,"
+		    "\"link_layer\":\"ethernet\",\"gid\":\"::ffff:10.200.0.1\","
+		    "\"gid_index\":1,\"mtu\":4096,\"speed_mbps\":10000,\"qps\":8,"
+		    "\"state\":\"active\",\"prev_state\":\"down\"}}\n");
 	got = event_of(mk_rail(buf, MRC_CMD_RAIL_ADDED, 1, "rxe1:1", "rxe1",
 			       1, NULL, 0));
 	CHECK(got && !strncmp(got, "{\"event\":\"rail_added\",\"rail\":{", 30));
@@ -4137,11 +4181,9 @@ static void event__json(void)
 	mon_cfg.has[MRC_KNOB_max_rails] = mon_cfg.has[MRC_KNOB_min_mtu] = true;
 	mon_cfg.val[MRC_KNOB_max_rails] = 64;
 	mon_cfg.val[MRC_KNOB_min_mtu] = 1024;
-	got = event_of(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 64, 4096, false));
-	CHECK_STR(got,
-		  "{\"event\":\"config\",\"config\":{\"max_rails\":64,\"min_mtu\":4096},"
-		  "\"changed\":[\"min_mtu\"]}\n");
-	free(got);
+	CHECK_EVENT(mk_config(buf, MRC_CMD_CONFIG_CHANGED, 64, 4096, false),
+		    "{\"event\":\"config\",\"config\":{\"max_rails\":64,\"min_mtu\":4096},"
+		    "\"changed\":[\"min_mtu\"]}\n");
 
 	opt.timestamp = true;
 	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
@@ -4172,53 +4214,27 @@ static void event__peer_plain(void)
 
 	reset_state();
 	/* PEER_ADDED: node and addresses. */
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_ADDED, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
-	an = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
-	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 4, addr_v4);
-	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 4, (u8[]){ 10, 200, 1, 2 });
-	mnl_attr_nest_end(nlh, an);
-	mnl_attr_nest_end(nlh, nest);
-	got = event_of(nlh);
-	CHECK_STR(got, "[peer added] node 2 addrs 10.200.0.2,10.200.1.2\n");
-	free(got);
+	CHECK_EVENT(mk_peer_added(buf, (u8[]){ 10, 200, 1, 2 }, 4),
+		    "[peer added] node 2 addrs 10.200.0.2,10.200.1.2\n");
 
 	/* The full peer works too (paths not printed). */
-	got = event_of(mk_peer(buf, MRC_CMD_PEER_ADDED, 7, 0));
-	CHECK_STR(got, "[peer added] node 7 addrs 10.200.0.2,fd00::2\n");
-	free(got);
+	CHECK_EVENT(mk_peer(buf, MRC_CMD_PEER_ADDED, 7, 0),
+		    "[peer added] node 7 addrs 10.200.0.2,fd00::2\n");
 
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_REMOVED, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
-	mnl_attr_nest_end(nlh, nest);
-	got = event_of(nlh);
-	CHECK_STR(got, "[peer removed] node 2\n");
-	free(got);
+	CHECK_EVENT(mk_peer_node(buf, MRC_CMD_PEER_REMOVED, 2),
+		    "[peer removed] node 2\n");
 
 	/* PATH_STATE: the peer with one path, state and prev-state. */
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PATH_STATE, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
-	mk_path(nlh, 1, "rxe1:1", 3, MRC_PATH_STATE_ASSUMED_BAD, 0, 1000,
-		P_PREV | P_FUTURE);
-	mnl_attr_nest_end(nlh, nest);
-	got = event_of(nlh);
-	CHECK_STR(got,
-		  "[path state] node 2 plane 1 rxe1:1 ev 3 active -> assumed-bad\n");
-	free(got);
+	CHECK_EVENT(mk_path_state(buf, P_PREV | P_FUTURE),
+		    "[path state] node 2 plane 1 rxe1:1 ev 3 active -> assumed-bad\n");
 
 	/* Missing pieces: "?". */
-	nlh = genl_put(buf2, mrc_family, MRC_CMD_PATH_STATE, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	nlh = mk_peer_open(buf2, MRC_CMD_PATH_STATE, 0, &nest);
 	an = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
 	mnl_attr_put_u8(nlh, MRC_PATH_A_STATE, MRC_PATH_STATE_DEAD);
 	mnl_attr_nest_end(nlh, an);
 	mnl_attr_nest_end(nlh, nest);
-	got = event_of(nlh);
-	CHECK_STR(got, "[path state] node ? ? ? -> dead\n");
-	free(got);
+	CHECK_EVENT(nlh, "[path state] node ? ? ? -> dead\n");
 
 	/* A peer event without a peer is reported, not printed. */
 	got = event_of(mk_config(buf, MRC_CMD_PEER_REMOVED, 1, 1, false));
@@ -4227,74 +4243,37 @@ static void event__peer_plain(void)
 
 	/* Filters: "path" keeps only path events, "peer" both. */
 	mon_filter = MON_PATH;
-	got = event_of(mk_peer(buf, MRC_CMD_PEER_ADDED, 7, 0));
-	CHECK_STR(got, "");
-	free(got);
-	got = event_of(nlh);
-	CHECK_STR(got, "[path state] node ? ? ? -> dead\n");
-	free(got);
+	CHECK_EVENT(mk_peer(buf, MRC_CMD_PEER_ADDED, 7, 0), "");
+	CHECK_EVENT(nlh, "[path state] node ? ? ? -> dead\n");
 	mon_filter = MON_RAIL | MON_CONFIG;
-	got = event_of(nlh);
-	CHECK_STR(got, "");
-	free(got);
-	got = event_of(mk_peer(buf, MRC_CMD_PEER_REMOVED, 7, 0));
-	CHECK_STR(got, "");
-	free(got);
+	CHECK_EVENT(nlh, "");
+	CHECK_EVENT(mk_peer(buf, MRC_CMD_PEER_REMOVED, 7, 0), "");
 	mon_filter = MON_PEER;
-	got = event_of(nlh);
-	CHECK_STR(got, "[path state] node ? ? ? -> dead\n");
-	free(got);
-	got = event_of(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1",
-			       1, NULL, 0));
-	CHECK_STR(got, "");
-	free(got);
+	CHECK_EVENT(nlh, "[path state] node ? ? ? -> dead\n");
+	CHECK_EVENT(mk_rail(buf, MRC_CMD_RAIL_REMOVED, 1, "rxe1:1", "rxe1", 1,
+			    NULL, 0), "");
 	mon_filter = MON_ALL;
 }
 
 static void event__peer_json(void)
 {
-	char buf[8192], *got;
-	struct nlmsghdr *nlh;
-	struct nlattr *nest, *an;
+	char buf[8192];
 
 	reset_state();
 	opt.json = true;
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_ADDED, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
-	an = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
-	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 4, addr_v4);
-	mnl_attr_put(nlh, MRC_PEER_A_ADDR, 16, addr_v6);
-	mnl_attr_nest_end(nlh, an);
-	mnl_attr_nest_end(nlh, nest);
-	got = event_of(nlh);
-	CHECK_STR(got,
-		  "{\"event\":\"peer_added\",\"peer\":{\"node\":2,"
-		  "\"addrs\":[\"10.200.0.2\",\"fd00::2\"]}}\n");
-	free(got);
+	CHECK_EVENT(mk_peer_added(buf, addr_v6, sizeof(addr_v6)),
+		    "{\"event\":\"peer_added\",\"peer\":{\"node\":2,"
+		    "\"addrs\":[\"10.200.0.2\",\"fd00::2\"]}}\n");
 
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PEER_REMOVED, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
-	mnl_attr_nest_end(nlh, nest);
-	got = event_of(nlh);
-	CHECK_STR(got, "{\"event\":\"peer_removed\",\"peer\":{\"node\":2}}\n");
-	free(got);
+	CHECK_EVENT(mk_peer_node(buf, MRC_CMD_PEER_REMOVED, 2),
+		    "{\"event\":\"peer_removed\",\"peer\":{\"node\":2}}\n");
 
-	nlh = genl_put(buf, mrc_family, MRC_CMD_PATH_STATE, 1, 0);
-	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
-	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, 2);
-	mk_path(nlh, 1, "rxe1:1", 3, MRC_PATH_STATE_ASSUMED_BAD, 0, 1000,
-		P_PREV | P_RESOLVED);
-	mnl_attr_nest_end(nlh, nest);
-	got = event_of(nlh);
-	CHECK_STR(got,
-		  "{\"event\":\"path_state\",\"peer\":{\"node\":2,\"paths\":["
-		  "{\"plane\":1,\"rail\":\"rxe1:1\",\"entropy\":3,"
-		  "\"local_qpn\":36,\"remote_qpn\":46,"
-		  "\"state\":\"assumed-bad\",\"rto_us\":1000,\"inflight\":9,"
-		  "\"prev_state\":\"active\"}]}}\n");
-	free(got);
+	CHECK_EVENT(mk_path_state(buf, P_PREV | P_RESOLVED),
+		    "{\"event\":\"path_state\",\"peer\":{\"node\":2,\"paths\":["
+		    "{\"plane\":1,\"rail\":\"rxe1:1\",\"entropy\":3,"
+		    "\"local_qpn\":36,\"remote_qpn\":46,"
+		    "\"state\":\"assumed-bad\",\"rto_us\":1000,\"inflight\":9,"
+		    "\"prev_state\":\"active\"}]}}\n");
 	opt.json = false;
 }
 
@@ -4427,9 +4406,26 @@ static void error__extack(void)
 /* PEER_ADD: which address was refused; the peer commands' own words. */
 static void error__peer(void)
 {
+	static const struct {
+		int err;
+		const char *msg;	/* extack text */
+		u32 node;		/* 0: none */
+		const char *exp;
+	} c[] = {
+		{ EEXIST, NULL, 2, "Error: peer 2 exists already" },
+		{ ENOENT, NULL, 9, "Error: no peer with node id 9" },
+		{ ENOENT, NULL, 0, "Error: No such file or directory" },
+		{ EOPNOTSUPP, NULL, 2,
+		  "Error: the loaded mrc module has no peer commands (older module?)" },
+		{ EPERM, NULL, 2,
+		  "Error: Operation not permitted (needs CAP_NET_ADMIN)" },
+		{ EEXIST, "peer exists", 2, "Error: peer exists" },
+		{ EINVAL, "node_id is not set", 2, "Error: node_id is not set" },
+	};
 	char req[512], rep[2048], text[1024];
 	struct nlattr *nest, *an;
 	struct nlmsghdr *r, *e;
+	unsigned int i;
 	u32 off_v6;
 	int ret;
 
@@ -4468,35 +4464,16 @@ static void error__peer(void)
 	CHECK_STR(err_of(e, &ret),
 		  "Error: integer out of range (valid range 1..2147483647)");
 
-	/* Plain errnos of peer commands, without extack. */
-	e = mk_err(rep, r, -EEXIST, true, NULL, -1, 0, 0, 0);
-	err_of(e, &ret);
-	peer_err_format(2, true, text, sizeof(text));
-	CHECK_STR(text, "Error: peer 2 exists already");
-	e = mk_err(rep, r, -ENOENT, true, NULL, -1, 0, 0, 0);
-	err_of(e, &ret);
-	peer_err_format(9, true, text, sizeof(text));
-	CHECK_STR(text, "Error: no peer with node id 9");
-	peer_err_format(0, false, text, sizeof(text));
-	CHECK_STR(text, "Error: No such file or directory");
-	e = mk_err(rep, r, -EOPNOTSUPP, true, NULL, -1, 0, 0, 0);
-	err_of(e, &ret);
-	peer_err_format(2, true, text, sizeof(text));
-	CHECK_STR(text,
-		  "Error: the loaded mrc module has no peer commands (older module?)");
-	e = mk_err(rep, r, -EPERM, true, NULL, -1, 0, 0, 0);
-	err_of(e, &ret);
-	peer_err_format(2, true, text, sizeof(text));
-	CHECK_STR(text, "Error: Operation not permitted (needs CAP_NET_ADMIN)");
-	/* The kernel's words win. */
-	e = mk_err(rep, r, -EEXIST, true, "peer exists", -1, 0, 0, 0);
-	err_of(e, &ret);
-	peer_err_format(2, true, text, sizeof(text));
-	CHECK_STR(text, "Error: peer exists");
-	e = mk_err(rep, r, -EINVAL, true, "node_id is not set", -1, 0, 0, 0);
-	err_of(e, &ret);
-	peer_err_format(2, true, text, sizeof(text));
-	CHECK_STR(text, "Error: node_id is not set");
+	/*
+	 * Plain errnos of peer commands, without extack; with one, the
+	 * kernel's words win.
+	 */
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		e = mk_err(rep, r, -c[i].err, true, c[i].msg, -1, 0, 0, 0);
+		err_of(e, &ret);
+		peer_err_format(c[i].node, c[i].node != 0, text, sizeof(text));
+		CHECK_STR(text, c[i].exp);
+	}
 }
 
 /* Peer and event JSON parse (python3, when installed). */
@@ -4505,19 +4482,12 @@ static void json__peer_valid_per_python(void)
 	char path[] = "/tmp/mrcctl-json-XXXXXX";
 	char buf[8192], cmd[512];
 	struct peer_list l = { 0 };
-	int fd, rc;
 	FILE *f;
 
 	reset_state();
-	if (system("python3 -c pass >/dev/null 2>&1")) {
-		printf("# python3 missing: check skipped\n");
+	f = py_file(path);
+	if (!f)
 		return;
-	}
-	fd = mkstemp(path);
-	CHECK(fd >= 0);
-	if (fd < 0)
-		return;
-	f = fdopen(fd, "w");
 	out = f;
 	opt.json = opt.stats = true;
 	peer_list_cb(mk_peer(buf, MRC_CMD_PEER_GET, 2, P_STATS), &l);
@@ -4537,9 +4507,7 @@ static void json__peer_valid_per_python(void)
 		 "assert len(v)==4 and len(v[0])==2 and len(v[0][0][\"paths\"])==4 "
 		 "and v[1][\"peer\"][\"paths\"][0][\"prev_state\"]==\"active\" "
 		 "and v[3][\"rail\"][\"drops\"][\"truncated\"]==1' %s", path);
-	rc = system(cmd);
-	CHECK(rc == 0);
-	unlink(path);
+	py_check(cmd, path);
 }
 
 static void error__dump_done(void)
