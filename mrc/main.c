@@ -13,6 +13,7 @@
 #include <net/genetlink.h>
 
 #include "mrc.h"
+#include "msg.h"
 #include "peer.h"
 #include "ud.h"
 
@@ -134,13 +135,18 @@ static int __init mrc_init(void)
 	err = mrc_rail_init();
 	if (err)
 		goto err_nl;
-	err = mrc_peer_init();
+	err = mrc_msg_init();
 	if (err)
 		goto err_rail;
+	err = mrc_peer_init();
+	if (err)
+		goto err_msg;
 	pr_info("mrc: loaded (netlink family \"%s\" v%d)\n", MRC_GENL_NAME,
 		MRC_GENL_VERSION);
 	return 0;
 
+err_msg:
+	mrc_msg_exit();
 err_rail:
 	mrc_rail_exit();
 err_nl:
@@ -155,10 +161,13 @@ err_ud:
 static void __exit mrc_exit(void)
 {
 	/*
-	 * Peers first (they hold rails and address handles), then rails
-	 * (their removal still sends events), then netlink.
+	 * Peers first (they hold rails, address handles and messages), then
+	 * endpoints (consumers hold module references: none are left), then
+	 * rails (their removal still sends events), then netlink.
 	 */
 	mrc_peer_exit();
+	mrc_ep_exit();
+	mrc_msg_exit();
 	mrc_rail_exit();
 	mrc_nl_exit();
 	mrc_sysfs_exit();

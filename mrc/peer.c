@@ -33,6 +33,12 @@
  * reference.  peer->lock (spin, BH) protects links and paths; sends happen
  * under it, so an address handle is never destroyed while in use.
  * Lock order: mrc_rails_lock -> mrc_peers_lock -> peer->lock -> QP locks.
+ *
+ * Messages (msg.c) ride on the paths: their sender state is under
+ * peer->lock too.  Whenever a path leaves ACTIVE or is about to be
+ * re-initialised or cleared, mrc_msg_path_down() hands its in-flight
+ * packets back for retransmission elsewhere (under peer->lock, before the
+ * path's counters change).
  */
 #include <linux/inet.h>
 #include <linux/in.h>
@@ -181,6 +187,7 @@ static enum hrtimer_restart mrc_peer_timer(struct hrtimer *t)
 			continue;
 		for (i = 0; i < link->npaths; i++) {
 			struct mrc_path *p = &link->paths[i].p;
+			bool was = mrc_path_in_spray_set(p);
 			u8 prev = p->state;
 
 			if (mrc_path_timer(p, &pp, now))
@@ -188,6 +195,8 @@ static enum hrtimer_restart mrc_peer_timer(struct hrtimer *t)
 						    0, 0);
 			if (p->state != prev)	/* a keepalive timed out */
 				mrc_nl_path_event(peer, link, i, prev);
+			if (was && !mrc_path_in_spray_set(p))
+				mrc_msg_path_down(peer, l, i, false);
 		}
 	}
 	mrc_peer_arm(peer);
@@ -315,6 +324,10 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 		now = ktime_get_ns();
 
 		spin_lock_bh(&peer->lock);
+		if (link->ah)
+			for (i = 0; i < link->npaths; i++)
+				mrc_msg_path_down(peer, link - peer->links, i,
+						  true);
 		old_ah = link->ah;
 		old_rail = link->rail;
 		link->ah = ah;
@@ -491,6 +504,7 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 	peer->timer.function = mrc_peer_timer;
 	INIT_WORK(&peer->work, mrc_peer_workfn);
 	INIT_DELAYED_WORK(&peer->retry, mrc_peer_retry_fn);
+	mrc_msg_peer_init(peer);
 	for (i = 0; i < naddrs; i++) {
 		peer->links[i].peer = peer;
 		peer->links[i].plane = i;
@@ -543,6 +557,7 @@ static void mrc_peer_destroy(struct mrc_peer *peer)
 		}
 	cancel_work_sync(&peer->work);
 	hrtimer_cancel(&peer->timer);
+	mrc_msg_peer_stop(peer);	/* fails its messages, frees buffers */
 	for (l = 0; l < peer->nlinks; l++) {
 		struct mrc_peer_link *link = &peer->links[l];
 
@@ -607,6 +622,8 @@ void mrc_peers_rail_changed(struct mrc_rail *rail, bool active)
 						   MRC_PATH_EV_RAIL_DOWN,
 						   now, now) > 0)
 					mrc_nl_path_event(peer, link, i, prev);
+				if (!active)
+					mrc_msg_path_down(peer, l, i, false);
 			}
 		}
 		mrc_peer_arm(peer);
@@ -631,6 +648,7 @@ void mrc_peers_rail_removed(struct mrc_rail *rail)
 				for (i = 0; i < link->npaths; i++) {
 					u8 prev = link->paths[i].p.state;
 
+					mrc_msg_path_down(peer, l, i, true);
 					link->paths[i].p.state = MRC_PATH_DEAD;
 					if (prev != MRC_PATH_DEAD)
 						mrc_nl_path_event(peer, link, i,

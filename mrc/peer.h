@@ -11,6 +11,7 @@
 #include <linux/socket.h>
 #include <rdma/rdma_cm.h>
 
+#include "msg.h"
 #include "path.h"
 #include "wire.h"
 
@@ -61,6 +62,8 @@ struct mrc_peer {
 	struct hrtimer timer;		/* next path deadline (softirq) */
 	struct work_struct work;	/* resolution and cleanup, sleeps */
 	struct delayed_work retry;	/* queues work when a retry is due */
+
+	struct mrc_msg_peer mp;		/* messages (msg.c; locking there) */
 
 	struct mrc_peer_link links[MRC_PEER_MAX_ADDRS];
 };

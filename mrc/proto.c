@@ -3,16 +3,17 @@
  * proto.c - what happens to a received datagram.
  *
  * Every datagram is parsed and validated by mrc_wire_parse() before any of
- * its fields is used; a bad one is dropped and counted.  (Peers, paths and
- * messages build on this; until then every well-formed packet is dropped as
- * coming from an unknown peer.)
+ * its fields is used; a bad one is dropped and counted.  PROBEs go to
+ * peer.c, DATA/SACK/NACK to msg.c.
  */
 #include "mrc.h"
+#include "mrc_api.h"
+#include "msg.h"
 #include "peer.h"
 #include "ud.h"
 
 /* Largest message mrc accepts (until a knob sets it). */
-#define MRC_MSG_MAX	(64U << 20)
+#define MRC_MSG_MAX	MRC_MSG_MAX_LEN
 
 void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
 		  const struct ib_grh *grh, const void *buf, u32 len)
@@ -33,6 +34,15 @@ void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
 		case MRC_PKT_PROBE:
 		case MRC_PKT_PROBE_REPLY:
 			why = mrc_peer_rx_probe(uqp, wc->src_qp, &pkt);
+			break;
+		case MRC_PKT_DATA:
+			why = mrc_msg_rx_data(uqp, wc->src_qp, &pkt);
+			break;
+		case MRC_PKT_SACK:
+			why = mrc_msg_rx_sack(uqp, wc->src_qp, &pkt);
+			break;
+		case MRC_PKT_NACK:
+			why = mrc_msg_rx_nack(uqp, wc->src_qp, &pkt);
 			break;
 		default:
 			why = MRC_DROP_UNEXPECTED;

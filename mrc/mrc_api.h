@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mrc_api.h - mrc's exported in-kernel API (EXPORT_SYMBOL_GPL).
+ *
+ * A kernel consumer opens an endpoint on a 16-bit port, sends whole
+ * messages to (node, port) and receives whole messages through a callback.
+ * Documentation/mrc/kernel-api.rst describes the contract; the example
+ * consumer is selftests/mrc/modules/mrc_echo.
+ *
+ *  - Messages are 1 byte .. MRC_MSG_MAX_LEN bytes, delivered exactly once,
+ *    whole, and in the order they were sent between one sending node and
+ *    one receiving node (so also per pair of endpoints).
+ *  - mrc_send() copies the buffer: the caller may reuse it at once.  It
+ *    may sleep (process context only).
+ *  - done(ctx, status) is called exactly once per accepted send, in process
+ *    context with no mrc lock held: status 0 (the peer has the whole
+ *    message) or -EHOSTUNREACH (no path to the peer lived for the peer
+ *    timeout, or the peer was removed).  It may call mrc_send().
+ *  - ops->recv() is called once per message, in process context, one call
+ *    at a time per sending node; @data is valid only during the call (copy
+ *    what you keep).  It may call mrc_send(); it must not call
+ *    mrc_ep_close() on its own endpoint.
+ *  - mrc_ep_close() waits until every done() of the endpoint's sends has
+ *    been called and no recv() runs; after it returns neither is called.
+ */
+#ifndef _MRC_API_H
+#define _MRC_API_H
+
+#include <linux/types.h>
+
+#define MRC_MSG_MAX_LEN		(64U << 20)
+
+struct mrc_ep;
+
+struct mrc_ep_ops {
+	void (*recv)(struct mrc_ep *ep, void *ctx, u32 src_node, u16 src_port,
+		     const void *data, u32 len);
+};
+
+/*
+ * Opens endpoint @port (1..65535).  Returns the endpoint or ERR_PTR:
+ * -EINVAL (port 0, no recv), -EADDRINUSE (port taken), -ENOMEM.
+ */
+struct mrc_ep *mrc_ep_open(u16 port, const struct mrc_ep_ops *ops, void *ctx);
+void mrc_ep_close(struct mrc_ep *ep);
+u16 mrc_ep_port(const struct mrc_ep *ep);
+
+/*
+ * Sends @len bytes of @buf to endpoint @port of node @node.  Returns 0
+ * (done() will be called), or, without calling done(): -EINVAL (len 0 or
+ * above MRC_MSG_MAX_LEN, no done), -EHOSTUNREACH (no such peer), -ENOBUFS
+ * (too many messages queued for the peer), -ENOMEM.
+ */
+int mrc_send(struct mrc_ep *ep, u32 node, u16 port, const void *buf, u32 len,
+	     void (*done)(void *ctx, int status), void *ctx);
+
+#endif /* _MRC_API_H */

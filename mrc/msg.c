@@ -1,0 +1,1169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msg.c - reliable messages: segmentation, spraying, SACK, retransmission
+ * (sender) and reassembly, ordering, delivery (receiver).
+ *
+ * Design notes
+ *
+ * Sender.  mrc_send() copies the caller's buffer into a kvmalloc'd
+ * message (with its scoreboard, txsb.c) and appends it to the peer's
+ * queue.  The peer's tx_work walks the queue in order and, per packet,
+ * asks the scheduler (sched.c) for an ACTIVE path and sends one DATA
+ * datagram on it with mrc_ud_send() under peer->lock (the lock that keeps
+ * address handles alive).  A packet is seg = 4096 - 56 bytes (less if a
+ * rail's MTU is smaller; such rails are skipped for larger segments), all
+ * of one message carry the same seg.  At most MRC_MSG_WINDOW packets of a
+ * peer are in flight (until receiver credits exist, this keeps UD
+ * receive queues from overflowing).  When a send ring is full (-EAGAIN)
+ * the work stops and the peer's hrtimer retries soon.
+ *
+ * Acknowledgment.  SACKs come back on the path of the packet that
+ * triggered them and echo its tstamp: one ACK event (with an RTT sample)
+ * on that path; every acked packet leaves its path's inflight.  A packet
+ * still in flight on a path on which a later-sent packet of the same
+ * message was just acked is lost: LOSS event, resent elsewhere.  The
+ * peer's hrtimer ticks while anything is queued: packets in flight longer
+ * than their path's RTO become LOST (RTO event).  A path whose state
+ * leaves ACTIVE (LOSS, RTO, keepalive timeout, rail down or removed,
+ * re-resolution) gives back all its in-flight packets at once
+ * (mrc_msg_path_down()); they go out again on the remaining paths.  If no
+ * path is usable for MRC_MSG_UNREACH_NS while packets wait, every queued
+ * message fails with -EHOSTUNREACH.  done() is called from tx_work, in
+ * process context, without locks.
+ *
+ * Message ids.  msg_id = epoch << 32 | seq: seq counts the peer's
+ * messages from 0; the epoch is the sender's wall-clock second when the
+ * peer was added, and goes up whenever the sender gives messages up.  A
+ * receiver that sees a newer epoch restarts its ordering at seq 0, so a
+ * failed message never blocks its successors.
+ *
+ * Receiver.  DATA -> the message's context (found by msg_id in the peer's
+ * list, or made: bounded by MRC_MSG_RX_PER_PEER contexts per peer and
+ * MRC_MSG_RX_MAX_BYTES of buffers overall; past that the packet is
+ * dropped as no_memory and the sender retransmits - except for the
+ * message that blocks delivery, which is always admitted, so held
+ * messages cannot deadlock the peer) -> payload copied at its offset ->
+ * reasm.c bookkeeping.  A SACK goes back on the arrival path every
+ * MRC_MSG_SACK_EVERY new packets, for LAST/ACK_NOW/RETRANS packets, on
+ * completion and for duplicates.  Complete messages are delivered in
+ * sequence order: seq == rx_next goes to the deliver list (and pulls the
+ * held ones that follow), others wait in the held list.  A packet of a
+ * message with seq < rx_next is a late duplicate: acked as complete, not
+ * delivered again.  rx_work calls the endpoint's recv() in process
+ * context, one message at a time, then frees the message.
+ *
+ * Locking.  Sender state under peer->lock (BH spin); receiver state under
+ * mp->rx_lock (BH spin).  They never nest: a SACK is built under rx_lock
+ * and sent under peer->lock after rx_lock is released.  Memory of
+ * messages is never allocated under a lock.  Lock order (peer.c):
+ * mrc_rails_lock -> mrc_peers_lock -> peer->lock -> QP locks;
+ * mp->rx_lock -> QP locks is not used (no send under rx_lock).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "mrc.h"
+#include "mrc_api.h"
+#include "msg.h"
+#include "peer.h"
+#include "reasm.h"
+#include "txsb.h"
+#include "ud.h"
+
+#define MRC_MSG_WINDOW		64	/* packets in flight per peer */
+#define MRC_MSG_TXQ_MAX		4096	/* messages queued per peer */
+#define MRC_MSG_BUDGET		128	/* packets per tx_work run */
+#define MRC_MSG_UNREACH_NS	(3000ULL * NSEC_PER_MSEC)
+#define MRC_MSG_TICK_NS		(2 * NSEC_PER_MSEC)
+#define MRC_MSG_RETRY_NS	(250 * NSEC_PER_USEC)
+#define MRC_MSG_RX_PER_PEER	64
+#define MRC_MSG_RX_MAX_BYTES	(256LL << 20)
+#define MRC_MSG_SACK_EVERY	8
+
+/* ---- counters (debugfs mrc/msg) ---- */
+
+enum {
+	MS_TX_MSGS, MS_TX_BYTES, MS_TX_DONE, MS_TX_FAILED, MS_TX_PKTS,
+	MS_TX_RETRANS, MS_TX_RING_FULL, MS_RTO_PKTS, MS_LOSS_PKTS,
+	MS_PATH_DOWN_PKTS, MS_SACKS_RX, MS_SACKS_STALE, MS_SACKS_TX,
+	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
+	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_NR
+};
+
+static const char * const mrc_msg_stat_names[MS_NR] = {
+	"tx_msgs", "tx_bytes", "tx_done", "tx_failed", "tx_pkts",
+	"tx_retrans", "tx_ring_full", "rto_pkts", "loss_pkts",
+	"path_down_pkts", "sacks_rx", "sacks_stale", "sacks_tx",
+	"rx_pkts", "rx_dup_pkts", "rx_no_mem", "rx_msgs", "rx_bytes",
+	"rx_held", "rx_no_endpoint", "rx_discarded",
+};
+
+static atomic64_t mrc_msg_stats[MS_NR];
+static atomic64_t mrc_rx_bytes_used;
+static struct dentry *mrc_msg_debugfs;
+
+static void ms_add(int s, u64 v)
+{
+	atomic64_add(v, &mrc_msg_stats[s]);
+}
+
+static void ms_inc(int s)
+{
+	atomic64_inc(&mrc_msg_stats[s]);
+}
+
+/* ---- messages ---- */
+
+struct mrc_tx_msg {
+	struct list_head node;		/* on mp->txq or mp->done */
+	struct mrc_ep *ep;		/* pending count held */
+	void (*done)(void *ctx, int status);
+	void *ctx;
+	int status;
+	u64 msg_id;
+	u32 len;
+	u16 seg;
+	u16 src_port, dst_port;
+	void *buf;			/* kvmalloc, len bytes */
+	void *sb_mem;			/* kvmalloc, txsb storage */
+	struct mrc_txsb sb;
+};
+
+struct mrc_rx_msg {
+	struct list_head node;		/* rxq, held or deliver */
+	u64 msg_id;
+	u32 seq;
+	u32 src_node;
+	u16 src_port, dst_port;
+	u32 since_sack;			/* new packets since the last SACK */
+	void *buf;			/* kvmalloc, msg_len bytes */
+	struct mrc_reasm r;		/* bm: kvmalloc */
+};
+
+static void mrc_tx_msg_free(struct mrc_tx_msg *m)
+{
+	kvfree(m->buf);
+	kvfree(m->sb_mem);
+	kfree(m);
+}
+
+static void mrc_rx_msg_free(struct mrc_rx_msg *rm)
+{
+	atomic64_sub(rm->r.msg_len, &mrc_rx_bytes_used);
+	kvfree(rm->buf);
+	kvfree(rm->r.bm);
+	kfree(rm);
+}
+
+static u32 mrc_now_us(u64 now_ns)
+{
+	return (u32)div_u64(now_ns, NSEC_PER_USEC);
+}
+
+static void mrc_msg_path_params(struct mrc_path_params *pp)
+{
+	mrc_path_params_default(pp);
+	pp->keepalive_ns = mrc_knob(MRC_KNOB_probe_ms) * NSEC_PER_MSEC;
+}
+
+static struct mrc_peer_path *mrc_msg_ppath(struct mrc_peer *peer,
+					   unsigned int pi)
+{
+	return &peer->links[pi / MRC_CM_MAX_QPS].paths[pi % MRC_CM_MAX_QPS];
+}
+
+static u32 mrc_msg_pkt_len(const struct mrc_tx_msg *m, u32 idx)
+{
+	u32 off = idx * m->seg;
+
+	return min_t(u32, m->seg, m->len - off);
+}
+
+/* ---- sender ---- */
+
+static void mrc_msg_arm(struct mrc_peer *peer, u64 delay_ns)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+
+	lockdep_assert_held(&peer->lock);
+	if (peer->dead)
+		return;
+	if (hrtimer_active(&mp->timer) &&
+	    ktime_to_ns(hrtimer_get_remaining(&mp->timer)) <= (s64)delay_ns)
+		return;
+	hrtimer_start(&mp->timer, ns_to_ktime(delay_ns),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+static void mrc_msg_kick_locked(struct mrc_peer *peer)
+{
+	lockdep_assert_held(&peer->lock);
+	if (!peer->dead)
+		queue_work(system_wq, &peer->mp.tx_work);
+}
+
+static enum hrtimer_restart mrc_msg_timer(struct hrtimer *t)
+{
+	struct mrc_msg_peer *mp = container_of(t, struct mrc_msg_peer, timer);
+	struct mrc_peer *peer = container_of(mp, struct mrc_peer, mp);
+
+	spin_lock_bh(&peer->lock);
+	mrc_msg_kick_locked(peer);
+	spin_unlock_bh(&peer->lock);
+	return HRTIMER_NORESTART;
+}
+
+/* What the txsb callbacks need; lives on the stack of one call. */
+struct mrc_msg_cb {
+	struct mrc_peer *peer;
+	struct mrc_tx_msg *m;
+	struct mrc_path_params pp;
+	u64 now;
+	int how;			/* enum mrc_path_done */
+	int ev;				/* path event to raise, or 0 */
+};
+
+/* Send time in ns of a packet sent at @sent_us (u32 us clock). */
+static u64 mrc_msg_sent_ns(u64 now, u32 sent_us)
+{
+	u32 age_us = mrc_now_us(now) - sent_us;
+
+	return now - min_t(u64, now, (u64)age_us * NSEC_PER_USEC);
+}
+
+/* A packet leaves INFLIGHT (acked, lost, released). */
+static void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
+{
+	struct mrc_msg_cb *cb = arg;
+	struct mrc_peer *peer = cb->peer;
+	struct mrc_msg_peer *mp = &peer->mp;
+	struct mrc_path *p;
+
+	if (!ev->inflight)
+		return;
+	p = &mrc_msg_ppath(peer, ev->path)->p;
+	WARN_ON_ONCE(mrc_path_inflight_sub(p, 1,
+					   mrc_msg_pkt_len(cb->m, ev->idx),
+					   cb->how));
+	if (!WARN_ON_ONCE(!mp->inflight))
+		mp->inflight--;
+	if (cb->how == MRC_PATH_DONE_ACKED) {
+		if (!test_bit(ev->path, mp->ack_seen) ||
+		    (s32)(ev->sent_us - mp->ack_hi_us[ev->path]) > 0)
+			mp->ack_hi_us[ev->path] = ev->sent_us;
+		__set_bit(ev->path, mp->ack_seen);
+		return;
+	}
+	if (cb->ev) {
+		u8 prev = p->state;
+
+		if (mrc_path_event(p, &cb->pp, cb->ev, cb->now,
+				   mrc_msg_sent_ns(cb->now, ev->sent_us)) > 0) {
+			__set_bit(ev->path, mp->left);
+			mrc_nl_path_event(peer,
+					  &peer->links[ev->path / MRC_CM_MAX_QPS],
+					  ev->path % MRC_CM_MAX_QPS, prev);
+		}
+	}
+}
+
+/* Gives back every packet in flight on a path in mp->left. */
+static void mrc_msg_drain_left(struct mrc_peer *peer, struct mrc_msg_cb *cb)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	struct mrc_tx_msg *m;
+	unsigned int pi;
+	u32 n;
+
+	cb->how = MRC_PATH_DONE_LOST;
+	cb->ev = 0;
+	for_each_set_bit(pi, mp->left, MRC_MSG_NPATHS) {
+		list_for_each_entry(m, &mp->txq, node) {
+			cb->m = m;
+			n = mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn, cb);
+			ms_add(MS_PATH_DOWN_PKTS, n);
+		}
+	}
+	bitmap_zero(mp->left, MRC_MSG_NPATHS);
+}
+
+void mrc_msg_path_down(struct mrc_peer *peer, unsigned int l, unsigned int i,
+		       bool release)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	unsigned int pi = l * MRC_CM_MAX_QPS + i;
+	struct mrc_msg_cb cb = { .peer = peer, .now = ktime_get_ns() };
+	struct mrc_tx_msg *m;
+
+	lockdep_assert_held(&peer->lock);
+	if (!peer->links[l].paths[i].p.inflight_pkts)
+		return;
+	mrc_msg_path_params(&cb.pp);
+	cb.how = release ? MRC_PATH_DONE_RELEASED : MRC_PATH_DONE_LOST;
+	list_for_each_entry(m, &mp->txq, node) {
+		cb.m = m;
+		ms_add(MS_PATH_DOWN_PKTS,
+		       mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn, &cb));
+	}
+	mrc_msg_kick_locked(peer);
+}
+
+/* Fills mp->paths with the usable paths for segments of @seg bytes. */
+static unsigned int mrc_msg_paths(struct mrc_peer *peer, u16 seg)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	unsigned int l, i, n = peer->nlinks * MRC_CM_MAX_QPS;
+
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+		bool ok = link->ah && link->rail &&
+			  READ_ONCE(link->rail->info.mtu) >=
+			  seg + MRC_WIRE_HDR_LEN;
+
+		for (i = 0; i < MRC_CM_MAX_QPS; i++)
+			mp->paths[l * MRC_CM_MAX_QPS + i] =
+				ok && i < link->npaths ?
+				&link->paths[i].p : NULL;
+	}
+	return n;
+}
+
+static int mrc_msg_send_data(struct mrc_peer *peer, struct mrc_tx_msg *m,
+			     u32 idx, unsigned int pi, bool retrans, u64 now)
+{
+	struct mrc_peer_link *link = &peer->links[pi / MRC_CM_MAX_QPS];
+	unsigned int ev = pi % MRC_CM_MAX_QPS;
+	struct mrc_peer_path *pp = &link->paths[ev];
+	u8 hdr[MRC_WIRE_HDR_LEN];
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_DATA,
+		.src_node = mrc_knob(MRC_KNOB_node_id),
+		.dst_node = peer->node_id,
+		.src_port = m->src_port,
+		.dst_port = m->dst_port,
+		.msg_id = m->msg_id,
+		.offset = idx * m->seg,
+		.msg_len = m->len,
+		.len = mrc_msg_pkt_len(m, idx),
+		.seg = m->seg,
+		.entropy = ev,
+		.tstamp = now,
+	};
+
+	if (idx == m->sb.npkts - 1)
+		pkt.flags |= MRC_WF_LAST | MRC_WF_ACK_NOW;
+	if (retrans)
+		pkt.flags |= MRC_WF_RETRANS | MRC_WF_ACK_NOW;
+	if (peer->mp.inflight + 1 >= MRC_MSG_WINDOW)
+		pkt.flags |= MRC_WF_ACK_NOW;
+	pkt.path_seq = mrc_path_next_seq(&pp->p);
+	mrc_wire_put_hdr(hdr, &pkt);
+	return mrc_ud_send(link->rail->ud, ev, link->ah, pp->remote_qpn, hdr,
+			   sizeof(hdr), m->buf + pkt.offset, pkt.len);
+}
+
+/* RTO scan: packets in flight longer than their path's RTO are lost. */
+static void mrc_msg_rto(struct mrc_peer *peer, struct mrc_msg_cb *cb)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	unsigned int l, i;
+	struct mrc_tx_msg *m;
+	u64 rto = 0;
+
+	if (!mp->inflight)
+		return;
+	/* One threshold: the largest RTO of a path with packets in flight. */
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+
+		if (!link->ah)
+			continue;
+		for (i = 0; i < link->npaths; i++)
+			if (link->paths[i].p.inflight_pkts)
+				rto = max(rto, mrc_path_rto(&link->paths[i].p,
+							    &cb->pp));
+	}
+	if (!rto)
+		return;
+	cb->how = MRC_PATH_DONE_LOST;
+	cb->ev = MRC_PATH_EV_RTO;
+	list_for_each_entry(m, &mp->txq, node) {
+		if (!mrc_txsb_inflight(&m->sb))
+			continue;
+		cb->m = m;
+		ms_add(MS_RTO_PKTS,
+		       mrc_txsb_lose_older(&m->sb,
+					   mrc_now_us(cb->now - rto),
+					   mrc_msg_cb_fn, cb));
+	}
+	mrc_msg_drain_left(peer, cb);
+}
+
+/* Sends what the window, the rings and the paths allow.  Under lock. */
+static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
+			 bool *more)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	struct mrc_sched_params sp;
+	unsigned int budget = MRC_MSG_BUDGET, n = 0;
+	struct mrc_tx_msg *m;
+	u16 seg = 0;
+	bool no_path = false;
+
+	mrc_sched_params_default(&sp);
+	mp->ring_full = false;
+	list_for_each_entry(m, &mp->txq, node) {
+		u32 idx;
+
+		if (m->seg != seg) {
+			seg = m->seg;
+			n = mrc_msg_paths(peer, seg);
+		}
+		while ((idx = mrc_txsb_next(&m->sb)) != MRC_TXSB_NONE) {
+			bool retrans;
+			int pi, err = 0, tries;
+
+			if (mp->inflight >= MRC_MSG_WINDOW)
+				return;
+			if (!budget--) {
+				*more = true;
+				return;
+			}
+			retrans = mrc_txsb_state(&m->sb, idx) == MRC_TXSB_LOST;
+			for (tries = 0; tries < 4; tries++) {
+				pi = mrc_sched_pick(&mp->sched, &sp, mp->paths,
+						    n, cb->now);
+				if (pi < 0)
+					break;
+				err = mrc_msg_send_data(peer, m, idx, pi,
+							retrans, cb->now);
+				if (err != -ENETDOWN)
+					break;
+			}
+			if (pi < 0) {
+				no_path = true;
+				break;
+			}
+			if (err == -EAGAIN) {
+				mp->ring_full = true;
+				ms_inc(MS_TX_RING_FULL);
+				return;
+			}
+			if (err)	/* QPs recovering: like a lost send */
+				pr_debug("mrc: send to %u: %d\n",
+					 peer->node_id, err);
+			mrc_txsb_sent(&m->sb, idx, pi, mrc_now_us(cb->now));
+			mrc_path_inflight_add(mp->paths[pi], 1,
+					      mrc_msg_pkt_len(m, idx));
+			mp->inflight++;
+			mp->stuck_ns = 0;
+			ms_inc(MS_TX_PKTS);
+			if (retrans)
+				ms_inc(MS_TX_RETRANS);
+		}
+		if (no_path)
+			break;
+	}
+	if (no_path && !mp->stuck_ns)
+		mp->stuck_ns = cb->now ? cb->now : 1;
+}
+
+/* Fails every queued message (no path for too long).  Under lock. */
+static void mrc_msg_fail_all(struct mrc_peer *peer, struct mrc_msg_cb *cb,
+			     int status)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	struct mrc_tx_msg *m, *tmp;
+
+	cb->how = MRC_PATH_DONE_RELEASED;
+	cb->ev = 0;
+	list_for_each_entry_safe(m, tmp, &mp->txq, node) {
+		unsigned int pi;
+
+		cb->m = m;
+		for (pi = 0; pi < MRC_MSG_NPATHS && mrc_txsb_inflight(&m->sb);
+		     pi++)
+			mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn, cb);
+		m->status = status;
+		list_move_tail(&m->node, &mp->done);
+		mp->ntx--;
+	}
+	/* Successors must not wait for what was given up. */
+	mp->epoch = max_t(u32, mp->epoch + 1, (u32)ktime_get_real_seconds());
+	mp->next_seq = 0;
+	mp->stuck_ns = 0;
+}
+
+static void mrc_msg_complete(struct list_head *list)
+{
+	struct mrc_tx_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, list, node) {
+		list_del(&m->node);
+		ms_inc(m->status ? MS_TX_FAILED : MS_TX_DONE);
+		m->done(m->ctx, m->status);
+		mrc_ep_sent_done(m->ep);
+		mrc_tx_msg_free(m);
+	}
+}
+
+static void mrc_msg_tx_workfn(struct work_struct *work)
+{
+	struct mrc_msg_peer *mp = container_of(work, struct mrc_msg_peer,
+					       tx_work);
+	struct mrc_peer *peer = container_of(mp, struct mrc_peer, mp);
+	struct mrc_msg_cb cb = { .peer = peer };
+	bool more = false;
+	LIST_HEAD(done);
+
+	mrc_msg_path_params(&cb.pp);
+	spin_lock_bh(&peer->lock);
+	cb.now = ktime_get_ns();
+	if (!peer->dead) {
+		mrc_msg_rto(peer, &cb);
+		mrc_msg_push(peer, &cb, &more);
+		if (mp->stuck_ns && cb.now - mp->stuck_ns > MRC_MSG_UNREACH_NS)
+			mrc_msg_fail_all(peer, &cb, -EHOSTUNREACH);
+		if (more)
+			mrc_msg_kick_locked(peer);
+		else if (mp->ring_full)
+			mrc_msg_arm(peer, MRC_MSG_RETRY_NS);
+		else if (!list_empty(&mp->txq))
+			mrc_msg_arm(peer, MRC_MSG_TICK_NS);
+	}
+	list_splice_init(&mp->done, &done);
+	spin_unlock_bh(&peer->lock);
+	mrc_msg_complete(&done);
+}
+
+int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
+		 const void *buf, u32 len,
+		 void (*done)(void *ctx, int status), void *ctx)
+{
+	struct mrc_peer *peer;
+	struct mrc_tx_msg *m;
+	unsigned int l;
+	size_t sbb;
+	u16 seg = MRC_WIRE_MAX_PAYLOAD;
+	u32 mtu = 0;
+	int err = 0;
+
+	if (!len || len > MRC_MSG_MAX_LEN || !done)
+		return -EINVAL;
+	peer = mrc_peer_get(node);
+	if (!peer)
+		return -EHOSTUNREACH;
+
+	/* The segment: the smallest MTU among the resolved links. */
+	spin_lock_bh(&peer->lock);
+	for (l = 0; l < peer->nlinks; l++)
+		if (peer->links[l].ah && peer->links[l].rail) {
+			u32 x = READ_ONCE(peer->links[l].rail->info.mtu);
+
+			if (x > MRC_WIRE_HDR_LEN + MRC_WIRE_MIN_SEG &&
+			    (!mtu || x < mtu))
+				mtu = x;
+		}
+	spin_unlock_bh(&peer->lock);
+	if (mtu && mtu - MRC_WIRE_HDR_LEN < seg)
+		seg = mtu - MRC_WIRE_HDR_LEN;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		err = -ENOMEM;
+		goto out_put;
+	}
+	m->ep = ep;
+	m->done = done;
+	m->ctx = ctx;
+	m->len = len;
+	m->seg = seg;
+	m->src_port = src_port;
+	m->dst_port = port;
+	sbb = mrc_txsb_storage_bytes(mrc_wire_npkts(len, seg));
+	m->buf = kvmalloc(len, GFP_KERNEL);
+	m->sb_mem = kvmalloc(sbb, GFP_KERNEL);
+	if (!m->buf || !m->sb_mem) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	memcpy(m->buf, buf, len);
+	mrc_txsb_init(&m->sb, mrc_wire_npkts(len, seg), m->sb_mem);
+
+	spin_lock_bh(&peer->lock);
+	if (peer->dead) {
+		err = -EHOSTUNREACH;
+	} else if (peer->mp.ntx >= MRC_MSG_TXQ_MAX) {
+		err = -ENOBUFS;
+	} else {
+		m->msg_id = (u64)peer->mp.epoch << 32 | peer->mp.next_seq++;
+		list_add_tail(&m->node, &peer->mp.txq);
+		peer->mp.ntx++;
+		mrc_msg_kick_locked(peer);
+	}
+	spin_unlock_bh(&peer->lock);
+	if (err)
+		goto out_free;
+	ms_inc(MS_TX_MSGS);
+	ms_add(MS_TX_BYTES, len);
+	mrc_peer_put(peer);
+	return 0;
+
+out_free:
+	mrc_tx_msg_free(m);
+out_put:
+	mrc_peer_put(peer);
+	return err;
+}
+
+/* ---- receive: common ---- */
+
+/*
+ * The peer of a packet from (@uqp, @src_qp), referenced, with its link
+ * index in *@lp; NULL and *@why set if the packet is not from one of the
+ * peer's paths.
+ */
+static struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
+					const struct mrc_pkt *pkt,
+					unsigned int *lp,
+					enum mrc_drop_reason *why)
+{
+	struct mrc_peer *peer = mrc_peer_get(pkt->src_node);
+	unsigned int l, ev = uqp->ev;
+
+	if (!peer) {
+		*why = MRC_DROP_UNKNOWN_PEER;
+		return NULL;
+	}
+	spin_lock_bh(&peer->lock);
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+
+		if (link->rail == uqp->ud->rail && link->ah &&
+		    ev < link->npaths && pkt->entropy == ev &&
+		    link->paths[ev].remote_qpn == src_qp)
+			break;
+	}
+	spin_unlock_bh(&peer->lock);
+	if (l == peer->nlinks) {
+		mrc_peer_put(peer);
+		*why = MRC_DROP_WRONG_PATH;
+		return NULL;
+	}
+	*lp = l;
+	return peer;
+}
+
+/* ---- receiver ---- */
+
+static void mrc_msg_send_sack(struct mrc_peer *peer, unsigned int l,
+			      const struct mrc_pkt *data,
+			      const struct mrc_reasm_sack *rs)
+{
+	struct mrc_peer_link *link = &peer->links[l];
+	unsigned int ev = data->entropy;
+	u8 buf[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_sack)];
+	struct mrc_pkt_sack sack = {
+		.cum = rs->cum,
+		.nbits = rs->nbits,
+		.echo_entropy = data->entropy,
+		.echo_path_seq = data->path_seq,
+		.echo_tstamp = data->tstamp,
+	};
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_SACK,
+		.src_node = mrc_knob(MRC_KNOB_node_id),
+		.dst_node = peer->node_id,
+		.src_port = data->dst_port,
+		.dst_port = data->src_port,
+		.msg_id = data->msg_id,
+		.entropy = ev,
+	};
+
+	memcpy(sack.bitmap, rs->bitmap, sizeof(sack.bitmap));
+	pkt.len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &sack);
+	spin_lock_bh(&peer->lock);
+	if (link->ah && ev < link->npaths) {
+		pkt.path_seq = mrc_path_next_seq(&link->paths[ev].p);
+		pkt.tstamp = ktime_get_ns();
+		mrc_wire_put_hdr(buf, &pkt);
+		if (!mrc_ud_send(link->rail->ud, ev, link->ah,
+				 link->paths[ev].remote_qpn, buf,
+				 MRC_WIRE_HDR_LEN + pkt.len, NULL, 0))
+			ms_inc(MS_SACKS_TX);
+	}
+	spin_unlock_bh(&peer->lock);
+}
+
+/* A SACK saying "all of it" for a message of @pkt's geometry. */
+static void mrc_msg_full_sack(const struct mrc_pkt *pkt,
+			      struct mrc_reasm_sack *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->cum = mrc_wire_npkts(pkt->msg_len, pkt->seg);
+}
+
+/* Complete message @rm leaves rxq: to deliver (in order) or held. */
+static void mrc_msg_completed(struct mrc_msg_peer *mp, struct mrc_rx_msg *rm)
+{
+	struct mrc_rx_msg *h, *tmp;
+
+	lockdep_assert_held(&mp->rx_lock);
+	if (rm->seq != mp->rx_next) {
+		/* Held, sorted by seq (wrap-safe). */
+		list_for_each_entry(h, &mp->held, node)
+			if ((s32)(h->seq - rm->seq) > 0)
+				break;
+		list_move_tail(&rm->node, &h->node);
+		ms_inc(MS_RX_HELD);
+		return;
+	}
+	list_move_tail(&rm->node, &mp->deliver);
+	mp->rx_next++;
+	list_for_each_entry_safe(h, tmp, &mp->held, node) {
+		if (h->seq != mp->rx_next)
+			break;
+		list_move_tail(&h->node, &mp->deliver);
+		mp->rx_next++;
+	}
+}
+
+/* A newer epoch: deliver what is whole, forget the rest.  Under rx_lock. */
+static void mrc_msg_new_epoch(struct mrc_msg_peer *mp, u32 epoch)
+{
+	struct mrc_rx_msg *rm, *tmp;
+
+	list_splice_tail_init(&mp->held, &mp->deliver);
+	list_for_each_entry_safe(rm, tmp, &mp->rxq, node) {
+		list_del(&rm->node);
+		mp->nrx--;
+		ms_inc(MS_RX_DISCARDED);
+		mrc_rx_msg_free(rm);
+	}
+	mp->rx_epoch = epoch;
+	mp->rx_epoch_valid = true;
+	mp->rx_next = 0;
+}
+
+static struct mrc_rx_msg *mrc_msg_rx_find(struct mrc_msg_peer *mp, u64 id,
+					  bool *complete)
+{
+	struct mrc_rx_msg *rm;
+
+	*complete = false;
+	list_for_each_entry(rm, &mp->rxq, node)
+		if (rm->msg_id == id)
+			return rm;
+	list_for_each_entry(rm, &mp->held, node)
+		if (rm->msg_id == id)
+			goto whole;
+	list_for_each_entry(rm, &mp->deliver, node)
+		if (rm->msg_id == id)
+			goto whole;
+	return NULL;
+whole:
+	*complete = true;
+	return rm;
+}
+
+static struct mrc_rx_msg *mrc_rx_msg_alloc(const struct mrc_pkt *pkt)
+{
+	struct mrc_rx_msg *rm = kzalloc(sizeof(*rm), GFP_KERNEL);
+	void *bm;
+
+	if (!rm)
+		return NULL;
+	rm->buf = kvmalloc(pkt->msg_len, GFP_KERNEL);
+	bm = kvmalloc(mrc_reasm_storage_bytes(pkt->msg_len, pkt->seg),
+		      GFP_KERNEL);
+	if (!rm->buf || !bm) {
+		kvfree(rm->buf);
+		kvfree(bm);
+		kfree(rm);
+		return NULL;
+	}
+	mrc_reasm_init(&rm->r, pkt->msg_id, pkt->msg_len, pkt->seg, bm);
+	rm->msg_id = pkt->msg_id;
+	rm->seq = (u32)pkt->msg_id;
+	rm->src_node = pkt->src_node;
+	rm->src_port = pkt->src_port;
+	rm->dst_port = pkt->dst_port;
+	atomic64_add(pkt->msg_len, &mrc_rx_bytes_used);
+	return rm;
+}
+
+enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
+				     const struct mrc_pkt *pkt)
+{
+	enum mrc_drop_reason why = MRC_DROP_NONE;
+	u32 epoch = pkt->msg_id >> 32, seq = (u32)pkt->msg_id;
+	struct mrc_rx_msg *rm, *fresh = NULL;
+	struct mrc_reasm_sack rs;
+	struct mrc_msg_peer *mp;
+	struct mrc_peer *peer;
+	bool sack = false, complete, kick = false;
+	unsigned int l;
+
+	peer = mrc_msg_rx_peer(uqp, src_qp, pkt, &l, &why);
+	if (!peer)
+		return why;
+	mp = &peer->mp;
+	ms_inc(MS_RX_PKTS);
+again:
+	spin_lock_bh(&mp->rx_lock);
+	if (mp->rx_dead) {
+		why = MRC_DROP_UNKNOWN_PEER;
+		goto unlock;
+	}
+	if (!mp->rx_epoch_valid || (s32)(epoch - mp->rx_epoch) > 0)
+		mrc_msg_new_epoch(mp, epoch);
+	if (epoch != mp->rx_epoch) {
+		why = MRC_DROP_DUPLICATE;	/* given up by its sender */
+		goto unlock;
+	}
+	if ((s32)(seq - mp->rx_next) < 0) {
+		/* Delivered already: ack it whole, do not deliver again. */
+		mrc_msg_full_sack(pkt, &rs);
+		sack = true;
+		why = MRC_DROP_DUPLICATE;
+		goto unlock;
+	}
+	rm = mrc_msg_rx_find(mp, pkt->msg_id, &complete);
+	if (rm && complete) {
+		mrc_msg_full_sack(pkt, &rs);
+		sack = true;
+		why = MRC_DROP_DUPLICATE;
+		goto unlock;
+	}
+	if (!rm && fresh) {
+		rm = fresh;
+		fresh = NULL;
+		list_add_tail(&rm->node, &mp->rxq);
+		mp->nrx++;
+	}
+	if (!rm) {
+		/* Bounded; the message that blocks delivery always fits. */
+		if (seq != mp->rx_next &&
+		    (mp->nrx >= MRC_MSG_RX_PER_PEER ||
+		     atomic64_read(&mrc_rx_bytes_used) + pkt->msg_len >
+		     MRC_MSG_RX_MAX_BYTES)) {
+			ms_inc(MS_RX_NO_MEM);
+			why = MRC_DROP_NO_MEMORY;
+			goto unlock;
+		}
+		spin_unlock_bh(&mp->rx_lock);
+		fresh = mrc_rx_msg_alloc(pkt);
+		if (!fresh) {
+			ms_inc(MS_RX_NO_MEM);
+			why = MRC_DROP_NO_MEMORY;
+			goto out;
+		}
+		goto again;
+	}
+	if (rm->src_port != pkt->src_port || rm->dst_port != pkt->dst_port) {
+		why = MRC_DROP_BAD_FIELD;
+		goto unlock;
+	}
+	switch (mrc_reasm_mark(&rm->r, pkt->msg_len, pkt->seg, pkt->offset,
+			       pkt->len)) {
+	case MRC_REASM_NEW:
+		memcpy(rm->buf + pkt->offset, pkt->body, pkt->len);
+		if (++rm->since_sack >= MRC_MSG_SACK_EVERY ||
+		    (pkt->flags & (MRC_WF_LAST | MRC_WF_ACK_NOW |
+				   MRC_WF_RETRANS)))
+			sack = true;
+		break;
+	case MRC_REASM_COMPLETE:
+		memcpy(rm->buf + pkt->offset, pkt->body, pkt->len);
+		mrc_msg_completed(mp, rm);
+		kick = true;
+		sack = true;
+		break;
+	case MRC_REASM_DUPLICATE:
+		sack = true;
+		why = MRC_DROP_DUPLICATE;
+		break;
+	default:
+		why = MRC_DROP_BAD_FIELD;
+		break;
+	}
+	if (sack) {
+		rm->since_sack = 0;
+		mrc_reasm_sack(&rm->r, &rs);
+	}
+unlock:
+	if (kick)
+		queue_work(system_wq, &mp->rx_work);
+	spin_unlock_bh(&mp->rx_lock);
+out:
+	if (why == MRC_DROP_DUPLICATE)
+		ms_inc(MS_RX_DUP);
+	if (fresh)
+		mrc_rx_msg_free(fresh);
+	if (sack)
+		mrc_msg_send_sack(peer, l, pkt, &rs);
+	mrc_peer_put(peer);
+	return why;
+}
+
+static void mrc_msg_rx_workfn(struct work_struct *work)
+{
+	struct mrc_msg_peer *mp = container_of(work, struct mrc_msg_peer,
+					       rx_work);
+	struct mrc_rx_msg *rm;
+
+	for (;;) {
+		struct mrc_ep *ep;
+
+		spin_lock_bh(&mp->rx_lock);
+		rm = list_first_entry_or_null(&mp->deliver, struct mrc_rx_msg,
+					      node);
+		if (rm) {
+			list_del(&rm->node);
+			mp->nrx--;
+		}
+		spin_unlock_bh(&mp->rx_lock);
+		if (!rm)
+			break;
+		ep = mrc_ep_get(rm->dst_port);
+		if (ep) {
+			mrc_ep_deliver(ep, rm->src_node, rm->src_port,
+				       rm->buf, rm->r.msg_len);
+			mrc_ep_put(ep);
+			ms_inc(MS_RX_MSGS);
+			ms_add(MS_RX_BYTES, rm->r.msg_len);
+		} else {
+			ms_inc(MS_RX_NO_EP);
+			pr_info_ratelimited("mrc: message from node %u to unbound port %u dropped\n",
+					    rm->src_node, rm->dst_port);
+		}
+		mrc_rx_msg_free(rm);
+		cond_resched();
+	}
+}
+
+/* ---- SACK / NACK at the sender ---- */
+
+static struct mrc_tx_msg *mrc_msg_tx_find(struct mrc_msg_peer *mp, u64 id)
+{
+	struct mrc_tx_msg *m;
+
+	list_for_each_entry(m, &mp->txq, node)
+		if (m->msg_id == id)
+			return m;
+	return NULL;
+}
+
+/* After a SACK: in-flight packets sent before an acked one on their path. */
+static void mrc_msg_sack_losses(struct mrc_peer *peer, struct mrc_tx_msg *m,
+				struct mrc_msg_cb *cb, u32 end)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	struct mrc_txsb *sb = &m->sb;
+	u32 idx;
+
+	cb->how = MRC_PATH_DONE_LOST;
+	cb->ev = MRC_PATH_EV_LOSS;
+	for (idx = mrc_txsb_cum(sb); idx < end && idx < sb->hi_sent; idx++) {
+		u8 pi = sb->path[idx];
+
+		if (mrc_txsb_state(sb, idx) != MRC_TXSB_INFLIGHT ||
+		    !test_bit(pi, mp->ack_seen) ||
+		    (s32)(sb->sent_us[idx] - mp->ack_hi_us[pi]) >= 0)
+			continue;
+		if (mrc_txsb_nack(sb, idx, 1, mrc_msg_cb_fn, cb) > 0)
+			ms_inc(MS_LOSS_PKTS);
+	}
+}
+
+enum mrc_drop_reason mrc_msg_rx_sack(struct mrc_ud_qp *uqp, u32 src_qp,
+				     const struct mrc_pkt *pkt)
+{
+	enum mrc_drop_reason why = MRC_DROP_NONE;
+	struct mrc_msg_cb cb = {};
+	struct mrc_pkt_sack sack;
+	struct mrc_msg_peer *mp;
+	struct mrc_peer *peer;
+	struct mrc_tx_msg *m;
+	unsigned int l, pi;
+	LIST_HEAD(done);
+	int n;
+
+	peer = mrc_msg_rx_peer(uqp, src_qp, pkt, &l, &why);
+	if (!peer)
+		return why;
+	mp = &peer->mp;
+	ms_inc(MS_SACKS_RX);
+	mrc_wire_get_sack(pkt, &sack);
+	mrc_msg_path_params(&cb.pp);
+	cb.peer = peer;
+	pi = l * MRC_CM_MAX_QPS + pkt->entropy;
+
+	spin_lock_bh(&peer->lock);
+	cb.now = ktime_get_ns();
+	m = mrc_msg_tx_find(mp, pkt->msg_id);
+	if (!m || peer->dead) {
+		ms_inc(MS_SACKS_STALE);
+		why = MRC_DROP_DUPLICATE;
+		goto unlock;
+	}
+	cb.m = m;
+	cb.how = MRC_PATH_DONE_ACKED;
+	bitmap_zero(mp->ack_seen, MRC_MSG_NPATHS);
+	n = mrc_txsb_sack(&m->sb, sack.cum, sack.nbits, sack.bitmap,
+			  mrc_msg_cb_fn, &cb);
+	if (n < 0) {
+		why = MRC_DROP_BAD_SACK;
+		goto unlock;
+	}
+	if (peer->links[l].ah && pkt->entropy < peer->links[l].npaths)
+		mrc_path_event(&mrc_msg_ppath(peer, pi)->p, &cb.pp,
+			       MRC_PATH_EV_ACK, cb.now, sack.echo_tstamp);
+	if (mrc_txsb_done(&m->sb)) {
+		list_move_tail(&m->node, &done);
+		mp->ntx--;
+	} else if (n > 0) {
+		mrc_msg_sack_losses(peer, m, &cb,
+				    sack.cum + 1 + sack.nbits);
+		mrc_msg_drain_left(peer, &cb);
+	}
+	if (n > 0 || mrc_txsb_lost(&m->sb))
+		mrc_msg_kick_locked(peer);
+unlock:
+	spin_unlock_bh(&peer->lock);
+	mrc_msg_complete(&done);
+	mrc_peer_put(peer);
+	return why;
+}
+
+enum mrc_drop_reason mrc_msg_rx_nack(struct mrc_ud_qp *uqp, u32 src_qp,
+				     const struct mrc_pkt *pkt)
+{
+	enum mrc_drop_reason why = MRC_DROP_NONE;
+	struct mrc_msg_cb cb = {};
+	struct mrc_pkt_nack_range r;
+	struct mrc_peer *peer;
+	struct mrc_tx_msg *m;
+	unsigned int l, i;
+
+	peer = mrc_msg_rx_peer(uqp, src_qp, pkt, &l, &why);
+	if (!peer)
+		return why;
+	mrc_msg_path_params(&cb.pp);
+	cb.peer = peer;
+	cb.how = MRC_PATH_DONE_LOST;
+	cb.ev = MRC_PATH_EV_LOSS;
+	spin_lock_bh(&peer->lock);
+	cb.now = ktime_get_ns();
+	m = mrc_msg_tx_find(&peer->mp, pkt->msg_id);
+	if (!m || peer->dead) {
+		why = MRC_DROP_DUPLICATE;
+		goto unlock;
+	}
+	cb.m = m;
+	for (i = 0; i < mrc_wire_nack_nranges(pkt); i++) {
+		mrc_wire_get_nack_range(pkt, i, &r);
+		if (mrc_txsb_nack(&m->sb, r.first, r.count, mrc_msg_cb_fn,
+				  &cb) < 0) {
+			why = MRC_DROP_BAD_SACK;
+			break;
+		}
+	}
+	mrc_msg_drain_left(peer, &cb);
+	mrc_msg_kick_locked(peer);
+unlock:
+	spin_unlock_bh(&peer->lock);
+	mrc_peer_put(peer);
+	return why;
+}
+
+/* ---- peer lifetime ---- */
+
+void mrc_msg_peer_init(struct mrc_peer *peer)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+
+	INIT_LIST_HEAD(&mp->txq);
+	INIT_LIST_HEAD(&mp->done);
+	mp->epoch = (u32)ktime_get_real_seconds();
+	mrc_sched_init(&mp->sched);
+	hrtimer_init(&mp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	mp->timer.function = mrc_msg_timer;
+	INIT_WORK(&mp->tx_work, mrc_msg_tx_workfn);
+	spin_lock_init(&mp->rx_lock);
+	INIT_LIST_HEAD(&mp->rxq);
+	INIT_LIST_HEAD(&mp->held);
+	INIT_LIST_HEAD(&mp->deliver);
+	INIT_WORK(&mp->rx_work, mrc_msg_rx_workfn);
+}
+
+void mrc_msg_peer_stop(struct mrc_peer *peer)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	struct mrc_msg_cb cb = { .peer = peer };
+	struct mrc_rx_msg *rm, *tmp;
+	LIST_HEAD(done);
+	LIST_HEAD(rx);
+
+	/* peer->dead is set: neither the timer nor the work re-arm. */
+	hrtimer_cancel(&mp->timer);
+	cancel_work_sync(&mp->tx_work);
+	mrc_msg_path_params(&cb.pp);
+	spin_lock_bh(&peer->lock);
+	cb.now = ktime_get_ns();
+	mrc_msg_fail_all(peer, &cb, -EHOSTUNREACH);
+	list_splice_init(&mp->done, &done);
+	spin_unlock_bh(&peer->lock);
+	mrc_msg_complete(&done);
+
+	spin_lock_bh(&mp->rx_lock);
+	mp->rx_dead = true;
+	spin_unlock_bh(&mp->rx_lock);
+	/* Messages already complete are still delivered. */
+	flush_work(&mp->rx_work);
+	cancel_work_sync(&mp->rx_work);
+	spin_lock_bh(&mp->rx_lock);
+	list_splice_init(&mp->rxq, &rx);
+	list_splice_init(&mp->held, &rx);
+	list_splice_init(&mp->deliver, &rx);
+	mp->nrx = 0;
+	spin_unlock_bh(&mp->rx_lock);
+	list_for_each_entry_safe(rm, tmp, &rx, node) {
+		list_del(&rm->node);
+		ms_inc(MS_RX_DISCARDED);
+		mrc_rx_msg_free(rm);
+	}
+}
+
+/* ---- debugfs ---- */
+
+static int mrc_msg_stats_show(struct seq_file *s, void *unused)
+{
+	int i;
+
+	for (i = 0; i < MS_NR; i++)
+		seq_printf(s, "%s %lld\n", mrc_msg_stat_names[i],
+			   atomic64_read(&mrc_msg_stats[i]));
+	seq_printf(s, "rx_buffer_bytes %lld\n",
+		   atomic64_read(&mrc_rx_bytes_used));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mrc_msg_stats);
+
+int mrc_msg_init(void)
+{
+	mrc_msg_debugfs = debugfs_create_dir("mrc", NULL);
+	debugfs_create_file("msg", 0444, mrc_msg_debugfs, NULL,
+			    &mrc_msg_stats_fops);
+	return 0;
+}
+
+void mrc_msg_exit(void)
+{
+	debugfs_remove_recursive(mrc_msg_debugfs);
+	WARN_ON(atomic64_read(&mrc_rx_bytes_used));
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * msg.h - reliable messages over a peer's paths: per-peer sender queue
+ * and receiver reassembly.  See msg.c for the design notes.
+ */
+#ifndef _MRC_MSG_H
+#define _MRC_MSG_H
+
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "sched.h"
+#include "wire.h"
+
+/* Path index in a peer: link * MRC_CM_MAX_QPS + entropy value (a u8). */
+#define MRC_MSG_NPATHS	(MRC_PEER_MAX_ADDRS * MRC_CM_MAX_QPS)
+
+struct mrc_peer;
+struct mrc_ud_qp;
+
+struct mrc_msg_peer {
+	/* ---- sender: everything here under peer->lock ---- */
+	struct list_head txq;		/* struct mrc_tx_msg, by msg id */
+	unsigned int ntx;
+	u32 epoch;			/* msg_id bits 63..32 */
+	u32 next_seq;			/* msg_id bits 31..0 of the next */
+	struct mrc_sched sched;
+	u32 inflight;			/* packets in flight, all messages */
+	u64 stuck_ns;			/* since when no path was usable */
+	bool ring_full;			/* a send ring said -EAGAIN */
+	struct list_head done;		/* finished: done() to be called */
+	struct hrtimer timer;		/* RTO and retry tick (soft) */
+	struct work_struct tx_work;	/* sends, RTOs, completions */
+	/* scratch for one SACK or scan, under peer->lock */
+	struct mrc_path *paths[MRC_MSG_NPATHS];
+	u32 ack_hi_us[MRC_MSG_NPATHS];
+	DECLARE_BITMAP(ack_seen, MRC_MSG_NPATHS);
+	DECLARE_BITMAP(left, MRC_MSG_NPATHS);
+
+	/* ---- receiver: everything here under rx_lock ---- */
+	spinlock_t rx_lock;
+	bool rx_dead;			/* peer going away: nothing new */
+	bool rx_epoch_valid;
+	u32 rx_epoch;			/* sender's epoch being received */
+	u32 rx_next;			/* next sequence number to deliver */
+	unsigned int nrx;		/* contexts: rxq + held + deliver */
+	struct list_head rxq;		/* struct mrc_rx_msg, incomplete */
+	struct list_head held;		/* complete, predecessors missing */
+	struct list_head deliver;	/* complete, in order, to deliver */
+	struct work_struct rx_work;	/* calls the endpoints' recv */
+};
+
+int mrc_msg_init(void);
+void mrc_msg_exit(void);
+
+/* Peer lifetime (peer.c): init at add; stop after peer->dead is set. */
+void mrc_msg_peer_init(struct mrc_peer *peer);
+void mrc_msg_peer_stop(struct mrc_peer *peer);
+
+/*
+ * Under peer->lock: path @i of link @l left the spray set, or is about to
+ * be torn down (@release): every packet in flight on it is resent
+ * elsewhere.  Call before a path is re-initialised or its link cleared.
+ */
+void mrc_msg_path_down(struct mrc_peer *peer, unsigned int l, unsigned int i,
+		       bool release);
+
+/* From proto.c (process context): accepted DATA, SACK, NACK packets. */
+enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
+				     const struct mrc_pkt *pkt);
+enum mrc_drop_reason mrc_msg_rx_sack(struct mrc_ud_qp *uqp, u32 src_qp,
+				     const struct mrc_pkt *pkt);
+enum mrc_drop_reason mrc_msg_rx_nack(struct mrc_ud_qp *uqp, u32 src_qp,
+				     const struct mrc_pkt *pkt);
+
+/* ep.c */
+struct mrc_ep;
+struct mrc_ep *mrc_ep_get(u16 port);
+void mrc_ep_put(struct mrc_ep *ep);
+void mrc_ep_deliver(struct mrc_ep *ep, u32 src_node, u16 src_port,
+		    const void *data, u32 len);
+void mrc_ep_sent_done(struct mrc_ep *ep);
+int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
+		 const void *buf, u32 len,
+		 void (*done)(void *ctx, int status), void *ctx);
+void mrc_ep_exit(void);
+
+#endif /* _MRC_MSG_H */

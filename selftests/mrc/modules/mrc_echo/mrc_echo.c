@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc_echo - example consumer of mrc's kernel API (mrc_api.h), used by
+ * selftests/mrc/transfer.sh.
+ *
+ * Opens port `port` (module parameter, default 7).  Commands written to
+ * /sys/kernel/debug/mrc_echo/ctl:
+ *
+ *   send NODE PORT COUNT MAXLEN SEED   queue COUNT messages of random
+ *                                      sizes 1..MAXLEN (at most 16 in
+ *                                      flight) from a work item
+ *   reset                              zero the counters
+ *
+ * /sys/kernel/debug/mrc_echo/stats prints the counters.  Every message's
+ * content is a function of its length and a per-message seed, so the
+ * receiver recomputes it independently: a message of at least 16 bytes
+ * starts with {magic, seq, seed, crc32 of the rest}; a shorter one is a
+ * pattern of its length only.  The receiver checks content, CRC and that
+ * the sequence numbers of each source only go up (in-order delivery).
+ */
+#include <linux/crc32.h>
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "mrc_api.h"
+
+static ushort port = 7;
+module_param(port, ushort, 0444);
+MODULE_PARM_DESC(port, "mrc port to open");
+
+#define ECHO_MAGIC	0x6d726345	/* "mrcE" */
+#define ECHO_WINDOW	16
+#define ECHO_MAX_NODES	64
+
+struct echo_hdr {
+	__le32 magic, seq, seed, crc;
+};
+
+static struct mrc_ep *echo_ep;
+static struct dentry *echo_dir;
+static DECLARE_WAIT_QUEUE_HEAD(echo_wq);
+static atomic_t echo_inflight;
+
+static atomic64_t st_sent, st_done_ok, st_done_err, st_send_err, st_rx,
+	st_rx_bytes, st_rx_bad, st_rx_order, st_tx_bytes;
+static u32 last_seq[ECHO_MAX_NODES];	/* per source node, under rx (serial) */
+static DEFINE_SPINLOCK(seq_lock);
+static u32 tx_seq;
+
+static struct {
+	struct work_struct work;
+	u32 node, count, maxlen, seed;
+	u16 port;
+	bool busy;
+} echo_job;
+
+static u32 echo_rand(u32 *s)
+{
+	/* xorshift32: the same sequence on both sides */
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static void echo_fill(u8 *p, u32 len, u32 seed)
+{
+	u32 s = seed ? seed : 1, i;
+
+	for (i = 0; i + 4 <= len; i += 4) {
+		u32 v = echo_rand(&s);
+
+		memcpy(p + i, &v, 4);
+	}
+	for (; i < len; i++)
+		p[i] = echo_rand(&s);
+}
+
+static void echo_make(u8 *buf, u32 len, u32 seq, u32 seed)
+{
+	struct echo_hdr h;
+	u32 i;
+
+	if (len < sizeof(h)) {
+		for (i = 0; i < len; i++)
+			buf[i] = (u8)(len * 31 + i * 7);
+		return;
+	}
+	echo_fill(buf + sizeof(h), len - sizeof(h), seed);
+	h.magic = cpu_to_le32(ECHO_MAGIC);
+	h.seq = cpu_to_le32(seq);
+	h.seed = cpu_to_le32(seed);
+	h.crc = cpu_to_le32(crc32_le(~0, buf + sizeof(h), len - sizeof(h)));
+	memcpy(buf, &h, sizeof(h));
+}
+
+/* Returns 0 if @data is what its sender made, else -EBADMSG. */
+static int echo_check(const u8 *data, u32 len, u32 *seq)
+{
+	struct echo_hdr h;
+	u8 *want;
+	u32 i, seed;
+	int ok;
+
+	*seq = 0;
+	if (len < sizeof(h)) {
+		for (i = 0; i < len; i++)
+			if (data[i] != (u8)(len * 31 + i * 7))
+				return -EBADMSG;
+		return 0;
+	}
+	memcpy(&h, data, sizeof(h));
+	if (le32_to_cpu(h.magic) != ECHO_MAGIC ||
+	    crc32_le(~0, data + sizeof(h), len - sizeof(h)) !=
+	    le32_to_cpu(h.crc))
+		return -EBADMSG;
+	*seq = le32_to_cpu(h.seq);
+	seed = le32_to_cpu(h.seed);
+	want = kvmalloc(len - sizeof(h) + 1, GFP_KERNEL);
+	if (!want)
+		return 0;	/* CRC checked; skip the full compare */
+	echo_fill(want, len - sizeof(h), seed);
+	ok = !memcmp(want, data + sizeof(h), len - sizeof(h));
+	kvfree(want);
+	return ok ? 0 : -EBADMSG;
+}
+
+static void echo_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
+		      u16 src_port, const void *data, u32 len)
+{
+	u32 seq;
+
+	atomic64_inc(&st_rx);
+	atomic64_add(len, &st_rx_bytes);
+	if (echo_check(data, len, &seq)) {
+		atomic64_inc(&st_rx_bad);
+		pr_err("mrc_echo: bad message from %u:%u, %u bytes\n",
+		       src_node, src_port, len);
+		return;
+	}
+	if (!seq)
+		return;
+	spin_lock(&seq_lock);
+	if (seq <= last_seq[src_node % ECHO_MAX_NODES]) {
+		atomic64_inc(&st_rx_order);
+		pr_err("mrc_echo: from %u: seq %u after %u\n", src_node, seq,
+		       last_seq[src_node % ECHO_MAX_NODES]);
+	}
+	last_seq[src_node % ECHO_MAX_NODES] = seq;
+	spin_unlock(&seq_lock);
+}
+
+static const struct mrc_ep_ops echo_ops = {
+	.recv = echo_recv,
+};
+
+static void echo_done(void *ctx, int status)
+{
+	if (status) {
+		atomic64_inc(&st_done_err);
+		pr_err("mrc_echo: send failed: %d\n", status);
+	} else {
+		atomic64_inc(&st_done_ok);
+	}
+	atomic_dec(&echo_inflight);
+	wake_up(&echo_wq);
+}
+
+static void echo_workfn(struct work_struct *work)
+{
+	u32 s = echo_job.seed ? echo_job.seed : 1, i;
+	u8 *buf = kvmalloc(echo_job.maxlen, GFP_KERNEL);
+
+	if (!buf)
+		goto out;
+	for (i = 0; i < echo_job.count; i++) {
+		u32 len = echo_rand(&s) % echo_job.maxlen + 1;
+		u32 seed = echo_rand(&s);
+		int err;
+
+		/* Mostly spread sizes, some tiny and some maximal. */
+		if (i % 10 == 1)
+			len = len % 64 + 1;
+		else if (i % 10 == 2)
+			len = echo_job.maxlen;
+		echo_make(buf, len, ++tx_seq, seed);
+		wait_event(echo_wq, atomic_read(&echo_inflight) < ECHO_WINDOW);
+		atomic_inc(&echo_inflight);
+		err = mrc_send(echo_ep, echo_job.node, echo_job.port, buf, len,
+			       echo_done, NULL);
+		if (err) {
+			atomic_dec(&echo_inflight);
+			atomic64_inc(&st_send_err);
+			pr_err("mrc_echo: mrc_send: %d\n", err);
+			continue;
+		}
+		atomic64_inc(&st_sent);
+		atomic64_add(len, &st_tx_bytes);
+	}
+	kvfree(buf);
+out:
+	WRITE_ONCE(echo_job.busy, false);
+}
+
+static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
+			      size_t n, loff_t *ppos)
+{
+	char cmd[96];
+	u32 node, p, count, maxlen, seed;
+
+	if (n >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, n))
+		return -EFAULT;
+	cmd[n] = 0;
+	if (!strncmp(cmd, "reset", 5)) {
+		atomic64_set(&st_sent, 0);
+		atomic64_set(&st_done_ok, 0);
+		atomic64_set(&st_done_err, 0);
+		atomic64_set(&st_send_err, 0);
+		atomic64_set(&st_rx, 0);
+		atomic64_set(&st_rx_bytes, 0);
+		atomic64_set(&st_rx_bad, 0);
+		atomic64_set(&st_rx_order, 0);
+		atomic64_set(&st_tx_bytes, 0);
+		return n;
+	}
+	if (sscanf(cmd, "send %u %u %u %u %u", &node, &p, &count, &maxlen,
+		   &seed) != 5 || !maxlen || maxlen > MRC_MSG_MAX_LEN ||
+	    p > 0xffff)
+		return -EINVAL;
+	if (READ_ONCE(echo_job.busy))
+		return -EBUSY;
+	echo_job.busy = true;
+	echo_job.node = node;
+	echo_job.port = p;
+	echo_job.count = count;
+	echo_job.maxlen = maxlen;
+	echo_job.seed = seed;
+	schedule_work(&echo_job.work);
+	return n;
+}
+
+static const struct file_operations echo_ctl_fops = {
+	.owner = THIS_MODULE,
+	.write = echo_ctl_write,
+};
+
+static int echo_stats_show(struct seq_file *s, void *unused)
+{
+	seq_printf(s, "busy %d\n", READ_ONCE(echo_job.busy));
+	seq_printf(s, "sent %lld\n", atomic64_read(&st_sent));
+	seq_printf(s, "tx_bytes %lld\n", atomic64_read(&st_tx_bytes));
+	seq_printf(s, "done_ok %lld\n", atomic64_read(&st_done_ok));
+	seq_printf(s, "done_err %lld\n", atomic64_read(&st_done_err));
+	seq_printf(s, "send_err %lld\n", atomic64_read(&st_send_err));
+	seq_printf(s, "rx %lld\n", atomic64_read(&st_rx));
+	seq_printf(s, "rx_bytes %lld\n", atomic64_read(&st_rx_bytes));
+	seq_printf(s, "rx_bad %lld\n", atomic64_read(&st_rx_bad));
+	seq_printf(s, "rx_order %lld\n", atomic64_read(&st_rx_order));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(echo_stats);
+
+static int __init echo_init(void)
+{
+	INIT_WORK(&echo_job.work, echo_workfn);
+	echo_ep = mrc_ep_open(port, &echo_ops, NULL);
+	if (IS_ERR(echo_ep))
+		return PTR_ERR(echo_ep);
+	echo_dir = debugfs_create_dir("mrc_echo", NULL);
+	debugfs_create_file("ctl", 0200, echo_dir, NULL, &echo_ctl_fops);
+	debugfs_create_file("stats", 0444, echo_dir, NULL, &echo_stats_fops);
+	return 0;
+}
+
+static void __exit echo_exit(void)
+{
+	debugfs_remove_recursive(echo_dir);
+	cancel_work_sync(&echo_job.work);
+	mrc_ep_close(echo_ep);	/* waits for every done() */
+}
+
+module_init(echo_init);
+module_exit(echo_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("mrc example consumer: checked random-size transfers");
