@@ -125,6 +125,13 @@ for t in "$HERE"/unit/*_test; do
 	relay "unit/${t##*/}: " "$LOGDIR/unit-${t##*/}.log"
 	[ $rc = 0 ] || result fail "unit/${t##*/} exit status $rc"
 done
+# Bounded libFuzzer runs of the wire parser (each fuzzer FUZZ_SECONDS).
+make -s -C "$HERE/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-15}" \
+	> "$LOGDIR/fuzz.log" 2>&1
+rc=$?
+relay "fuzz: " "$LOGDIR/fuzz.log"
+[ $rc = 0 ] || result fail "fuzz run exit status $rc"
+
 make -s -C tools check > "$LOGDIR/mrcctl-check.log" 2>&1
 rc=$?
 relay "mrcctl: " "$LOGDIR/mrcctl-check.log"
