@@ -161,6 +161,24 @@ static struct nlmsghdr *mrc_msg(char *buf, uint8_t cmd)
 	return start(buf, family, cmd, 0);
 }
 
+/* A request @cmd whose @type nest is left open in *@nest. */
+static struct nlmsghdr *nest_msg(char *buf, uint8_t cmd, uint16_t type,
+				 struct nlattr **nest)
+{
+	struct nlmsghdr *nlh = mrc_msg(buf, cmd);
+
+	*nest = mnl_attr_nest_start(nlh, type);
+	return nlh;
+}
+
+/* Closes @nest and sends @nlh; the outcome in @r. */
+static void send_nest(struct nlmsghdr *nlh, struct nlattr *nest,
+		      struct result *r)
+{
+	mnl_attr_nest_end(nlh, nest);
+	transact(nlh, r, NULL);
+}
+
 static void config_get(struct result *r)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -172,12 +190,12 @@ static void config_get(struct result *r)
 static void set_u32(uint16_t attr, uint32_t v, struct result *r)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mrc_msg(buf, MRC_CMD_CONFIG_SET);
-	struct nlattr *nest = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
+	struct nlattr *nest;
+	struct nlmsghdr *nlh = nest_msg(buf, MRC_CMD_CONFIG_SET, MRC_A_CONFIG,
+					&nest);
 
 	mnl_attr_put_u32(nlh, attr, v);
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, r, NULL);
+	send_nest(nlh, nest, r);
 }
 
 static bool refused(const struct result *r, int want_err)
@@ -210,27 +228,21 @@ static void bad_input(const struct result *before)
 	transact(mrc_msg(buf, MRC_CMD_CONFIG_SET), &r, NULL);
 	expect(&r, EINVAL, "config set without config nest");
 
-	nlh = mrc_msg(buf, MRC_CMD_CONFIG_SET);
-	nest = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, &r, NULL);
+	nlh = nest_msg(buf, MRC_CMD_CONFIG_SET, MRC_A_CONFIG, &nest);
+	send_nest(nlh, nest, &r);
 	expect(&r, EINVAL, "config set with empty config nest");
 
 	transact(mrc_msg(buf, MRC_CMD_RAIL_GET), &r, NULL);
 	expect(&r, EINVAL, "rail get without rail nest");
 
-	nlh = mrc_msg(buf, MRC_CMD_RAIL_GET);
-	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, &r, NULL);
+	nlh = nest_msg(buf, MRC_CMD_RAIL_GET, MRC_A_RAIL, &nest);
+	send_nest(nlh, nest, &r);
 	expect(&r, EINVAL, "rail get without id or name");
 
 	/* Unknown attributes. */
-	nlh = mrc_msg(buf, MRC_CMD_CONFIG_SET);
-	nest = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
+	nlh = nest_msg(buf, MRC_CMD_CONFIG_SET, MRC_A_CONFIG, &nest);
 	mnl_attr_put_u32(nlh, MRC_CONFIG_A_MAX + 7, 1);
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, &r, NULL);
+	send_nest(nlh, nest, &r);
 	expect(&r, EINVAL, "unknown knob attribute in config nest");
 
 	nlh = mrc_msg(buf, MRC_CMD_CONFIG_SET);
@@ -238,26 +250,20 @@ static void bad_input(const struct result *before)
 	transact(nlh, &r, NULL);
 	expect(&r, EINVAL, "unknown top-level attribute");
 
-	nlh = mrc_msg(buf, MRC_CMD_RAIL_GET);
-	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	nlh = nest_msg(buf, MRC_CMD_RAIL_GET, MRC_A_RAIL, &nest);
 	mnl_attr_put_u32(nlh, MRC_RAIL_A_MTU, 4096);
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, &r, NULL);
+	send_nest(nlh, nest, &r);
 	expect(&r, EINVAL, "read-only rail attribute in a request");
 
 	/* Wrong types. */
-	nlh = mrc_msg(buf, MRC_CMD_CONFIG_SET);
-	nest = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
+	nlh = nest_msg(buf, MRC_CMD_CONFIG_SET, MRC_A_CONFIG, &nest);
 	mnl_attr_put_u16(nlh, MRC_CONFIG_A_MAX_RAILS, 8);
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, &r, NULL);
+	send_nest(nlh, nest, &r);
 	expect(&r, EINVAL, "knob as u16 instead of u32");
 
-	nlh = mrc_msg(buf, MRC_CMD_CONFIG_SET);
-	nest = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
+	nlh = nest_msg(buf, MRC_CMD_CONFIG_SET, MRC_A_CONFIG, &nest);
 	mnl_attr_put_u64(nlh, MRC_CONFIG_A_MIN_MTU, 4096);
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, &r, NULL);
+	send_nest(nlh, nest, &r);
 	expect(&r, EINVAL, "knob as u64 instead of u32");
 
 	nlh = mrc_msg(buf, MRC_CMD_CONFIG_SET);
@@ -265,11 +271,9 @@ static void bad_input(const struct result *before)
 	transact(nlh, &r, NULL);
 	expect(&r, EINVAL, "string where the config nest belongs");
 
-	nlh = mrc_msg(buf, MRC_CMD_RAIL_GET);
-	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	nlh = nest_msg(buf, MRC_CMD_RAIL_GET, MRC_A_RAIL, &nest);
 	mnl_attr_put(nlh, MRC_RAIL_A_NAME, 4, "rxe0");	/* no NUL */
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, &r, NULL);
+	send_nest(nlh, nest, &r);
 	expect(&r, EINVAL, "rail name without NUL terminator");
 
 	/* Out of range. */
@@ -285,20 +289,16 @@ static void bad_input(const struct result *before)
 	      "extack says why: \"%s\"", r.msg);
 
 	/* All or nothing: one bad knob refuses the whole request. */
-	nlh = mrc_msg(buf, MRC_CMD_CONFIG_SET);
-	nest = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
+	nlh = nest_msg(buf, MRC_CMD_CONFIG_SET, MRC_A_CONFIG, &nest);
 	mnl_attr_put_u32(nlh, MRC_CONFIG_A_MAX_RAILS, rails + 3);
 	mnl_attr_put_u32(nlh, MRC_CONFIG_A_MIN_MTU, 3000);
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, &r, NULL);
+	send_nest(nlh, nest, &r);
 	expect(&r, EINVAL, "good + bad knob in one request");
 
 	/* Unknown rail, unknown command. */
-	nlh = mrc_msg(buf, MRC_CMD_RAIL_GET);
-	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	nlh = nest_msg(buf, MRC_CMD_RAIL_GET, MRC_A_RAIL, &nest);
 	mnl_attr_put_strz(nlh, MRC_RAIL_A_NAME, "nosuchdev:9");
-	mnl_attr_nest_end(nlh, nest);
-	transact(nlh, &r, NULL);
+	send_nest(nlh, nest, &r);
 	expect(&r, ENODEV, "rail get of a rail that does not exist");
 
 	transact(mrc_msg(buf, MRC_CMD_MAX + 10), &r, NULL);
