@@ -27,10 +27,10 @@
  *
  * Lifetime and locking.  mrc_peers is an RCU list (the receive path looks
  * peers up under RCU); writers hold mrc_peers_lock.  A peer is refcounted;
- * removal unlinks it, marks it dead (no more timer or work), then - without
- * any lock held, since rdma_destroy_id waits for running cm handlers -
- * destroys cm ids, address handles and rail references, and drops the list's
- * reference.  peer->lock (spin, BH) protects links and paths; sends happen
+ * removal unlinks it, marks it dead (no more timer or work), then - still
+ * under mrc_peers_lock, which no cm handler or peer work takes, so waiting
+ * in rdma_destroy_id for a running handler is safe - destroys cm ids,
+ * address handles and rail references, and drops the list's reference.  peer->lock (spin, BH) protects links and paths; sends happen
  * under it, so an address handle is never destroyed while in use.
  * Lock order: mrc_rails_lock -> mrc_peers_lock -> peer->lock -> QP locks.
  *
@@ -571,6 +571,12 @@ static void mrc_peer_destroy(struct mrc_peer *peer)
 	mrc_peer_put(peer);
 }
 
+/*
+ * A peer is destroyed under mrc_peers_lock, so that a rail going away
+ * (mrc_peers_rail_removed, same lock) never misses a dying peer's address
+ * handles on its PD.  Safe: no cm handler or work of a peer takes
+ * mrc_peers_lock.
+ */
 int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
 {
 	struct mrc_peer *peer, *found = NULL;
@@ -584,13 +590,15 @@ int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
 			break;
 		}
 	}
+	if (found) {
+		mrc_nl_peer_event(found, MRC_CMD_PEER_REMOVED);
+		mrc_peer_destroy(found);
+	}
 	mutex_unlock(&mrc_peers_lock);
 	if (!found) {
 		NL_SET_ERR_MSG(extack, "no such peer");
 		return -ENOENT;
 	}
-	mrc_nl_peer_event(found, MRC_CMD_PEER_REMOVED);
-	mrc_peer_destroy(found);
 	pr_info("mrc: peer %u removed\n", node);
 	return 0;
 }
@@ -876,18 +884,13 @@ void mrc_peer_exit(void)
 	struct mrc_peer *peer;
 
 	rdma_destroy_id(mrc_cm_listener);
-	for (;;) {
-		mutex_lock(&mrc_peers_lock);
-		peer = list_first_entry_or_null(&mrc_peers,
-						struct mrc_peer, node);
-		if (peer) {
-			list_del_rcu(&peer->node);
-			mrc_npeers--;
-		}
-		mutex_unlock(&mrc_peers_lock);
-		if (!peer)
-			break;
+	mutex_lock(&mrc_peers_lock);
+	while ((peer = list_first_entry_or_null(&mrc_peers,
+						struct mrc_peer, node))) {
+		list_del_rcu(&peer->node);
+		mrc_npeers--;
 		mrc_peer_destroy(peer);
 	}
+	mutex_unlock(&mrc_peers_lock);
 	rcu_barrier();	/* kvfree_rcu callbacks run before the module goes */
 }
