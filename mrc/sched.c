@@ -10,9 +10,16 @@
  * after the cursor and moves the cursor past it, so over any run of picks
  * with a fixed candidate set every candidate gets the same count +-1, and
  * a path that comes back to ACTIVE gets its turn in the very next round.
- * Issue 5's policies add a case that scans the candidates and keeps the
- * best by their key (inflight bytes, srtt, a load score, a rail weight),
- * breaking ties in cursor order so that equal paths still share evenly.
+ * Weighted round-robin adds a round counter: round k skips the paths of
+ * weight <= k, so one cycle of W rounds gives each path its weight in
+ * picks, without per-path state.  The other policies scan the candidates
+ * once, keeping the least cost per weight (cross-multiplied, so no
+ * division) and the stalest path for exploration, breaking ties in
+ * cursor order so that equal paths still share evenly.  Formulas and
+ * their bounds are in sched.h.
+ *
+ * The class filter is a second pass only when the first finds nothing:
+ * the common case (class rails alive, or no isolation) costs one scan.
  *
  * With no candidate the answer is "none" (-EAGAIN): every non-ACTIVE path
  * that can be probed already has a probe due, so the caller just waits for
@@ -29,15 +36,37 @@
  */
 #include "sched.h"
 
+/* One pick's inputs, passed down the helpers. */
+struct mrc_sched_ctx {
+	const struct mrc_sched_params *sp;
+	struct mrc_path *const *paths;
+	u32 n;
+	u32 cls;
+	u32 len;
+	u64 now;
+	bool floor;		/* the min_active floor is on */
+	bool any_rail;		/* fallback: ignore the class's rail set */
+};
+
 void mrc_sched_params_default(struct mrc_sched_params *sp)
 {
+	unsigned int i;
+
 	sp->policy = MRC_SCHED_DEF_POLICY;
 	sp->min_active = MRC_SCHED_DEF_MIN_ACTIVE;
 	sp->recent_ns = MRC_SCHED_DEF_RECENT_NS;
+	sp->explore_every = MRC_SCHED_DEF_EXPLORE_EVERY;
+	sp->explore_ns = MRC_SCHED_DEF_EXPLORE_NS;
+	for (i = 0; i < MRC_SCHED_MAX_RAILS; i++)
+		sp->weight[i] = MRC_SCHED_WEIGHT_DEF;
+	for (i = 0; i < MRC_SCHED_CLASS_NR; i++)
+		sp->class_rails[i] = MRC_SCHED_RAILS_ALL;
 }
 
 int mrc_sched_params_check(const struct mrc_sched_params *sp, const char **why)
 {
+	unsigned int i, c;
+
 	if (sp->policy >= MRC_SCHED_POLICY_NR) {
 		*why = "unknown scheduling policy";
 		return -EINVAL;
@@ -46,12 +75,39 @@ int mrc_sched_params_check(const struct mrc_sched_params *sp, const char **why)
 		*why = "recent interval above 4 s";
 		return -EINVAL;
 	}
+	if (sp->explore_ns > MRC_SCHED_EXPLORE_MAX_NS) {
+		*why = "exploration interval above 4 s";
+		return -EINVAL;
+	}
+	for (i = 0; i < MRC_SCHED_MAX_RAILS; i++) {
+		if (sp->weight[i] > MRC_SCHED_WEIGHT_MAX) {
+			*why = "rail weight above 100";
+			return -EINVAL;
+		}
+	}
+	for (c = 0; c < MRC_SCHED_CLASS_NR; c++) {
+		u64 m = sp->class_rails[c];
+
+		if (!m) {
+			*why = "traffic class mapped to no rail";
+			return -EINVAL;
+		}
+		if (m == MRC_SCHED_RAILS_ALL)
+			continue;
+		for (i = 0; i < MRC_SCHED_MAX_RAILS; i++)
+			if (((m >> i) & 1) && sp->weight[i])
+				break;
+		if (i == MRC_SCHED_MAX_RAILS) {
+			*why = "traffic class mapped only to rails of weight 0";
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
 void mrc_sched_init(struct mrc_sched *s)
 {
-	s->cursor = 0;
+	memset(s, 0, sizeof(*s));
 }
 
 bool mrc_sched_candidate(const struct mrc_path *p,
@@ -79,50 +135,301 @@ u32 mrc_sched_count(struct mrc_path *const *paths, u32 n,
 	return c;
 }
 
-static int mrc_sched_rr(struct mrc_sched *s, const struct mrc_sched_params *sp,
-			struct mrc_path *const *paths, u32 n, bool floor,
-			u64 now)
+u32 mrc_sched_weight(const struct mrc_sched_params *sp,
+		     const struct mrc_path *p)
 {
-	u32 i, idx;
+	if (p->local_rail < MRC_SCHED_MAX_RAILS)
+		return sp->weight[p->local_rail];
+	return MRC_SCHED_WEIGHT_DEF;
+}
 
-	if (s->cursor >= n)
-		s->cursor = 0;
-	for (i = 0; i < n; i++) {
-		idx = s->cursor + i;
-		if (idx >= n)
-			idx -= n;
-		if (mrc_sched_candidate(paths[idx], sp, floor, now)) {
-			s->cursor = idx + 1;
+bool mrc_sched_in_class(const struct mrc_sched_params *sp, u32 cls,
+			const struct mrc_path *p)
+{
+	u64 m = sp->class_rails[cls];
+
+	if (m == MRC_SCHED_RAILS_ALL)
+		return true;
+	return p->local_rail < MRC_SCHED_MAX_RAILS &&
+	       ((m >> p->local_rail) & 1);
+}
+
+/* R_i: min(srtt, latest sample), or the stand-in before any sample. */
+static u32 mrc_sched_rtt(const struct mrc_path *p)
+{
+	u32 r = p->rtt.srtt_ns;
+
+	if (!mrc_rtt_valid(&p->rtt))
+		return MRC_SCHED_RTT_UNKNOWN_NS;
+	if (p->rtt.last_ns < r)
+		r = p->rtt.last_ns;
+	return r;
+}
+
+/* Q(x): (x >> 10) + 1 kept to MRC_SCHED_RTT_BITS significant bits. */
+static u32 mrc_sched_quant(u32 ns)
+{
+	u32 v = (ns >> 10) + 1, sh;
+
+	if (v < (1u << MRC_SCHED_RTT_BITS))
+		return v;
+	sh = 32 - __builtin_clz(v) - MRC_SCHED_RTT_BITS;
+	return (v >> sh) << sh;
+}
+
+/* B_i: bytes in flight plus this packet (at least 1), capped. */
+static u32 mrc_sched_bytes(const struct mrc_path *p, u32 len)
+{
+	u64 b;
+
+	if (p->inflight_bytes >= U32_MAX)
+		return U32_MAX;
+	b = p->inflight_bytes + (len ? len : 1);
+	return b < U32_MAX ? (u32)b : U32_MAX;
+}
+
+u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len)
+{
+	u32 loss;
+
+	switch (policy) {
+	case MRC_SCHED_MIN_INFLIGHT:
+		return mrc_sched_bytes(p, len);
+	case MRC_SCHED_MIN_LATENCY:
+		return mrc_sched_quant(mrc_sched_rtt(p));
+	case MRC_SCHED_LOAD_AWARE:
+		loss = p->consec_loss < MRC_SCHED_LOSS_CAP ?
+		       p->consec_loss : MRC_SCHED_LOSS_CAP;
+		return (u64)mrc_sched_bytes(p, len) *
+		       mrc_sched_quant(mrc_sched_rtt(p)) * (1 + loss);
+	default:
+		return 0;
+	}
+}
+
+/* The weight of paths[idx] if it may be picked now, else 0. */
+static u32 mrc_sched_usable(const struct mrc_sched_ctx *c, u32 idx)
+{
+	const struct mrc_path *p = c->paths[idx];
+
+	if (!mrc_sched_candidate(p, c->sp, c->floor, c->now))
+		return 0;
+	if (!c->any_rail && !mrc_sched_in_class(c->sp, c->cls, p))
+		return 0;
+	return mrc_sched_weight(c->sp, p);
+}
+
+/* Interleaved weighted round-robin; see sched.h. */
+static int mrc_sched_rr(struct mrc_sched *s, const struct mrc_sched_ctx *c)
+{
+	u32 i, idx, w, maxw = 0, round = s->round, start = s->cursor;
+
+	for (i = 0; i < c->n; i++) {
+		w = mrc_sched_usable(c, i);
+		if (w > maxw)
+			maxw = w;
+	}
+	if (!maxw)
+		return -EAGAIN;
+	if (start >= c->n) {		/* the last round ended */
+		start = 0;
+		round++;
+	}
+	if (round >= maxw)
+		round = 0;
+	/*
+	 * The rest of this round, then the next from index 0: a round
+	 * below maxw always has the heaviest path, so 2n steps suffice.
+	 */
+	idx = start;
+	for (i = 0; i < 2 * c->n; i++) {
+		if (idx >= c->n) {
+			idx = 0;
+			if (++round >= maxw)
+				round = 0;
+		}
+		if (mrc_sched_usable(c, idx) > round) {
+			s->round = round;
 			return (int)idx;
 		}
+		idx++;
 	}
-	return -EAGAIN;
+	return -EAGAIN;		/* not reached */
+}
+
+/* Whether @p has been silent, with nothing in flight, for explore_ns. */
+static bool mrc_sched_stale(const struct mrc_sched_ctx *c,
+			    const struct mrc_path *p)
+{
+	if (p->inflight_pkts)
+		return false;
+	if (!p->ok_seen)
+		return true;
+	return p->last_ok_ns <= c->now &&
+	       c->now - p->last_ok_ns >= c->sp->explore_ns;
+}
+
+/* @a has older news than @b (never heard from is oldest). */
+static bool mrc_sched_staler(const struct mrc_path *a,
+			     const struct mrc_path *b)
+{
+	if (!a->ok_seen)
+		return b->ok_seen;
+	return b->ok_seen && a->last_ok_ns < b->last_ok_ns;
+}
+
+/* Least cost per weight; exploration of stale paths.  See sched.h. */
+static int mrc_sched_best(struct mrc_sched *s, const struct mrc_sched_ctx *c,
+			  u32 policy, u8 *flags)
+{
+	const struct mrc_sched_params *sp = c->sp;
+	bool explore = (policy == MRC_SCHED_MIN_LATENCY ||
+			policy == MRC_SCHED_LOAD_AWARE) &&
+		       sp->explore_every && s->explore + 1 >= sp->explore_every;
+	int best = -1, stale = -1;
+	u64 bc = 0, cost;
+	u32 i, idx, w, bw = 0;
+
+	idx = s->cursor < c->n ? s->cursor : 0;
+	for (i = 0; i < c->n; i++, idx++) {
+		const struct mrc_path *p;
+
+		if (idx >= c->n)
+			idx = 0;
+		w = mrc_sched_usable(c, idx);
+		if (!w)
+			continue;
+		p = c->paths[idx];
+		cost = mrc_sched_cost(policy, p, c->len);
+		if (best < 0 || cost * bw < bc * w) {
+			best = (int)idx;
+			bc = cost;
+			bw = w;
+		}
+		if (explore && mrc_sched_stale(c, p) &&
+		    (stale < 0 || mrc_sched_staler(p, c->paths[stale])))
+			stale = (int)idx;
+	}
+	if (stale >= 0 && stale != best) {
+		*flags |= MRC_SCHED_F_EXPLORE;
+		return stale;
+	}
+	return best < 0 ? -EAGAIN : best;
+}
+
+static int mrc_sched_run(struct mrc_sched *s, const struct mrc_sched_ctx *c,
+			 u8 *flags)
+{
+	if (c->sp->policy == MRC_SCHED_ROUND_ROBIN)
+		return mrc_sched_rr(s, c);
+	return mrc_sched_best(s, c, c->sp->policy, flags);
+}
+
+int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
+		     struct mrc_path *const *paths, u32 n, u32 cls, u32 len,
+		     u64 now, struct mrc_sched_res *res)
+{
+	struct mrc_sched_ctx c = {
+		.sp = sp, .paths = paths, .n = n, .cls = cls, .len = len,
+		.now = now,
+	};
+	u32 policy = sp->policy, bit;
+	u8 flags = 0;
+	int idx;
+
+	if (n > INT_MAX || policy >= MRC_SCHED_POLICY_NR ||
+	    cls >= MRC_SCHED_CLASS_NR)
+		return -EINVAL;
+	if (sp->min_active)
+		c.floor = mrc_sched_count(paths, n, MRC_PATH_ACTIVE) <
+			  sp->min_active;
+	if (c.floor)
+		flags |= MRC_SCHED_F_FLOOR;
+
+	idx = mrc_sched_run(s, &c, &flags);
+	if (idx == -EAGAIN && sp->class_rails[cls] != MRC_SCHED_RAILS_ALL) {
+		c.any_rail = true;
+		idx = mrc_sched_run(s, &c, &flags);
+		if (idx >= 0)
+			flags |= MRC_SCHED_F_FALLBACK;
+	}
+	if (idx < 0)
+		return idx;
+
+	bit = 1u << cls;
+	if (!(flags & MRC_SCHED_F_FALLBACK) != !(s->fallback & bit)) {
+		flags |= MRC_SCHED_F_FALLBACK_CHANGED;
+		s->fallback ^= bit;
+	}
+	if (flags & MRC_SCHED_F_FALLBACK)
+		s->fallbacks++;
+	if (flags & MRC_SCHED_F_EXPLORE) {
+		s->explores++;
+		s->explore = 0;
+	} else if (s->explore != U32_MAX) {
+		s->explore++;
+	}
+	s->cursor = (u32)idx + 1;
+	s->picks[policy]++;
+	res->path = (u32)idx;
+	res->policy = (u8)policy;
+	res->flags = flags;
+	return idx;
 }
 
 int mrc_sched_pick(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		   struct mrc_path *const *paths, u32 n, u64 now)
 {
-	bool floor = false;
+	struct mrc_sched_res res;
 
-	if (n > INT_MAX)
-		return -EINVAL;
-	if (sp->min_active)
-		floor = mrc_sched_count(paths, n, MRC_PATH_ACTIVE) <
-			sp->min_active;
-
-	switch (sp->policy) {
-	case MRC_SCHED_ROUND_ROBIN:
-		return mrc_sched_rr(s, sp, paths, n, floor, now);
-	default:
-		return -EINVAL;
-	}
+	return mrc_sched_select(s, sp, paths, n, MRC_SCHED_CLASS_DEFAULT, 0,
+				now, &res);
 }
+
+static const char * const mrc_sched_policy_names[MRC_SCHED_POLICY_NR] = {
+	[MRC_SCHED_ROUND_ROBIN]		= "round-robin",
+	[MRC_SCHED_MIN_INFLIGHT]	= "min-inflight",
+	[MRC_SCHED_MIN_LATENCY]		= "min-latency",
+	[MRC_SCHED_LOAD_AWARE]		= "load-aware",
+};
+
+static const char * const mrc_sched_class_names[MRC_SCHED_CLASS_NR] = {
+	[MRC_SCHED_CLASS_DEFAULT]	= "default",
+	[MRC_SCHED_CLASS_LATENCY]	= "latency",
+	[MRC_SCHED_CLASS_BULK]		= "bulk",
+	[MRC_SCHED_CLASS_BACKGROUND]	= "background",
+};
 
 const char *mrc_sched_policy_name(unsigned int policy)
 {
-	static const char * const names[MRC_SCHED_POLICY_NR] = {
-		[MRC_SCHED_ROUND_ROBIN] = "round-robin",
-	};
+	return policy < MRC_SCHED_POLICY_NR ?
+	       mrc_sched_policy_names[policy] : NULL;
+}
 
-	return policy < MRC_SCHED_POLICY_NR ? names[policy] : NULL;
+const char *mrc_sched_class_name(unsigned int cls)
+{
+	return cls < MRC_SCHED_CLASS_NR ? mrc_sched_class_names[cls] : NULL;
+}
+
+static int mrc_sched_lookup(const char * const *names, unsigned int nr,
+			    const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(names[i], name))
+			return (int)i;
+	return -EINVAL;
+}
+
+int mrc_sched_policy_parse(const char *name)
+{
+	return mrc_sched_lookup(mrc_sched_policy_names, MRC_SCHED_POLICY_NR,
+				name);
+}
+
+int mrc_sched_class_parse(const char *name)
+{
+	return mrc_sched_lookup(mrc_sched_class_names, MRC_SCHED_CLASS_NR,
+				name);
 }

@@ -1,13 +1,79 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sched.h - path scheduler: which of a peer's paths carries the next
- * packet.  Kernel-agnostic; the caller serialises calls per peer (the
+ * packet.  Kernel-agnostic, deterministic (no clock, no randomness: the
+ * same paths, parameters, state and arguments give the same pick), integer
+ * only and without division.  The caller serialises calls per peer (the
  * same lock that guards the peer's paths).
  *
- * The scheduler only chooses.  The caller sends on the chosen path,
- * records the path in the packet and accounts it there
- * (mrc_path_inflight_add()); since the accounting is per path and not per
- * policy, changing the policy live cannot unbalance it.
+ * Picking is three steps:
+ *
+ *  1. Candidates: mrc_sched_candidate() (ACTIVE, or the min_active floor),
+ *     the same for every policy, minus paths whose local rail has weight 0
+ *     ("never").
+ *  2. Class filter (rail isolation): only paths whose local rail is in the
+ *     traffic class's rail set.  If none of those is a candidate, all
+ *     candidates are used instead and the result says so
+ *     (MRC_SCHED_F_FALLBACK; MRC_SCHED_F_FALLBACK_CHANGED on the first
+ *     such pick and on the first pick back on the class's own rails, so
+ *     that the caller emits one event per transition, not per packet).
+ *  3. Policy: which of the remaining paths wins.
+ *
+ * Accounting: the scheduler only chooses.  The caller sends on the chosen
+ * path and accounts the packet on that path (mrc_path_inflight_add(), and
+ * mrc_path_inflight_sub() when it is acked, lost or released) whatever the
+ * policy: per-path inflight is the same counter under every policy, and no
+ * policy keeps an inflight count of its own, so changing the policy (or
+ * weights, or classes) while packets are in flight cannot unbalance it.
+ * The result carries the policy that chose the path (res.policy); the
+ * caller stores that tag with the packet and charges any per-policy
+ * statistics (e.g. share of traffic per policy) to the tag, never to the
+ * policy current when the packet completes (the rtrs min-inflight lesson).
+ *
+ * Policies (cost c_i of path i, weight w_i of its local rail, 1..100; the
+ * winner has the least c_i / w_i, compared as c_i * w_j < c_j * w_i; ties
+ * go to the first path at or after the cursor, which then moves past the
+ * winner, so equal paths take turns):
+ *
+ *  round-robin   Interleaved weighted round-robin: in round k
+ *                (0 <= k < W, W the largest weight among the paths left
+ *                by steps 1-2) the paths with w_i > k take one turn each,
+ *                in index order.  Over W rounds path i gets exactly w_i
+ *                picks; with equal weights this is plain spray (+-1).
+ *  min-inflight  c_i = B_i, the bytes in flight on path i plus this
+ *                packet's length (at least 1), capped at U32_MAX.
+ *                Equilibrium: B_i proportional to w_i.
+ *  min-latency   c_i = Q(R_i), the path's RTT (below), quantised.
+ *                Everything goes to the fastest paths (near-ties share).
+ *  load-aware    c_i = B_i * Q(R_i) * (1 + min(L_i, 7)), L_i the path's
+ *                losses since its last ACK (consec_loss).  Under load
+ *                B_i * R_i equalises, so path i carries a rate
+ *                proportional to w_i / (R_i^2 * (1 + L_i)): a path 10x
+ *                slower gets ~1/100 of a fast path's packets, a queue
+ *                building on a congested path (B_i and R_i up) sheds
+ *                load at once; idle paths compete on RTT alone.  The
+ *                default to be, once the kernel caller passes lengths.
+ *
+ *  R_i = min(srtt, latest sample) in ns (an RTT that just dropped counts
+ *  at once: a path that recovers is believed on its first fast sample,
+ *  one that slows down is believed as srtt catches up), or
+ *  MRC_SCHED_RTT_UNKNOWN_NS before any sample.  Q(x) = (x >> 10) + 1
+ *  rounded down to MRC_SCHED_RTT_BITS significant bits (12.5-25% steps,
+ *  so paths within noise of each other tie and take turns).  Bounds:
+ *  B < 2^32, Q < 2^20, (1 + L) <= 8, w <= 255: every product fits a u64.
+ *
+ * Exploration (min-latency and load-aware; off with explore_every = 0):
+ * a policy that prefers fast paths stops sending on slow ones, and without
+ * traffic their RTT is never measured again, so they would never win
+ * traffic back.  A path is stale when nothing is in flight on it and it
+ * has had no news (ACK or probe reply) for explore_ns.  When a stale path
+ * exists and at least explore_every - 1 picks went by since the last
+ * exploration, the next pick goes to the stalest one (no news ever first,
+ * then the oldest news) and says MRC_SCHED_F_EXPLORE.  So exploration
+ * takes at most one pick in explore_every, and a slow path that speeds up
+ * (or an ASSUMED_BAD one that answers probes again) gets a fresh sample
+ * within explore_ns + its RTT + explore_every picks, after which it
+ * competes on its new RTT.
  */
 #ifndef _MRC_SCHED_H
 #define _MRC_SCHED_H
@@ -15,41 +81,113 @@
 #include "compat.h"
 #include "path.h"
 
-/*
- * Values are stable: they may be exported (netlink, sysfs).  Issue 5's
- * policies (min-inflight, min-latency, load-aware) are appended here, each
- * one more case in mrc_sched_pick(); they choose among the same candidates
- * (mrc_sched_candidate()) and differ only in which one wins.
- */
+/* Values are stable: they may be exported (netlink, sysfs). */
 enum mrc_sched_policy {
-	MRC_SCHED_ROUND_ROBIN	= 0,	/* plain spray over ACTIVE paths */
+	MRC_SCHED_ROUND_ROBIN	= 0,	/* weighted spray over the paths */
+	MRC_SCHED_MIN_INFLIGHT	= 1,	/* least bytes in flight */
+	MRC_SCHED_MIN_LATENCY	= 2,	/* least RTT */
+	MRC_SCHED_LOAD_AWARE	= 3,	/* inflight x RTT x recent loss */
 	MRC_SCHED_POLICY_NR
 };
+
+/*
+ * Traffic classes.  Values are stable.  DEFAULT is traffic that did not
+ * choose one; each class has its own rail set (all rails by default).
+ */
+enum mrc_sched_class {
+	MRC_SCHED_CLASS_DEFAULT		= 0,
+	MRC_SCHED_CLASS_LATENCY		= 1,
+	MRC_SCHED_CLASS_BULK		= 2,
+	MRC_SCHED_CLASS_BACKGROUND	= 3,
+	MRC_SCHED_CLASS_NR
+};
+
+/*
+ * Rails with a weight and a place in class rail sets: local rail ids
+ * 0..63 (the max_rails knob's default; rail ids are allocated lowest
+ * first).  A rail with a higher id has weight MRC_SCHED_WEIGHT_DEF and is
+ * only in rail sets equal to MRC_SCHED_RAILS_ALL.
+ */
+#define MRC_SCHED_MAX_RAILS		64
+#define MRC_SCHED_RAILS_ALL		U64_MAX
+#define MRC_SCHED_WEIGHT_MAX		100
+#define MRC_SCHED_WEIGHT_DEF		100
+
+/* R_i of a path without an RTT sample: rtt.h's rto_init default. */
+#define MRC_SCHED_RTT_UNKNOWN_NS	10000000U
+#define MRC_SCHED_RTT_BITS		3
+/* Cap of L_i in the load-aware cost. */
+#define MRC_SCHED_LOSS_CAP		7
 
 struct mrc_sched_params {
 	u32 policy;		/* enum mrc_sched_policy */
 	/*
 	 * Floor (MRC 1.0's ev_min_active).  0 = off, the default.  While
-	 * fewer than min_active paths are ACTIVE, ASSUMED_BAD paths that
-	 * were acked after they left the spray set, within the last
-	 * recent_ns, are candidates too.
+	 * fewer than min_active paths (of all the peer's paths) are ACTIVE,
+	 * ASSUMED_BAD paths that were acked after they left the spray set,
+	 * within the last recent_ns, are candidates too.
 	 */
 	u32 min_active;
 	u32 recent_ns;
+	u32 explore_every;	/* picks per exploration at most; 0 = off */
+	u32 explore_ns;		/* no news for this long: stale */
+	/* Weight by local rail id: 0 = never used, 1..100. */
+	u8 weight[MRC_SCHED_MAX_RAILS];
+	/* Rail set of each class: bit r = local rail id r. */
+	u64 class_rails[MRC_SCHED_CLASS_NR];
 };
 
+/*
+ * Defaults.  Policy: round-robin until the kernel caller passes packet
+ * lengths and classes (then load-aware).  Exploration: at most 1 pick in
+ * 64 (1.6% of the traffic, far below a p95), for paths silent for 10 ms
+ * (the probe interval): with 4 KiB messages at a few thousand per second
+ * a recovered path is back in well under the 1 s issue 5 asks for.
+ */
 #define MRC_SCHED_DEF_POLICY		MRC_SCHED_ROUND_ROBIN
 #define MRC_SCHED_DEF_MIN_ACTIVE	0
 #define MRC_SCHED_DEF_RECENT_NS		10000000U	/* one probe interval */
 #define MRC_SCHED_RECENT_MAX_NS		4000000000U
+#define MRC_SCHED_DEF_EXPLORE_EVERY	64
+#define MRC_SCHED_DEF_EXPLORE_NS	10000000U
+#define MRC_SCHED_EXPLORE_MAX_NS	4000000000U
+
+/* mrc_sched_res.flags */
+#define MRC_SCHED_F_FALLBACK		0x01	/* class's rails unusable:
+						 * picked among all rails
+						 */
+#define MRC_SCHED_F_FALLBACK_CHANGED	0x02	/* F_FALLBACK differs from
+						 * this class's last pick
+						 */
+#define MRC_SCHED_F_EXPLORE		0x04	/* exploration pick */
+#define MRC_SCHED_F_FLOOR		0x08	/* the min_active floor was on */
+
+/* What mrc_sched_select() chose. */
+struct mrc_sched_res {
+	u32 path;		/* index in paths[] */
+	u8 policy;		/* tag: the policy that chose; store it with
+				 * the packet
+				 */
+	u8 flags;		/* MRC_SCHED_F_* */
+};
 
 /* Per-peer scheduler state.  All-zero is a valid initial state. */
 struct mrc_sched {
-	u32 cursor;		/* round-robin: index to try first */
+	u32 cursor;		/* index to try first */
+	u32 round;		/* round-robin: the weighted round */
+	u32 explore;		/* picks since the last exploration (sat.) */
+	u32 fallback;		/* bit c: class c's last pick fell back */
+	u64 picks[MRC_SCHED_POLICY_NR];	/* successful picks by policy */
+	u64 fallbacks;		/* picks with F_FALLBACK */
+	u64 explores;		/* picks with F_EXPLORE */
 };
 
 void mrc_sched_params_default(struct mrc_sched_params *sp);
-/* 0 if @sp is usable; else -EINVAL with *why set to a static reason. */
+/*
+ * 0 if @sp is usable; else -EINVAL with *why set to a static reason:
+ * unknown policy, interval out of range, weight above 100, a class with
+ * an empty rail set or whose rails all have weight 0.
+ */
 int mrc_sched_params_check(const struct mrc_sched_params *sp, const char **why);
 
 void mrc_sched_init(struct mrc_sched *s);
@@ -58,6 +196,7 @@ void mrc_sched_init(struct mrc_sched *s);
  * Whether @p may carry the next packet at @now: ACTIVE, or with @floor
  * (fewer ACTIVE paths than min_active) ASSUMED_BAD with an ACK after it
  * left, no older than recent_ns.  NULL slots are never candidates.
+ * Weights and classes are not considered here.
  */
 bool mrc_sched_candidate(const struct mrc_path *p,
 			 const struct mrc_sched_params *sp, bool floor, u64 now);
@@ -66,16 +205,42 @@ bool mrc_sched_candidate(const struct mrc_path *p,
 u32 mrc_sched_count(struct mrc_path *const *paths, u32 n,
 		    enum mrc_path_state state);
 
+/* The weight of @p's local rail under @sp (0..255; 0 = never). */
+u32 mrc_sched_weight(const struct mrc_sched_params *sp,
+		     const struct mrc_path *p);
+/* Whether @p's local rail is in class @cls's rail set (@cls < NR). */
+bool mrc_sched_in_class(const struct mrc_sched_params *sp, u32 cls,
+			const struct mrc_path *p);
+
 /*
- * Picks the path for the next packet among @paths[0..n) (one peer's
- * paths; NULL slots allowed) at @now.  Returns its index, -EAGAIN if no
- * path may be used now (the caller waits: probes are already due), or
- * -EINVAL for an unknown policy or n > INT_MAX.
+ * The policy's cost c_i of sending @len bytes on @p now (see above); the
+ * round-robin cost is 0.  For tests and for showing in mrcctl.
  */
+u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len);
+
+/*
+ * Picks the path for the next packet of class @cls, @len bytes, among
+ * @paths[0..n) (one peer's paths; NULL slots allowed) at @now.  Returns
+ * the path's index (also in @res, with the policy tag and flags), -EAGAIN
+ * if no path may be used now, not even by falling back (the caller waits:
+ * probes are already due), or -EINVAL for an unknown policy or class or
+ * n > INT_MAX; on error @res and @s are untouched.  Without a class
+ * (MRC_SCHED_CLASS_DEFAULT mapped to all rails), one scan of @paths.
+ */
+int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
+		     struct mrc_path *const *paths, u32 n, u32 cls, u32 len,
+		     u64 now, struct mrc_sched_res *res);
+
+/* mrc_sched_select() for the default class and an unknown length. */
 int mrc_sched_pick(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		   struct mrc_path *const *paths, u32 n, u64 now);
 
-/* "round-robin"; NULL if out of range. */
+/* "round-robin", "min-inflight", ...; NULL if out of range. */
 const char *mrc_sched_policy_name(unsigned int policy);
+/* "default", "latency", "bulk", "background"; NULL if out of range. */
+const char *mrc_sched_class_name(unsigned int cls);
+/* The value of a policy or class name, or -EINVAL. */
+int mrc_sched_policy_parse(const char *name);
+int mrc_sched_class_parse(const char *name);
 
 #endif /* _MRC_SCHED_H */
