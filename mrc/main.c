@@ -12,6 +12,7 @@
 #include <linux/moduleparam.h>
 #include <net/genetlink.h>
 
+#include "chardev.h"
 #include "mrc.h"
 #include "msg.h"
 #include "peer.h"
@@ -141,10 +142,15 @@ static int __init mrc_init(void)
 	err = mrc_peer_init();
 	if (err)
 		goto err_msg;
+	err = mrc_dev_init();
+	if (err)
+		goto err_peer;
 	pr_info("mrc: loaded (netlink family \"%s\" v%d)\n", MRC_GENL_NAME,
 		MRC_GENL_VERSION);
 	return 0;
 
+err_peer:
+	mrc_peer_exit();
 err_msg:
 	mrc_msg_exit();
 err_rail:
@@ -163,8 +169,10 @@ static void __exit mrc_exit(void)
 	/*
 	 * Peers first (they hold rails, address handles and messages), then
 	 * endpoints (consumers hold module references: none are left), then
-	 * rails (their removal still sends events), then netlink.
+	 * rails (their removal still sends events), then netlink.  /dev/mrc
+	 * goes first: its open files hold module references, none are left.
 	 */
+	mrc_dev_exit();
 	mrc_peer_exit();
 	mrc_ep_exit();
 	mrc_msg_exit();

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * chardev.c - /dev/mrc: one open file is one endpoint of the kernel API
+ * (mrc_api.h), for user space.  The ABI is the "/dev/mrc" section of
+ * uapi/linux/mrc.h; Documentation/mrc/devmrc.rst describes it.
+ *
+ * Design notes
+ *
+ * A file starts unbound; MRC_IOC_BIND opens the endpoint (mrc_ep_open)
+ * and publishes it with smp_store_release, so write() and poll() read it
+ * locklessly.  Sending: write() copies the header and payload from user
+ * space, reserves one of SNDWIN slots (waits, or EAGAIN), and hands the
+ * message to mrc_send(), which copies it again (the kernel API owns its
+ * buffer); write() returns when the message is queued.  done() releases
+ * the slot and counts the result; a failed send is also kept as the
+ * file's pending error, returned (once) by the next write() or by
+ * MRC_IOC_FLUSH, and shown as POLLERR until then.
+ *
+ * Receiving: the endpoint's recv() callback (process context, data valid
+ * only during the call) copies the message into a kvmalloc'd entry on the
+ * file's queue, bounded by RCVBUF bytes (a message is always taken when
+ * the queue is empty); a message that does not fit is dropped and counted
+ * (rx_dropped), never blocking mrc's delivery to other endpoints.  read()
+ * takes readers one at a time (rd_lock), looks at the head under the
+ * queue lock, copies to user space without it and only then unlinks the
+ * entry: a short buffer (EMSGSIZE) or a fault leaves it queued.
+ *
+ * Lifetime: release() closes the endpoint first; mrc_ep_close() waits for
+ * every done() and recv() of it, after which nothing refers to the file's
+ * state and the queue is freed.  Only the file's own endpoint delivers to
+ * its queue, so no process can read another endpoint's messages.
+ */
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/prandom.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#include "mrc.h"
+#include "mrc_api.h"
+#include "chardev.h"
+
+struct mrc_dev_msg {
+	struct list_head node;
+	u32 src_node;
+	u16 src_port;
+	u32 len;
+	u8 data[];
+};
+
+struct mrc_dev_file {
+	struct mrc_ep *ep;		/* NULL until bound; then constant */
+	struct mutex lock;		/* bind, options */
+	struct mutex rd_lock;		/* one reader at a time */
+	wait_queue_head_t wq;		/* rx queued, tx slot free, done */
+
+	spinlock_t rxq_lock;		/* rxq, rx counters */
+	struct list_head rxq;
+	u64 rxq_bytes;
+	u64 rxq_msgs;
+	u64 rx_msgs, rx_bytes, rx_dropped, rx_dropped_bytes;
+
+	u64 rcvbuf;			/* READ_ONCE */
+	u32 sndwin;			/* READ_ONCE */
+	atomic_t outstanding;		/* sends accepted, done() not run */
+	atomic_t err;			/* pending send error (-errno) or 0 */
+	atomic_t last_err;
+	atomic64_t tx_msgs, tx_bytes, tx_done, tx_failed;
+};
+
+/* ---- receive ---- */
+
+static void mrc_dev_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
+			 u16 src_port, const void *data, u32 len)
+{
+	struct mrc_dev_file *f = ctx;
+	struct mrc_dev_msg *m = NULL;
+	u64 limit = READ_ONCE(f->rcvbuf);
+	bool fits;
+
+	spin_lock_bh(&f->rxq_lock);
+	fits = !f->rxq_bytes || f->rxq_bytes + len <= limit;
+	spin_unlock_bh(&f->rxq_lock);
+	if (fits) {
+		m = kvmalloc(struct_size(m, data, len), GFP_KERNEL);
+		if (m) {
+			m->src_node = src_node;
+			m->src_port = src_port;
+			m->len = len;
+			memcpy(m->data, data, len);
+		}
+	}
+
+	spin_lock_bh(&f->rxq_lock);
+	/* Other nodes' deliveries may have filled the queue meanwhile. */
+	if (m && f->rxq_bytes && f->rxq_bytes + len > limit) {
+		spin_unlock_bh(&f->rxq_lock);
+		kvfree(m);
+		m = NULL;
+		spin_lock_bh(&f->rxq_lock);
+	}
+	if (m) {
+		list_add_tail(&m->node, &f->rxq);
+		f->rxq_bytes += len;
+		f->rxq_msgs++;
+		f->rx_msgs++;
+		f->rx_bytes += len;
+	} else {
+		f->rx_dropped++;
+		f->rx_dropped_bytes += len;
+	}
+	spin_unlock_bh(&f->rxq_lock);
+	if (m)
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+	else
+		pr_info_ratelimited("mrc: /dev/mrc port %u: receive queue full, message of %u B from node %u port %u dropped\n",
+				    mrc_ep_port(ep), len, src_node, src_port);
+}
+
+static const struct mrc_ep_ops mrc_dev_ep_ops = {
+	.recv = mrc_dev_recv,
+};
+
+static struct mrc_dev_msg *mrc_dev_rx_head(struct mrc_dev_file *f)
+{
+	struct mrc_dev_msg *m;
+
+	spin_lock_bh(&f->rxq_lock);
+	m = list_first_entry_or_null(&f->rxq, struct mrc_dev_msg, node);
+	spin_unlock_bh(&f->rxq_lock);
+	return m;
+}
+
+static ssize_t mrc_dev_read(struct file *file, char __user *buf, size_t count,
+			    loff_t *ppos)
+{
+	struct mrc_dev_file *f = file->private_data;
+	struct mrc_dev_recv_hdr h = {};
+	struct mrc_dev_msg *m;
+	size_t total;
+	int err;
+
+	if (mutex_lock_interruptible(&f->rd_lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		m = mrc_dev_rx_head(f);
+		if (m)
+			break;
+		err = -EAGAIN;
+		if (file->f_flags & O_NONBLOCK)
+			goto out;
+		mutex_unlock(&f->rd_lock);
+		err = wait_event_interruptible(f->wq, !list_empty_careful(&f->rxq));
+		if (err)
+			return err;
+		if (mutex_lock_interruptible(&f->rd_lock))
+			return -ERESTARTSYS;
+	}
+	/* Only holders of rd_lock unlink entries: m stays ours. */
+	total = sizeof(h) + m->len;
+	err = -EMSGSIZE;
+	if (count < total)
+		goto out;
+	h.src_node = m->src_node;
+	h.src_port = m->src_port;
+	h.len = m->len;
+	err = -EFAULT;
+	if (copy_to_user(buf, &h, sizeof(h)) ||
+	    copy_to_user(buf + sizeof(h), m->data, m->len))
+		goto out;
+	spin_lock_bh(&f->rxq_lock);
+	list_del(&m->node);
+	f->rxq_bytes -= m->len;
+	f->rxq_msgs--;
+	spin_unlock_bh(&f->rxq_lock);
+	mutex_unlock(&f->rd_lock);
+	kvfree(m);
+	return total;
+out:
+	mutex_unlock(&f->rd_lock);
+	return err;
+}
+
+/* ---- send ---- */
+
+static void mrc_dev_sent(void *ctx, int status)
+{
+	struct mrc_dev_file *f = ctx;
+
+	if (status) {
+		atomic64_inc(&f->tx_failed);
+		atomic_set(&f->last_err, status);
+		atomic_set(&f->err, status);
+	} else {
+		atomic64_inc(&f->tx_done);
+	}
+	atomic_dec(&f->outstanding);
+	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM |
+				   (status ? EPOLLERR : 0));
+}
+
+static bool mrc_dev_tx_reserve(struct mrc_dev_file *f)
+{
+	int n = atomic_read(&f->outstanding);
+
+	do {
+		if (n >= (int)READ_ONCE(f->sndwin))
+			return false;
+	} while (!atomic_try_cmpxchg(&f->outstanding, &n, n + 1));
+	return true;
+}
+
+static bool mrc_dev_writable(struct mrc_dev_file *f)
+{
+	return atomic_read(&f->outstanding) < (int)READ_ONCE(f->sndwin);
+}
+
+static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
+			     size_t count, loff_t *ppos)
+{
+	struct mrc_dev_file *f = file->private_data;
+	struct mrc_dev_send_hdr h;
+	struct mrc_ep *ep;
+	void *data;
+	int err;
+
+	if (count < sizeof(h))
+		return -EINVAL;
+	if (copy_from_user(&h, buf, sizeof(h)))
+		return -EFAULT;
+	if (h.version != MRC_DEV_VERSION || h.flags)
+		return -EINVAL;
+	if (h.len > MRC_DEV_MSG_MAX)
+		return -EMSGSIZE;
+	if (!h.len || !h.dst_port || count != sizeof(h) + h.len)
+		return -EINVAL;
+	/* Pairs with the release in mrc_dev_bind(). */
+	ep = smp_load_acquire(&f->ep);
+	if (!ep)
+		return -EDESTADDRREQ;
+	err = atomic_xchg(&f->err, 0);
+	if (err)
+		return err;
+
+	while (!mrc_dev_tx_reserve(f)) {
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		err = wait_event_interruptible(f->wq, mrc_dev_writable(f));
+		if (err)
+			return err;
+	}
+	data = vmemdup_user(buf + sizeof(h), h.len);
+	if (IS_ERR(data)) {
+		err = PTR_ERR(data);
+		goto unreserve;
+	}
+	err = mrc_send(ep, h.dst_node, h.dst_port, data, h.len, mrc_dev_sent,
+		       f);
+	kvfree(data);
+	if (err)
+		goto unreserve;
+	atomic64_inc(&f->tx_msgs);
+	atomic64_add(h.len, &f->tx_bytes);
+	return count;
+
+unreserve:
+	atomic_dec(&f->outstanding);
+	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
+	return err;
+}
+
+/* ---- poll ---- */
+
+static __poll_t mrc_dev_poll(struct file *file, poll_table *wait)
+{
+	struct mrc_dev_file *f = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &f->wq, wait);
+	if (!list_empty_careful(&f->rxq))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	/* Pairs with the release in mrc_dev_bind(). */
+	if (smp_load_acquire(&f->ep) && mrc_dev_writable(f))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	if (atomic_read(&f->err))
+		mask |= EPOLLERR;
+	return mask;
+}
+
+/* ---- ioctls ---- */
+
+static int mrc_dev_bind(struct mrc_dev_file *f, void __user *arg)
+{
+	struct mrc_dev_bind b;
+	struct mrc_ep *ep = ERR_PTR(-EADDRINUSE);
+	u32 size, span, start, i;
+	int err;
+
+	if (get_user(size, (u32 __user *)arg))
+		return -EFAULT;
+	err = copy_struct_from_user(&b, sizeof(b), arg, size);
+	if (err)
+		return err;
+	if (b.size < sizeof(b) || b.reserved)
+		return -EINVAL;
+	if (b.port && b.port < 1024 && !capable(CAP_NET_BIND_SERVICE))
+		return -EACCES;
+
+	mutex_lock(&f->lock);
+	err = -EINVAL;
+	if (f->ep)
+		goto out;
+	if (b.port) {
+		ep = mrc_ep_open(b.port, &mrc_dev_ep_ops, f);
+	} else {
+		span = MRC_DEV_EPHEMERAL_MAX - MRC_DEV_EPHEMERAL_MIN + 1;
+		start = get_random_u32() % span;
+		for (i = 0; i < span; i++) {
+			b.port = MRC_DEV_EPHEMERAL_MIN + (start + i) % span;
+			ep = mrc_ep_open(b.port, &mrc_dev_ep_ops, f);
+			if (!IS_ERR(ep) || PTR_ERR(ep) != -EADDRINUSE)
+				break;
+		}
+	}
+	err = PTR_ERR_OR_ZERO(ep);
+	if (err)
+		goto out;
+	/* Published: write(), poll() and GETOPT read it locklessly. */
+	smp_store_release(&f->ep, ep);
+	err = put_user(b.port, (u16 __user *)(arg +
+					      offsetof(struct mrc_dev_bind, port)));
+	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
+out:
+	mutex_unlock(&f->lock);
+	return err;
+}
+
+static int mrc_dev_get_opt(void __user *arg, struct mrc_dev_opt *o)
+{
+	u32 size;
+	int err;
+
+	if (get_user(size, (u32 __user *)arg))
+		return -EFAULT;
+	err = copy_struct_from_user(o, sizeof(*o), arg, size);
+	if (err)
+		return err;
+	if (o->size < sizeof(*o))
+		return -EINVAL;
+	return 0;
+}
+
+static int mrc_dev_setopt(struct mrc_dev_file *f, void __user *arg)
+{
+	struct mrc_dev_opt o;
+	int err;
+
+	err = mrc_dev_get_opt(arg, &o);
+	if (err)
+		return err;
+	switch (o.opt) {
+	case MRC_OPT_RCVBUF:
+		if (o.value < MRC_DEV_RCVBUF_MIN || o.value > MRC_DEV_RCVBUF_MAX)
+			return -EINVAL;
+		WRITE_ONCE(f->rcvbuf, o.value);
+		return 0;
+	case MRC_OPT_SNDWIN:
+		if (!o.value || o.value > MRC_DEV_SNDWIN_MAX)
+			return -EINVAL;
+		WRITE_ONCE(f->sndwin, o.value);
+		wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
+		return 0;
+	case MRC_OPT_PORT:
+	case MRC_OPT_NODE:
+		return -EPERM;
+	}
+	return -ENOPROTOOPT;
+}
+
+static int mrc_dev_getopt(struct mrc_dev_file *f, void __user *arg)
+{
+	struct mrc_dev_opt o;
+	struct mrc_ep *ep;
+	int err;
+
+	err = mrc_dev_get_opt(arg, &o);
+	if (err)
+		return err;
+	switch (o.opt) {
+	case MRC_OPT_RCVBUF:
+		o.value = READ_ONCE(f->rcvbuf);
+		break;
+	case MRC_OPT_SNDWIN:
+		o.value = READ_ONCE(f->sndwin);
+		break;
+	case MRC_OPT_PORT:
+		/* Pairs with the release in mrc_dev_bind(). */
+		ep = smp_load_acquire(&f->ep);
+		o.value = ep ? mrc_ep_port(ep) : 0;
+		break;
+	case MRC_OPT_NODE:
+		o.value = mrc_knob(MRC_KNOB_node_id);
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	if (put_user(o.value, (u64 __user *)(arg +
+					     offsetof(struct mrc_dev_opt, value))))
+		return -EFAULT;
+	return 0;
+}
+
+static int mrc_dev_stats(struct mrc_dev_file *f, void __user *arg)
+{
+	struct mrc_dev_stats s = {};
+	struct mrc_dev_msg *m;
+	u32 size;
+
+	if (get_user(size, (u32 __user *)arg))
+		return -EFAULT;
+	if (size < offsetofend(struct mrc_dev_stats, rx_next_len))
+		return -EINVAL;
+	s.size = sizeof(s);
+	s.last_error = atomic_read(&f->last_err);
+	s.tx_msgs = atomic64_read(&f->tx_msgs);
+	s.tx_bytes = atomic64_read(&f->tx_bytes);
+	s.tx_done = atomic64_read(&f->tx_done);
+	s.tx_failed = atomic64_read(&f->tx_failed);
+	s.tx_outstanding = atomic_read(&f->outstanding);
+	spin_lock_bh(&f->rxq_lock);
+	s.rx_msgs = f->rx_msgs;
+	s.rx_bytes = f->rx_bytes;
+	s.rx_dropped = f->rx_dropped;
+	s.rx_dropped_bytes = f->rx_dropped_bytes;
+	s.rx_queued_msgs = f->rxq_msgs;
+	s.rx_queued_bytes = f->rxq_bytes;
+	m = list_first_entry_or_null(&f->rxq, struct mrc_dev_msg, node);
+	s.rx_next_len = m ? m->len : 0;
+	spin_unlock_bh(&f->rxq_lock);
+	/* A newer (longer) struct: its tail is left as user space set it. */
+	if (copy_to_user(arg, &s, min_t(u32, size, sizeof(s))))
+		return -EFAULT;
+	return 0;
+}
+
+static int mrc_dev_flush(struct mrc_dev_file *f)
+{
+	int err;
+
+	err = wait_event_interruptible(f->wq, !atomic_read(&f->outstanding));
+	if (err)
+		return err;
+	return atomic_xchg(&f->err, 0);
+}
+
+static long mrc_dev_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct mrc_dev_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case MRC_IOC_BIND:
+		return mrc_dev_bind(f, uarg);
+	case MRC_IOC_SETOPT:
+		return mrc_dev_setopt(f, uarg);
+	case MRC_IOC_GETOPT:
+		return mrc_dev_getopt(f, uarg);
+	case MRC_IOC_STATS:
+		return mrc_dev_stats(f, uarg);
+	case MRC_IOC_FLUSH:
+		return mrc_dev_flush(f);
+	}
+	return -ENOTTY;
+}
+
+/* ---- open / release ---- */
+
+static int mrc_dev_open(struct inode *inode, struct file *file)
+{
+	struct mrc_dev_file *f;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	mutex_init(&f->rd_lock);
+	init_waitqueue_head(&f->wq);
+	spin_lock_init(&f->rxq_lock);
+	INIT_LIST_HEAD(&f->rxq);
+	f->rcvbuf = MRC_DEV_RCVBUF_DEF;
+	f->sndwin = MRC_DEV_SNDWIN_DEF;
+	file->private_data = f;
+	return stream_open(inode, file);
+}
+
+static int mrc_dev_release(struct inode *inode, struct file *file)
+{
+	struct mrc_dev_file *f = file->private_data;
+	struct mrc_dev_msg *m, *tmp;
+
+	/* Waits for every done() and recv(): nothing refers to f after. */
+	if (f->ep)
+		mrc_ep_close(f->ep);
+	list_for_each_entry_safe(m, tmp, &f->rxq, node)
+		kvfree(m);
+	mutex_destroy(&f->lock);
+	mutex_destroy(&f->rd_lock);
+	kfree(f);
+	return 0;
+}
+
+static const struct file_operations mrc_dev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= mrc_dev_open,
+	.release	= mrc_dev_release,
+	.read		= mrc_dev_read,
+	.write		= mrc_dev_write,
+	.poll		= mrc_dev_poll,
+	.unlocked_ioctl	= mrc_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice mrc_dev_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= MRC_DEV_NAME,
+	.fops	= &mrc_dev_fops,
+	.mode	= 0600,
+};
+
+int mrc_dev_init(void)
+{
+	return misc_register(&mrc_dev_misc);
+}
+
+void mrc_dev_exit(void)
+{
+	misc_deregister(&mrc_dev_misc);
+}
