@@ -6,13 +6,22 @@
  * Opens port `port` (module parameter, default 7).  Commands written to
  * /sys/kernel/debug/mrc_echo/ctl:
  *
- *   send NODE PORT COUNT MAXLEN SEED   queue COUNT messages of random
- *                                      sizes 1..MAXLEN (at most 16 in
- *                                      flight) from a work item
+ *   send NODE PORT COUNT MAXLEN SEED [FIXED]
+ *                                      queue COUNT messages of random
+ *                                      sizes 1..MAXLEN (all MAXLEN if
+ *                                      FIXED is 1; at most 16 in flight)
+ *                                      from a work item
  *   reset                              zero the counters
  *
- * /sys/kernel/debug/mrc_echo/stats prints the counters.  Every message's
- * content is a function of its length and a per-message seed, so the
+ * /sys/kernel/debug/mrc_echo/stats prints the counters, among them the
+ * receiver's delivery timeline since the last reset: rx_gap_max_us is
+ * the longest time between two deliveries (rx_gap_at_bytes: bytes
+ * delivered before it), rx_span_us the time from the first to the last
+ * delivery; done_ehostunreach counts sends that failed with
+ * -EHOSTUNREACH, done_err_last_status is the last failure's status.
+ *
+ * Every message's content is a function of its length and a per-message
+ * seed, so the
  * receiver recomputes it independently: a message of at least 16 bytes
  * starts with {magic, seq, seed, crc32 of the rest}; a shorter one is a
  * pattern of its length only.  The receiver checks content, CRC and that
@@ -49,7 +58,11 @@ static DECLARE_WAIT_QUEUE_HEAD(echo_wq);
 static atomic_t echo_inflight;
 
 static atomic64_t st_sent, st_done_ok, st_done_err, st_send_err, st_rx,
-	st_rx_bytes, st_rx_bad, st_rx_order, st_tx_bytes;
+	st_rx_bytes, st_rx_bad, st_rx_order, st_tx_bytes, st_done_unreach;
+static atomic_t st_err_last;
+
+/* Delivery timeline since the last reset, under seq_lock (ns). */
+static u64 rx_first_ns, rx_last_ns, rx_gap_max_ns, rx_gap_at;
 static u32 last_seq[ECHO_MAX_NODES];	/* per source node, under rx (serial) */
 static DEFINE_SPINLOCK(seq_lock);
 static u32 tx_seq;
@@ -58,6 +71,7 @@ static struct {
 	struct work_struct work;
 	u32 node, count, maxlen, seed;
 	u16 port;
+	bool fixed;
 	bool busy;
 } echo_job;
 
@@ -135,8 +149,18 @@ static int echo_check(const u8 *data, u32 len, u32 *seq)
 static void echo_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 		      u16 src_port, const void *data, u32 len)
 {
+	u64 now = ktime_get_ns();
 	u32 seq;
 
+	spin_lock(&seq_lock);
+	if (!rx_first_ns)
+		rx_first_ns = now;
+	if (rx_last_ns && now - rx_last_ns > rx_gap_max_ns) {
+		rx_gap_max_ns = now - rx_last_ns;
+		rx_gap_at = atomic64_read(&st_rx_bytes);
+	}
+	rx_last_ns = now;
+	spin_unlock(&seq_lock);
 	atomic64_inc(&st_rx);
 	atomic64_add(len, &st_rx_bytes);
 	if (echo_check(data, len, &seq)) {
@@ -165,7 +189,10 @@ static void echo_done(void *ctx, int status)
 {
 	if (status) {
 		atomic64_inc(&st_done_err);
-		pr_err("mrc_echo: send failed: %d\n", status);
+		atomic_set(&st_err_last, status);
+		if (status == -EHOSTUNREACH)
+			atomic64_inc(&st_done_unreach);
+		pr_err_ratelimited("mrc_echo: send failed: %d\n", status);
 	} else {
 		atomic64_inc(&st_done_ok);
 	}
@@ -186,7 +213,9 @@ static void echo_workfn(struct work_struct *work)
 		int err;
 
 		/* Mostly spread sizes, some tiny and some maximal. */
-		if (i % 10 == 1)
+		if (echo_job.fixed)
+			len = echo_job.maxlen;
+		else if (i % 10 == 1)
 			len = len % 64 + 1;
 		else if (i % 10 == 2)
 			len = echo_job.maxlen;
@@ -213,7 +242,8 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 			      size_t n, loff_t *ppos)
 {
 	char cmd[96];
-	u32 node, p, count, maxlen, seed;
+	u32 node, p, count, maxlen, seed, fixed = 0;
+	int n_args;
 
 	if (n >= sizeof(cmd))
 		return -EINVAL;
@@ -230,11 +260,20 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 		atomic64_set(&st_rx_bad, 0);
 		atomic64_set(&st_rx_order, 0);
 		atomic64_set(&st_tx_bytes, 0);
+		atomic64_set(&st_done_unreach, 0);
+		atomic_set(&st_err_last, 0);
+		spin_lock(&seq_lock);
+		rx_first_ns = 0;
+		rx_last_ns = 0;
+		rx_gap_max_ns = 0;
+		rx_gap_at = 0;
+		spin_unlock(&seq_lock);
 		return n;
 	}
-	if (sscanf(cmd, "send %u %u %u %u %u", &node, &p, &count, &maxlen,
-		   &seed) != 5 || !maxlen || maxlen > MRC_MSG_MAX_LEN ||
-	    p > 0xffff)
+	n_args = sscanf(cmd, "send %u %u %u %u %u %u", &node, &p, &count,
+			&maxlen, &seed, &fixed);
+	if (n_args < 5 || !maxlen || maxlen > MRC_MSG_MAX_LEN || p > 0xffff ||
+	    fixed > 1)
 		return -EINVAL;
 	if (READ_ONCE(echo_job.busy))
 		return -EBUSY;
@@ -244,6 +283,7 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 	echo_job.count = count;
 	echo_job.maxlen = maxlen;
 	echo_job.seed = seed;
+	echo_job.fixed = fixed;
 	schedule_work(&echo_job.work);
 	return n;
 }
@@ -255,6 +295,8 @@ static const struct file_operations echo_ctl_fops = {
 
 static int echo_stats_show(struct seq_file *s, void *unused)
 {
+	u64 first, last, gap, at;
+
 	seq_printf(s, "busy %d\n", READ_ONCE(echo_job.busy));
 	seq_printf(s, "sent %lld\n", atomic64_read(&st_sent));
 	seq_printf(s, "tx_bytes %lld\n", atomic64_read(&st_tx_bytes));
@@ -265,6 +307,18 @@ static int echo_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "rx_bytes %lld\n", atomic64_read(&st_rx_bytes));
 	seq_printf(s, "rx_bad %lld\n", atomic64_read(&st_rx_bad));
 	seq_printf(s, "rx_order %lld\n", atomic64_read(&st_rx_order));
+	seq_printf(s, "done_ehostunreach %lld\n",
+		   atomic64_read(&st_done_unreach));
+	seq_printf(s, "done_err_last_status %d\n", atomic_read(&st_err_last));
+	spin_lock(&seq_lock);
+	first = rx_first_ns;
+	last = rx_last_ns;
+	gap = rx_gap_max_ns;
+	at = rx_gap_at;
+	spin_unlock(&seq_lock);
+	seq_printf(s, "rx_span_us %llu\n", div_u64(last - first, 1000));
+	seq_printf(s, "rx_gap_max_us %llu\n", div_u64(gap, 1000));
+	seq_printf(s, "rx_gap_at_bytes %llu\n", at);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(echo_stats);

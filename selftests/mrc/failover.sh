@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Failover: node 1 sends COUNT messages of SIZE bytes (default 16 x 4 MiB =
+# 64 MiB) to node 2 with the example consumer (modules/mrc_echo).  During
+# the transfer plane 1 goes down on node 1 (ip link set eth1 down), then
+# node 2's rail of that plane is deleted (rdma link delete rxe1); once the
+# transfer has moved on over plane 0 alone, the plane comes back (link up,
+# rxe1 re-added).  Every message arrives exactly once, intact and in
+# order, every send completes with status 0, and all 16 paths are active
+# again on both nodes; a second, short transfer then goes over plane 1
+# too (its paths carry packets again).  The receiver's longest stall
+# (largest gap between two deliveries) is reported as a diagnostic and
+# only bounded generously.
+source "$(dirname "$0")/lib.sh"
+NODES=2
+TIMEOUT=${MRC_FAILOVER_TIMEOUT:-600}
+COUNT=${MRC_FAILOVER_COUNT:-16}
+SIZE=${MRC_FAILOVER_SIZE:-4194304}
+STALL_MAX_MS=${MRC_FAILOVER_STALL_MAX_MS:-10000}
+
+ECHO_KO=$MRC_LIB_DIR/modules/mrc_echo/mrc_echo.ko
+
+if [ -z "${MRC_IN_VM:-}" ]; then
+	if ! make -s -C "$MRC_LIB_DIR/modules" > /dev/null 2>&1; then
+		echo "not ok 1 build selftests/mrc/modules (mrc_echo.ko)"
+		exit 1
+	fi
+fi
+
+D=/sys/kernel/debug
+
+stat_of() {	# stat_of FILE KEY
+	local k v
+	while read -r k v; do
+		[ "$k" = "$2" ] && { echo "$v"; return 0; }
+	done < "$1"
+	echo 0
+}
+
+echo_stat() { stat_of $D/mrc_echo/stats "$1"; }
+msg_stat() { stat_of $D/mrc/msg "$1"; }
+
+paths_active() { mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'; }
+all_active() { [ "$(paths_active)" = 16 ]; }
+sent_at_least() { [ "$(echo_stat done_ok)" -ge "$1" ]; }
+sends_done() {
+	[ "$(echo_stat busy)" = 0 ] &&
+	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$COUNT" ]
+}
+received_all() { [ "$(echo_stat rx)" -ge "$1" ]; }
+plane1_tx() {
+	mrcctl -j -s peer show "$OTHER" |
+		jq '[.[0].paths[] | select(.plane == 1) | .tx_pkts] | add'
+}
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+
+sender() {
+	local t0 n0 t_down t_up
+
+	t0=$(now_ms)
+	ok "send $COUNT x $SIZE B to node$OTHER" \
+		sh -c "echo send $OTHER 7 $COUNT $SIZE 4242 1 > $D/mrc_echo/ctl"
+	wait_for 'a message acked over both planes' 120 sent_at_least 1
+	t_down=$(now_ms)
+	ok 'plane 1 down on node1 (ip link set eth1 down)' \
+		ip link set eth1 down
+	put plane-down 1
+	get rail-deleted 120 > /dev/null
+	n0=$(echo_stat done_ok)
+	diag "plane 1 down at +$((t_down - t0)) ms after $n0 messages acked;" \
+	     "paths active: $(paths_active)"
+	wait_for 'one more message acked over plane 0 alone' 120 \
+		sent_at_least $((n0 + 1))
+	ok_eq 'no plane-1 path active while the plane is down' 8 "$(paths_active)"
+	t_up=$(now_ms)
+	ok 'plane 1 up on node1 (ip link set eth1 up)' ip link set eth1 up
+	put plane-up 1
+	diag "plane 1 was down for $((t_up - t_down)) ms;" \
+	     "$(echo_stat done_ok) of $COUNT messages acked when it returned"
+	wait_for "all 16 paths to node$OTHER active again" 120 all_active
+	diag "paths back at +$(($(now_ms) - t0)) ms with" \
+	     "$(echo_stat done_ok) of $COUNT messages acked"
+	wait_for "all $COUNT sends completed" 600 sends_done
+	ok_eq "every send completed with status 0" "$COUNT" \
+		"$(echo_stat done_ok)"
+	ok_eq 'no send failed' 0 "$(echo_stat done_err)"
+	ok_eq 'no send refused' 0 "$(echo_stat send_err)"
+	diag "sender: $COUNT msgs / $(echo_stat tx_bytes) B in" \
+	     "$(($(now_ms) - t0)) ms"
+	diag "sender mrc: $(tr '\n' ' ' < $D/mrc/msg)"
+}
+
+receiver() {
+	local gap span rx
+
+	get plane-down 120 > /dev/null
+	ok "node2's rail of plane 1 deleted (rdma link delete rxe1)" \
+		rdma link delete rxe1
+	put rail-deleted 1
+	get plane-up 300 > /dev/null
+	ok 'rxe1 re-added' rdma link add rxe1 type rxe netdev eth1
+	wait_for "all 16 paths to node$OTHER active again" 120 all_active
+	wait_for "$COUNT messages received" 600 received_all "$COUNT"
+	rx=$(echo_stat rx)
+	ok_eq "exactly $COUNT messages delivered (none lost or duplicated)" \
+		"$COUNT" "$rx"
+	ok_eq "$((COUNT * SIZE)) bytes delivered" "$((COUNT * SIZE))" \
+		"$(echo_stat rx_bytes)"
+	ok_eq 'every message intact' 0 "$(echo_stat rx_bad)"
+	ok_eq 'in order, no duplicate' 0 "$(echo_stat rx_order)"
+	gap=$(echo_stat rx_gap_max_us)
+	span=$(echo_stat rx_span_us)
+	diag "longest stall: $((gap / 1000)) ms between deliveries" \
+	     "(after $(echo_stat rx_gap_at_bytes) B); mean gap" \
+	     "$((span / (rx > 1 ? rx - 1 : 1) / 1000)) ms; first to last" \
+	     "delivery $((span / 1000)) ms"
+	ok "longest stall under $STALL_MAX_MS ms" \
+		test $((gap / 1000)) -lt "$STALL_MAX_MS"
+	diag "receiver mrc: $(tr '\n' ' ' < $D/mrc/msg)"
+}
+
+run_guest() {
+	OTHER=$((3 - MRC_NODE))
+	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)"
+
+	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE"
+	mount -t debugfs none $D 2>/dev/null
+	ok "add peer node$OTHER on both planes" mrcctl peer add "$OTHER" addr "$a"
+	ok 'insmod mrc_echo' insmod "$ECHO_KO"
+	wait_for "16 paths to node$OTHER active" 60 all_active
+	echo reset > $D/mrc_echo/ctl
+	barrier paths-up
+
+	if is_node 1; then
+		sender
+	else
+		receiver
+	fi
+	mrcctl peer show "$OTHER" | sed 's/^/# /'
+	barrier transfer-done
+
+	# The returned plane is in service: a short transfer uses it.
+	echo reset > $D/mrc_echo/ctl
+	barrier second-transfer
+	if is_node 1; then
+		local tx0=$(plane1_tx)
+		ok "send 4 x $SIZE B to node$OTHER" \
+			sh -c "echo send $OTHER 7 4 $SIZE 77 1 > $D/mrc_echo/ctl"
+		wait_for 'all 4 sends completed' 300 sh -c \
+			"grep -qx 'done_ok 4' $D/mrc_echo/stats"
+		ok "plane-1 paths carried packets again ($tx0 -> $(plane1_tx))" \
+			test "$(plane1_tx)" -gt "$tx0"
+	else
+		wait_for '4 more messages received' 300 received_all 4
+		ok_eq 'all intact and in order' '0 0' \
+			"$(echo_stat rx_bad) $(echo_stat rx_order)"
+	fi
+	barrier second-done
+	ok 'rmmod mrc_echo' rmmod mrc_echo
+	wait_for 'receive buffers back to 0' 10 \
+		test "$(msg_stat rx_buffer_bytes)" = 0
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+
+mrc_test_main "$@"
