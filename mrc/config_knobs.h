@@ -28,6 +28,9 @@
 	X(probe_ms, MRC_CONFIG_A_PROBE_MS, 10, 10000, 250, 0, "ms",	\
 	  "keepalive probe interval of an idle active path")		\
 	X(rto_max_ms, MRC_CONFIG_A_RTO_MAX_MS, 10, 2000, 200, 0, "ms",	\
-	  "upper bound of a path's retransmission timeout")
+	  "upper bound of a path's retransmission timeout")		\
+	X(peer_timeout_ms, MRC_CONFIG_A_PEER_TIMEOUT_MS, 100, 600000,	\
+	  3000, 0, "ms",						\
+	  "no usable path this long: a peer's queued sends fail")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

@@ -27,9 +27,9 @@
  * leaves ACTIVE (LOSS, RTO, keepalive timeout, rail down or removed,
  * re-resolution) gives back all its in-flight packets at once
  * (mrc_msg_path_down()); they go out again on the remaining paths.  If no
- * path is usable for MRC_MSG_UNREACH_NS while packets wait, every queued
- * message fails with -EHOSTUNREACH.  done() is called from tx_work, in
- * process context, without locks.
+ * path is usable for the peer_timeout_ms knob while packets wait, every
+ * queued message fails with -EHOSTUNREACH and its memory is freed.  done()
+ * is called from tx_work, in process context, without locks.
  *
  * Message ids.  msg_id = epoch << 32 | seq: seq counts the peer's
  * messages from 0; the epoch is the sender's wall-clock second when the
@@ -51,6 +51,14 @@
  * message with seq < rx_next is a late duplicate: acked as complete, not
  * delivered again.  rx_work calls the endpoint's recv() in process
  * context, one message at a time, then frees the message.
+ *
+ * Expiry.  If nothing new arrives from a peer for twice peer_timeout_ms
+ * while messages wait for their missing packets or predecessors, the
+ * sender has given them up (it fails what it cannot send within one
+ * peer_timeout_ms): the peer's rx_gc work frees the incomplete ones
+ * (rx_expired) and delivers the complete held ones, whose sender was told
+ * they arrived; ordering resumes after the last of them.  So a peer that
+ * vanishes for good leaves no reassembly memory behind.
  *
  * Locking.  Sender state under peer->lock (BH spin); receiver state under
  * mp->rx_lock (BH spin).  They never nest: a SACK is built under rx_lock
@@ -75,7 +83,6 @@
 #define MRC_MSG_WINDOW		64	/* packets in flight per peer */
 #define MRC_MSG_TXQ_MAX		4096	/* messages queued per peer */
 #define MRC_MSG_BUDGET		128	/* packets per tx_work run */
-#define MRC_MSG_UNREACH_NS	(3000ULL * NSEC_PER_MSEC)
 #define MRC_MSG_TICK_NS		(2 * NSEC_PER_MSEC)
 #define MRC_MSG_RETRY_NS	(250 * NSEC_PER_USEC)
 #define MRC_MSG_RX_PER_PEER	64
@@ -89,7 +96,7 @@ enum {
 	MS_TX_RETRANS, MS_TX_RING_FULL, MS_RTO_PKTS, MS_LOSS_PKTS,
 	MS_PATH_DOWN_PKTS, MS_SACKS_RX, MS_SACKS_STALE, MS_SACKS_TX,
 	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
-	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_NR
+	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -97,11 +104,12 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"tx_retrans", "tx_ring_full", "rto_pkts", "loss_pkts",
 	"path_down_pkts", "sacks_rx", "sacks_stale", "sacks_tx",
 	"rx_pkts", "rx_dup_pkts", "rx_no_mem", "rx_msgs", "rx_bytes",
-	"rx_held", "rx_no_endpoint", "rx_discarded",
+	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
 static atomic64_t mrc_rx_bytes_used;
+static atomic64_t mrc_tx_bytes_used;	/* queued messages and scoreboards */
 static struct dentry *mrc_msg_debugfs;
 
 static void ms_add(int s, u64 v)
@@ -128,6 +136,7 @@ struct mrc_tx_msg {
 	u16 src_port, dst_port;
 	void *buf;			/* kvmalloc, len bytes */
 	void *sb_mem;			/* kvmalloc, txsb storage */
+	size_t mem;			/* counted in mrc_tx_bytes_used */
 	struct mrc_txsb sb;
 };
 
@@ -144,6 +153,7 @@ struct mrc_rx_msg {
 
 static void mrc_tx_msg_free(struct mrc_tx_msg *m)
 {
+	atomic64_sub(m->mem, &mrc_tx_bytes_used);
 	kvfree(m->buf);
 	kvfree(m->sb_mem);
 	kfree(m);
@@ -160,6 +170,11 @@ static void mrc_rx_msg_free(struct mrc_rx_msg *rm)
 static u32 mrc_now_us(u64 now_ns)
 {
 	return (u32)div_u64(now_ns, NSEC_PER_USEC);
+}
+
+static u64 mrc_msg_peer_timeout_ns(void)
+{
+	return (u64)mrc_knob(MRC_KNOB_peer_timeout_ms) * NSEC_PER_MSEC;
 }
 
 static void mrc_msg_path_params(struct mrc_path_params *pp)
@@ -525,7 +540,8 @@ static void mrc_msg_tx_workfn(struct work_struct *work)
 	if (!peer->dead) {
 		mrc_msg_rto(peer, &cb);
 		mrc_msg_push(peer, &cb, &more);
-		if (mp->stuck_ns && cb.now - mp->stuck_ns > MRC_MSG_UNREACH_NS)
+		if (mp->stuck_ns &&
+		    cb.now - mp->stuck_ns > mrc_msg_peer_timeout_ns())
 			mrc_msg_fail_all(peer, &cb, -EHOSTUNREACH);
 		if (more)
 			mrc_msg_kick_locked(peer);
@@ -590,6 +606,8 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 		err = -ENOMEM;
 		goto out_free;
 	}
+	m->mem = len + sbb;
+	atomic64_add(m->mem, &mrc_tx_bytes_used);
 	memcpy(m->buf, buf, len);
 	mrc_txsb_init(&m->sb, mrc_wire_npkts(len, seg), m->sb_mem);
 
@@ -821,6 +839,7 @@ again:
 	}
 	if (!mp->rx_epoch_valid || (s32)(epoch - mp->rx_epoch) > 0)
 		mrc_msg_new_epoch(mp, epoch);
+	mp->rx_last_ns = ktime_get_ns();
 	if (epoch != mp->rx_epoch) {
 		why = MRC_DROP_DUPLICATE;	/* given up by its sender */
 		goto unlock;
@@ -844,6 +863,9 @@ again:
 		fresh = NULL;
 		list_add_tail(&rm->node, &mp->rxq);
 		mp->nrx++;
+		/* No-op while pending; see mrc_msg_rx_gc_workfn(). */
+		queue_delayed_work(system_wq, &mp->rx_gc,
+				   nsecs_to_jiffies(2 * mrc_msg_peer_timeout_ns()));
 	}
 	if (!rm) {
 		/* Bounded; the message that blocks delivery always fits. */
@@ -943,6 +965,49 @@ static void mrc_msg_rx_workfn(struct work_struct *work)
 		}
 		mrc_rx_msg_free(rm);
 		cond_resched();
+	}
+}
+
+/*
+ * Nothing new from the peer for 2 * peer_timeout_ms while messages wait:
+ * free the incomplete ones, deliver the complete held ones (see Expiry).
+ */
+static void mrc_msg_rx_gc_workfn(struct work_struct *work)
+{
+	struct mrc_msg_peer *mp = container_of(to_delayed_work(work),
+					       struct mrc_msg_peer, rx_gc);
+	u64 idle = 2 * mrc_msg_peer_timeout_ns(), now = ktime_get_ns(), age;
+	struct mrc_rx_msg *rm, *tmp;
+	bool kick = false;
+	LIST_HEAD(gone);
+
+	spin_lock_bh(&mp->rx_lock);
+	if (mp->rx_dead ||
+	    (list_empty(&mp->rxq) && list_empty(&mp->held)))
+		goto unlock;
+	age = now - mp->rx_last_ns;
+	if (age < idle) {
+		queue_delayed_work(system_wq, &mp->rx_gc,
+				   nsecs_to_jiffies(idle - age) + 1);
+		goto unlock;
+	}
+	list_for_each_entry_safe(rm, tmp, &mp->held, node) {
+		list_move_tail(&rm->node, &mp->deliver);
+		mp->rx_next = rm->seq + 1;
+		kick = true;
+	}
+	list_for_each_entry_safe(rm, tmp, &mp->rxq, node) {
+		list_move_tail(&rm->node, &gone);
+		mp->nrx--;
+	}
+	if (kick)
+		queue_work(system_wq, &mp->rx_work);
+unlock:
+	spin_unlock_bh(&mp->rx_lock);
+	list_for_each_entry_safe(rm, tmp, &gone, node) {
+		list_del(&rm->node);
+		ms_inc(MS_RX_EXPIRED);
+		mrc_rx_msg_free(rm);
 	}
 }
 
@@ -1099,6 +1164,7 @@ void mrc_msg_peer_init(struct mrc_peer *peer)
 	INIT_LIST_HEAD(&mp->held);
 	INIT_LIST_HEAD(&mp->deliver);
 	INIT_WORK(&mp->rx_work, mrc_msg_rx_workfn);
+	INIT_DELAYED_WORK(&mp->rx_gc, mrc_msg_rx_gc_workfn);
 }
 
 void mrc_msg_peer_stop(struct mrc_peer *peer)
@@ -1123,6 +1189,7 @@ void mrc_msg_peer_stop(struct mrc_peer *peer)
 	spin_lock_bh(&mp->rx_lock);
 	mp->rx_dead = true;
 	spin_unlock_bh(&mp->rx_lock);
+	cancel_delayed_work_sync(&mp->rx_gc);
 	/* Messages already complete are still delivered. */
 	flush_work(&mp->rx_work);
 	cancel_work_sync(&mp->rx_work);
@@ -1150,6 +1217,8 @@ static int mrc_msg_stats_show(struct seq_file *s, void *unused)
 			   atomic64_read(&mrc_msg_stats[i]));
 	seq_printf(s, "rx_buffer_bytes %lld\n",
 		   atomic64_read(&mrc_rx_bytes_used));
+	seq_printf(s, "tx_buffer_bytes %lld\n",
+		   atomic64_read(&mrc_tx_bytes_used));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mrc_msg_stats);
@@ -1166,4 +1235,5 @@ void mrc_msg_exit(void)
 {
 	debugfs_remove_recursive(mrc_msg_debugfs);
 	WARN_ON(atomic64_read(&mrc_rx_bytes_used));
+	WARN_ON(atomic64_read(&mrc_tx_bytes_used));
 }

@@ -45,11 +45,13 @@ struct mrc_msg_peer {
 	bool rx_epoch_valid;
 	u32 rx_epoch;			/* sender's epoch being received */
 	u32 rx_next;			/* next sequence number to deliver */
+	u64 rx_last_ns;			/* last DATA from the peer, ns */
 	unsigned int nrx;		/* contexts: rxq + held + deliver */
 	struct list_head rxq;		/* struct mrc_rx_msg, incomplete */
 	struct list_head held;		/* complete, predecessors missing */
 	struct list_head deliver;	/* complete, in order, to deliver */
 	struct work_struct rx_work;	/* calls the endpoints' recv */
+	struct delayed_work rx_gc;	/* expires stalled messages */
 };
 
 int mrc_msg_init(void);

@@ -158,6 +158,7 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_NODE_ID,	/* this node's id; 0 = not set */
 	MRC_CONFIG_A_PROBE_MS,	/* keepalive probe interval, ms */
 	MRC_CONFIG_A_RTO_MAX_MS, /* upper bound of a path's RTO, ms */
+	MRC_CONFIG_A_PEER_TIMEOUT_MS, /* no path this long: sends fail, ms */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,

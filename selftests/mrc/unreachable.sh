@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unreachable peer: node 1 sends 16 x 4 MiB to node 2 (modules/mrc_echo);
+# mid-transfer node 2 takes both planes down.  Every send that was not
+# acked completes with -EHOSTUNREACH within the peer timeout (plus the
+# time the paths take to be found dead and some TCG slack); a send made
+# while the peer is unreachable fails after the peer timeout, and after
+# the peer_timeout_ms knob is lowered, after the lower value.  Memory
+# returns to baseline on both nodes: mrc's sender and reassembly buffers
+# (tx_buffer_bytes, rx_buffer_bytes) go to 0 and no allocation site of
+# mrc or mrc_echo holds more slab or vmalloc objects than before the
+# transfer.  Once the planes return, a new transfer arrives intact, and
+# everything unloads cleanly.
+source "$(dirname "$0")/lib.sh"
+NODES=2
+TIMEOUT=${MRC_UNREACHABLE_TIMEOUT:-600}
+export MRC_APPEND="${MRC_APPEND:-} slub_debug=U"
+COUNT=16
+SIZE=4194304
+PEER_TIMEOUT_MS=3000	# the knob's default
+SLACK_MS=4000		# path detection (RTO <= rto_max_ms) + TCG polling
+
+ECHO_KO=$MRC_LIB_DIR/modules/mrc_echo/mrc_echo.ko
+
+if [ -z "${MRC_IN_VM:-}" ]; then
+	if ! make -s -C "$MRC_LIB_DIR/modules" > /dev/null 2>&1; then
+		echo "not ok 1 build selftests/mrc/modules (mrc_echo.ko)"
+		exit 1
+	fi
+fi
+
+D=/sys/kernel/debug
+
+stat_of() {	# stat_of FILE KEY
+	local k v
+	while read -r k v; do
+		[ "$k" = "$2" ] && { echo "$v"; return 0; }
+	done < "$1"
+	echo 0
+}
+
+echo_stat() { stat_of $D/mrc_echo/stats "$1"; }
+msg_stat() { stat_of $D/mrc/msg "$1"; }
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+
+paths_active() { mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'; }
+all_active() { [ "$(paths_active)" = 16 ]; }
+sent_at_least() { [ "$(echo_stat done_ok)" -ge "$1" ]; }
+completed_at_least() {
+	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$1" ]
+}
+
+# Live objects of mrc's and mrc_echo's allocation sites: slab (per cache
+# and caller, from slub_debug=U's alloc_traces) and vmalloc (per caller).
+mem_snapshot() {
+	local f
+	for f in $D/slab/kmalloc-*/alloc_traces; do
+		awk -v c="$(basename "$(dirname "$f")")" '
+			/^ *[0-9]+ / && /\[mrc/ {
+				site = $2; sub(/\+.*/, "", site)
+				n[c ":" site $3] += $1
+			}
+			END { for (k in n) print k, n[k] }' "$f"
+	done
+	awk '/\[mrc/ { site = $3; sub(/\+.*/, "", site); n["vmalloc:" site]++ }
+	     END { for (k in n) print k, n[k] }' /proc/vmallocinfo
+}
+
+# Sites that hold more objects in $2 than in $1.
+mem_grown() {
+	sort "$1" > /tmp/m.a
+	sort "$2" > /tmp/m.b
+	join -a 2 -e 0 -o 0,1.2,2.2 /tmp/m.a /tmp/m.b |
+		awk '$3 > $2 { print $1 ": " $2 " -> " $3 }'
+}
+
+# timed_send SEED: one send of 1..1000 bytes; prints ms until it completed.
+timed_send() {
+	local t0 n
+	n=$(($(echo_stat done_ok) + $(echo_stat done_err) + 1))
+	t0=$(now_ms)
+	echo "send $OTHER 7 1 1000 $1 0" > $D/mrc_echo/ctl || return 1
+	while ! completed_at_least "$n"; do
+		[ $(($(now_ms) - t0)) -gt 60000 ] && return 1
+		_sleep 0.05
+	done
+	echo $(($(now_ms) - t0))
+}
+
+sender() {
+	local t_down t_fail ms e0
+
+	ok "send $COUNT x $SIZE B to node$OTHER" \
+		sh -c "echo send $OTHER 7 $COUNT $SIZE 99 1 > $D/mrc_echo/ctl"
+	wait_for 'a message acked' 120 sent_at_least 1
+	put go 1
+	get planes-down 120 > /dev/null
+	t_down=$(now_ms)
+	wait_for "all $COUNT sends completed" 60 completed_at_least "$COUNT"
+	t_fail=$(now_ms)
+	ok 'some sends failed' test "$(echo_stat done_err)" -gt 0
+	ok_eq 'every failure is -EHOSTUNREACH' "$(echo_stat done_err)" \
+		"$(echo_stat done_ehostunreach)"
+	diag "$(echo_stat done_ok) sends acked, $(echo_stat done_err) failed" \
+	     "with $(echo_stat done_err_last_status), the last" \
+	     "$((t_fail - t_down)) ms after both planes went down"
+	ok "they failed within peer timeout + slack ($((t_fail - t_down)) ms)" \
+		test $((t_fail - t_down)) -le $((PEER_TIMEOUT_MS + SLACK_MS))
+
+	e0=$(echo_stat done_ehostunreach)
+	ms=$(timed_send 1)
+	ok_eq 'a send to the unreachable peer fails with -EHOSTUNREACH' \
+		$((e0 + 1)) "$(echo_stat done_ehostunreach)"
+	diag "a new send failed after $ms ms (peer_timeout_ms $PEER_TIMEOUT_MS)"
+	ok "after about peer_timeout_ms ($ms ms)" \
+		test "$ms" -ge $((PEER_TIMEOUT_MS * 9 / 10)) -a \
+		"$ms" -le $((PEER_TIMEOUT_MS + SLACK_MS))
+
+	ok 'mrcctl config set peer_timeout_ms 1000' \
+		mrcctl config set peer_timeout_ms 1000
+	e0=$(echo_stat done_ehostunreach)
+	ms=$(timed_send 2)
+	ok_eq 'it fails with -EHOSTUNREACH' $((e0 + 1)) \
+		"$(echo_stat done_ehostunreach)"
+	diag "with peer_timeout_ms 1000 a new send failed after $ms ms"
+	ok "after about 1000 ms, well before the default ($ms ms)" \
+		test "$ms" -ge 900 -a "$ms" -lt $((PEER_TIMEOUT_MS * 9 / 10))
+	echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
+
+	ok_eq 'sender buffers back to 0 (tx_buffer_bytes)' 0 \
+		"$(msg_stat tx_buffer_bytes)"
+}
+
+receiver() {
+	get go 120 > /dev/null
+	ok 'both planes down on node2' \
+		sh -c 'ip link set eth0 down && ip link set eth1 down'
+	put planes-down 1
+	# Partial messages expire after 2 x peer_timeout_ms without news.
+	wait_for 'reassembly buffers back to 0 (rx_buffer_bytes)' \
+		$(((2 * PEER_TIMEOUT_MS + SLACK_MS) / 1000 + 5)) \
+		test "$(msg_stat rx_buffer_bytes)" = 0
+	diag "received $(echo_stat rx) messages intact; mrc expired" \
+	     "$(msg_stat rx_expired) incomplete one(s)"
+	ok_eq 'what arrived is intact and in order' '0 0' \
+		"$(echo_stat rx_bad) $(echo_stat rx_order)"
+}
+
+run_guest() {
+	OTHER=$((3 - MRC_NODE))
+	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)" grown
+
+	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE"
+	mount -t debugfs none $D 2>/dev/null
+	ok "add peer node$OTHER on both planes" mrcctl peer add "$OTHER" addr "$a"
+	ok 'insmod mrc_echo' insmod "$ECHO_KO"
+	wait_for "16 paths to node$OTHER active" 60 all_active
+	mem_snapshot > /dev/null	# debugfs keeps state per file opened
+	mem_snapshot > /tmp/mem0
+	ok 'allocation sites of mrc traced' test -s /tmp/mem0
+	barrier paths-up
+
+	if is_node 1; then
+		sender
+	else
+		receiver
+	fi
+	barrier failed
+
+	mem_snapshot > /tmp/mem1
+	grown=$(mem_grown /tmp/mem0 /tmp/mem1)
+	ok_eq 'no mrc allocation site holds more than before' '' "$grown"
+
+	# The planes return: messages flow again.
+	if is_node 2; then
+		ip link set eth0 up
+		ip link set eth1 up
+	fi
+	wait_for "16 paths to node$OTHER active again" 120 all_active
+	echo reset > $D/mrc_echo/ctl
+	barrier planes-up
+	if is_node 1; then
+		ok 'send 4 messages again' \
+			sh -c "echo send $OTHER 7 4 $SIZE 5 0 > $D/mrc_echo/ctl"
+		wait_for 'all 4 acked' 300 sent_at_least 4
+	else
+		wait_for '4 messages received' 300 \
+			sh -c "grep -qx 'rx 4' $D/mrc_echo/stats"
+		ok_eq 'intact and in order' '0 0' \
+			"$(echo_stat rx_bad) $(echo_stat rx_order)"
+	fi
+	barrier again-done
+
+	ok 'rmmod mrc_echo' rmmod mrc_echo
+	ok_eq 'buffers back to 0' '0 0' \
+		"$(msg_stat tx_buffer_bytes) $(msg_stat rx_buffer_bytes)"
+	ok 'modprobe -r mrc' modprobe -r mrc
+	ok 'mrc unloaded' test ! -e /sys/module/mrc
+}
+
+mrc_test_main "$@"
