@@ -342,6 +342,384 @@ static void rr__rail_failover(void)
 		CHECK(cnt[i] == 100, "back: path %u: %u", i, cnt[i]);
 }
 
+static int sel(struct mrc_sched *s, unsigned int n, u32 cls, u32 len, u64 now,
+	       struct mrc_sched_res *res)
+{
+	return mrc_sched_select(s, &sp, ptr, n, cls, len, now, res);
+}
+
+static void params__weights_classes_explore(void)
+{
+	struct mrc_sched_params q;
+	const char *why = NULL;
+	unsigned int i;
+
+	mrc_sched_params_default(&q);
+	for (i = 0; i < MRC_SCHED_MAX_RAILS; i++)
+		CHECK(q.weight[i] == MRC_SCHED_WEIGHT_DEF, "weight %u", i);
+	for (i = 0; i < MRC_SCHED_CLASS_NR; i++)
+		CHECK(q.class_rails[i] == MRC_SCHED_RAILS_ALL, "class %u", i);
+	CHECK(q.explore_every == 64 && q.explore_ns == 10000000U, "explore");
+	q.weight[5] = 101;
+	CHECK(mrc_sched_params_check(&q, &why) == -EINVAL && why, "weight");
+	q.weight[5] = 0;
+	CHECK(!mrc_sched_params_check(&q, &why), "weight 0: %s", why);
+	q.class_rails[MRC_SCHED_CLASS_BULK] = 0;
+	why = NULL;
+	CHECK(mrc_sched_params_check(&q, &why) == -EINVAL && why, "no rail");
+	q.class_rails[MRC_SCHED_CLASS_BULK] = 1ULL << 5;
+	why = NULL;
+	CHECK(mrc_sched_params_check(&q, &why) == -EINVAL && why,
+	      "only weight-0 rails");
+	q.class_rails[MRC_SCHED_CLASS_BULK] = (1ULL << 5) | (1ULL << 63);
+	CHECK(!mrc_sched_params_check(&q, &why), "rails 5, 63: %s", why);
+	q.explore_ns = MRC_SCHED_EXPLORE_MAX_NS + 1;
+	why = NULL;
+	CHECK(mrc_sched_params_check(&q, &why) == -EINVAL && why, "explore");
+	q.explore_ns = 0;
+	q.explore_every = 0;
+	CHECK(!mrc_sched_params_check(&q, &why), "explore off: %s", why);
+	q.policy = MRC_SCHED_LOAD_AWARE;
+	CHECK(!mrc_sched_params_check(&q, &why), "load-aware: %s", why);
+}
+
+static void names__policies_and_classes(void)
+{
+	static const char * const pol[] = { "round-robin", "min-inflight",
+		"min-latency", "load-aware" };
+	static const char * const cls[] = { "default", "latency", "bulk",
+		"background" };
+	unsigned int i;
+
+	CHECK(ARRAY_SIZE(pol) == MRC_SCHED_POLICY_NR, "policies");
+	CHECK(ARRAY_SIZE(cls) == MRC_SCHED_CLASS_NR, "classes");
+	for (i = 0; i < MRC_SCHED_POLICY_NR; i++) {
+		CHECK(!strcmp(mrc_sched_policy_name(i), pol[i]), "%u", i);
+		CHECK(mrc_sched_policy_parse(pol[i]) == (int)i, "%s", pol[i]);
+	}
+	for (i = 0; i < MRC_SCHED_CLASS_NR; i++) {
+		CHECK(!strcmp(mrc_sched_class_name(i), cls[i]), "%u", i);
+		CHECK(mrc_sched_class_parse(cls[i]) == (int)i, "%s", cls[i]);
+	}
+	CHECK(!mrc_sched_class_name(MRC_SCHED_CLASS_NR), "class NR");
+	CHECK(mrc_sched_policy_parse("fastest") == -EINVAL, "parse");
+	CHECK(mrc_sched_policy_parse("") == -EINVAL, "parse empty");
+	CHECK(mrc_sched_class_parse("Bulk") == -EINVAL, "parse case");
+}
+
+/* The documented formulas, value by value. */
+static void cost__formulas(void)
+{
+	struct mrc_path *p = &path[0];
+
+	setup(1, 0x1);			/* one sample: srtt = last = 1 ms */
+	CHECK(p->rtt.srtt_ns == 1000000, "srtt %u", p->rtt.srtt_ns);
+	/* Q(1 ms) = (1000000 >> 10) + 1 = 977 -> 3 bits: 896 */
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_LATENCY, p, 0) == 896, "Q %llu",
+	      (unsigned long long)mrc_sched_cost(MRC_SCHED_MIN_LATENCY, p, 0));
+	CHECK(mrc_sched_cost(MRC_SCHED_ROUND_ROBIN, p, 4096) == 0, "rr");
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_INFLIGHT, p, 0) == 1, "B min 1");
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_INFLIGHT, p, 4096) == 4096, "B");
+	mrc_path_inflight_add(p, 2, 8192);
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_INFLIGHT, p, 4096) == 12288, "B");
+	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 4096) == 12288ULL * 896,
+	      "load-aware");
+	/* A lower latest sample counts at once: 8 ms x3 then 2 ms. */
+	mrc_rtt_update(&p->rtt, 8000000);
+	mrc_rtt_update(&p->rtt, 8000000);
+	mrc_rtt_update(&p->rtt, 8000000);
+	mrc_rtt_update(&p->rtt, 2000000);
+	CHECK(p->rtt.srtt_ns > 2000000 && p->rtt.last_ns == 2000000, "rtt");
+	/* Q(2 ms) = 1954 -> 1792 */
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_LATENCY, p, 0) == 1792, "Q %llu",
+	      (unsigned long long)mrc_sched_cost(MRC_SCHED_MIN_LATENCY, p, 0));
+	/* Losses since the last ACK: x (1 + L), L capped at 7. */
+	p->consec_loss = 2;
+	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 4096) ==
+	      12288ULL * 1792 * 3, "loss 2");
+	p->consec_loss = U32_MAX;
+	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 4096) ==
+	      12288ULL * 1792 * 8, "loss capped");
+	/* Bounds: B capped at U32_MAX, no sample -> 10 ms. */
+	p->inflight_bytes = U64_MAX - 1;
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_INFLIGHT, p, U32_MAX) == U32_MAX,
+	      "B cap");
+	p->inflight_bytes = U32_MAX - 10ULL;
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_INFLIGHT, p, 100) == U32_MAX,
+	      "B cap sum");
+	mrc_rtt_init(&p->rtt);
+	/* Q(10 ms) = 9766 -> 8192 */
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_LATENCY, p, 0) == 8192, "unknown");
+	p->rtt.samples = 1;
+	p->rtt.srtt_ns = p->rtt.last_ns = MRC_RTT_MAX_NS;
+	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 1) <
+	      (1ULL << 56), "largest cost %llu",
+	      (unsigned long long)mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 1));
+	p->rtt.srtt_ns = p->rtt.last_ns = 0;
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_LATENCY, p, 0) == 1, "Q(0)");
+}
+
+/* Weighted round-robin: exact shares per cycle; weight 0 never. */
+static void rr__weights_exact(void)
+{
+	unsigned int cnt[NP], i;
+	struct mrc_sched s;
+
+	setup(8, 0xff);			/* rail 0: even slots, 1: odd */
+	sp.weight[0] = 100;
+	sp.weight[1] = 50;
+	mrc_sched_init(&s);
+	CHECK(!run(&s, 8, 6000, cnt, T0), "none");	/* 10 cycles of 600 */
+	for (i = 0; i < 8; i++)
+		CHECK(cnt[i] == (i & 1 ? 500u : 1000u), "path %u: %u", i,
+		      cnt[i]);
+	/*
+	 * 33:100 with a count that is no whole number of cycles: off the
+	 * exact ratio by less than one cycle (33 and 100 picks).
+	 */
+	sp.weight[1] = 33;
+	mrc_sched_init(&s);
+	run(&s, 8, 10000, cnt, T0);
+	for (i = 1; i < 8; i += 2)
+		CHECK(cnt[i] * 100 + 3300 >= cnt[i - 1] * 33 &&
+		      cnt[i] * 100 <= cnt[i - 1] * 33 + 3300,
+		      "33:100 -> %u:%u", cnt[i], cnt[i - 1]);
+	/* Light weights only: rounds above the heaviest are skipped. */
+	sp.weight[0] = 2;
+	sp.weight[1] = 1;
+	mrc_sched_init(&s);
+	run(&s, 8, 1200, cnt, T0);
+	for (i = 0; i < 8; i++)
+		CHECK(cnt[i] == (i & 1 ? 100u : 200u), "2:1 path %u: %u", i,
+		      cnt[i]);
+	sp.weight[0] = 0;
+	mrc_sched_init(&s);
+	run(&s, 8, 100, cnt, T0);
+	for (i = 0; i < 8; i++)
+		CHECK(cnt[i] == (i & 1 ? 25u : 0u), "weight 0: path %u: %u",
+		      i, cnt[i]);
+	sp.weight[1] = 0;		/* every rail "never" */
+	CHECK(pick(&s, 8, T0) == -EAGAIN, "weight 0 everywhere");
+	mrc_sched_params_default(&sp);
+}
+
+/* Rails beyond MRC_SCHED_MAX_RAILS: default weight, only in "all". */
+static void weight__high_rail_ids(void)
+{
+	struct mrc_sched_res res;
+	struct mrc_sched s;
+
+	setup(2, 0x3);
+	path[0].local_rail = 64;
+	path[1].local_rail = 70000;
+	CHECK(mrc_sched_weight(&sp, &path[0]) == MRC_SCHED_WEIGHT_DEF &&
+	      mrc_sched_weight(&sp, &path[1]) == MRC_SCHED_WEIGHT_DEF, "w");
+	CHECK(mrc_sched_in_class(&sp, MRC_SCHED_CLASS_BULK, &path[0]), "all");
+	sp.class_rails[MRC_SCHED_CLASS_BULK] = U64_MAX >> 1;
+	CHECK(!mrc_sched_in_class(&sp, MRC_SCHED_CLASS_BULK, &path[0]),
+	      "rail 64 in a set");
+	mrc_sched_init(&s);
+	CHECK(sel(&s, 2, MRC_SCHED_CLASS_BULK, 0, T0, &res) == 0 &&
+	      res.flags == (MRC_SCHED_F_FALLBACK |
+			    MRC_SCHED_F_FALLBACK_CHANGED), "fallback %x",
+	      res.flags);
+	mrc_sched_params_default(&sp);
+}
+
+/* Class rail sets: isolation; fallback flagged once per transition. */
+static void class__isolation_and_fallback_flags(void)
+{
+	struct mrc_sched_res res;
+	struct mrc_sched s;
+	unsigned int i, pol;
+	int r;
+
+	for (pol = 0; pol < MRC_SCHED_POLICY_NR; pol++) {
+		setup(8, 0xff);
+		sp.policy = pol;
+		sp.class_rails[MRC_SCHED_CLASS_LATENCY] = 1ULL << 1;
+		sp.class_rails[MRC_SCHED_CLASS_BACKGROUND] = 1ULL << 0;
+		mrc_sched_init(&s);
+		for (i = 0; i < 50; i++) {
+			r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0, &res);
+			CHECK(r >= 0 && (r & 1) && !res.flags,
+			      "%u: latency pick %d flags %x", pol, r,
+			      res.flags);
+			r = sel(&s, 8, MRC_SCHED_CLASS_BACKGROUND, 100, T0,
+				&res);
+			CHECK(r >= 0 && !(r & 1) && !res.flags,
+			      "%u: background pick %d", pol, r);
+		}
+		/* Rail 1's paths: one dead, the others ASSUMED_BAD. */
+		ev(1, MRC_PATH_EV_RAIL_DOWN, T0 + MS, T0 + MS);
+		for (i = 3; i < 8; i += 2)
+			ev(i, MRC_PATH_EV_LOSS, T0 + MS, T0 + MS);
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + MS, &res);
+		CHECK(r >= 0 && !(r & 1) && res.flags ==
+		      (MRC_SCHED_F_FALLBACK | MRC_SCHED_F_FALLBACK_CHANGED),
+		      "%u: first fallback %d flags %x", pol, r, res.flags);
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + MS, &res);
+		CHECK(r >= 0 && !(r & 1) && res.flags == MRC_SCHED_F_FALLBACK,
+		      "%u: second fallback flags %x", pol, res.flags);
+		/* Other classes are not affected. */
+		r = sel(&s, 8, MRC_SCHED_CLASS_BACKGROUND, 100, T0 + MS, &res);
+		CHECK(r >= 0 && !res.flags, "%u: background %x", pol,
+		      res.flags);
+		/* Nothing anywhere: -EAGAIN, fallback state kept. */
+		for (i = 0; i < 8; i += 2)
+			ev(i, MRC_PATH_EV_DENY, T0 + MS, T0 + MS);
+		memset(&res, 0xa5, sizeof(res));
+		CHECK(sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + MS, &res) ==
+		      -EAGAIN && res.flags == 0xa5, "%u: nothing", pol);
+		for (i = 0; i < 8; i += 2)
+			ev(i, MRC_PATH_EV_ALLOW, T0 + MS, T0 + MS);
+		ev(0, MRC_PATH_EV_REPLY, T0 + 2 * MS, T0 + MS);
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + 2 * MS, &res);
+		CHECK(r == 0 && res.flags == MRC_SCHED_F_FALLBACK, "%u: %d %x",
+		      pol, r, res.flags);
+		/* A class path answers a probe: back, flagged once. */
+		ev(5, MRC_PATH_EV_REPLY, T0 + 3 * MS, T0 + 2 * MS);
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + 3 * MS, &res);
+		CHECK(r == 5 && res.flags == MRC_SCHED_F_FALLBACK_CHANGED,
+		      "%u: back %d flags %x", pol, r, res.flags);
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + 3 * MS, &res);
+		CHECK(r == 5 && !res.flags, "%u: %d flags %x", pol, r,
+		      res.flags);
+		CHECK(s.fallbacks == 3, "%u: fallbacks %llu", pol,
+		      (unsigned long long)s.fallbacks);
+		/* Weight 0 on the class's rail: fallback, never the rail. */
+		sp.weight[1] = 0;
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + 3 * MS, &res);
+		CHECK(r == 0 && (res.flags & MRC_SCHED_F_FALLBACK), "%u: %d",
+		      pol, r);
+		mrc_sched_params_default(&sp);
+	}
+}
+
+static void select__refuses_bad_input(void)
+{
+	struct mrc_sched_res res;
+	struct mrc_sched s, s0;
+
+	setup(4, 0xf);
+	mrc_sched_init(&s);
+	s.cursor = 2;
+	s0 = s;
+	memset(&res, 0x5a, sizeof(res));
+	CHECK(sel(&s, 4, MRC_SCHED_CLASS_NR, 0, T0, &res) == -EINVAL,
+	      "class NR");
+	CHECK(sel(&s, 4, U32_MAX, 0, T0, &res) == -EINVAL, "class");
+	sp.policy = MRC_SCHED_POLICY_NR;
+	CHECK(sel(&s, 4, 0, 0, T0, &res) == -EINVAL, "policy");
+	mrc_sched_params_default(&sp);
+	CHECK(!memcmp(&s, &s0, sizeof(s)) && res.flags == 0x5a &&
+	      res.path == 0x5a5a5a5a, "state changed on -EINVAL");
+	/* A pick reports its policy tag and counts under it. */
+	sp.policy = MRC_SCHED_MIN_INFLIGHT;
+	CHECK(sel(&s, 4, 0, 10, T0, &res) == 2 && res.path == 2 &&
+	      res.policy == MRC_SCHED_MIN_INFLIGHT && !res.flags,
+	      "res %u %u %x", res.path, res.policy, res.flags);
+	CHECK(s.picks[MRC_SCHED_MIN_INFLIGHT] == 1 &&
+	      !s.picks[MRC_SCHED_ROUND_ROBIN], "picks");
+	mrc_sched_params_default(&sp);
+	sp.min_active = 8;
+	CHECK(sel(&s, 4, 0, 10, T0, &res) >= 0 &&
+	      res.flags == MRC_SCHED_F_FLOOR, "floor flag %x", res.flags);
+	mrc_sched_params_default(&sp);
+}
+
+/* Cost policies: least cost per weight wins; ties take turns. */
+static void best__ties_rotate_and_weights_scale(void)
+{
+	unsigned int cnt[NP], i, pol;
+	struct mrc_sched_res res;
+	struct mrc_sched s;
+
+	for (pol = 1; pol < MRC_SCHED_POLICY_NR; pol++) {
+		setup(4, 0xf);
+		sp.policy = pol;
+		sp.explore_every = 0;
+		mrc_sched_init(&s);
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < 400; i++) {
+			int r = sel(&s, 4, 0, 4096, T0, &res);
+
+			if (r >= 0)
+				cnt[r]++;
+		}
+		for (i = 0; i < 4; i++)
+			CHECK(cnt[i] == 100, "%u: tie path %u: %u", pol, i,
+			      cnt[i]);
+		/* Path 2 loaded: min-inflight, load-aware avoid it. */
+		mrc_path_inflight_add(&path[2], 1, 4096);
+		mrc_sched_init(&s);
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < 300; i++) {
+			int r = sel(&s, 4, 0, 4096, T0, &res);
+
+			if (r >= 0)
+				cnt[r]++;
+		}
+		CHECK(pol == MRC_SCHED_MIN_LATENCY ? cnt[2] == 75 : !cnt[2],
+		      "%u: loaded path %u", pol, cnt[2]);
+		/* Double weight offsets double inflight. */
+		mrc_path_inflight_add(&path[0], 1, 4096);
+		sp.weight[0] = 100;
+		sp.weight[1] = 50;
+		CHECK(sel(&s, 2, 0, 4096, T0, &res) == 0 || pol ==
+		      MRC_SCHED_MIN_LATENCY, "%u: %u", pol, res.path);
+		mrc_sched_params_default(&sp);
+	}
+}
+
+/*
+ * Exploration: a stale path (silent explore_ns, nothing in flight) gets
+ * one pick per explore_every, and only under min-latency/load-aware.
+ */
+static void best__exploration_budget(void)
+{
+	struct mrc_sched_res res;
+	unsigned int i, pol, ex, got;
+	struct mrc_sched s;
+	u64 t = T0 + 20 * MS;
+
+	for (pol = 0; pol < MRC_SCHED_POLICY_NR; pol++) {
+		setup(4, 0xf);
+		sp.policy = pol;
+		sp.explore_every = 8;
+		/* Path 3 slow (9 ms); 0..2 acked recently. */
+		mrc_rtt_update(&path[3].rtt, 9000000);
+		mrc_rtt_update(&path[3].rtt, 9000000);
+		for (i = 0; i < 3; i++)
+			ev(i, MRC_PATH_EV_ACK, t, t - MS);
+		mrc_sched_init(&s);
+		ex = got = 0;
+		for (i = 0; i < 80; i++) {
+			if (sel(&s, 4, 0, 100, t, &res) == 3)
+				got++;
+			if (res.flags & MRC_SCHED_F_EXPLORE) {
+				ex++;
+				CHECK(res.path == 3, "explored %u", res.path);
+			}
+		}
+		if (pol == MRC_SCHED_MIN_LATENCY ||
+		    pol == MRC_SCHED_LOAD_AWARE)
+			CHECK(ex == 10 && got == 10 && s.explores == 10,
+			      "%u: explored %u, got %u", pol, ex, got);
+		else
+			CHECK(!ex && got == 20, "%u: explored %u, got %u",
+			      pol, ex, got);
+		/* Something in flight on it: not stale. */
+		mrc_path_inflight_add(&path[3], 1, 100);
+		mrc_sched_init(&s);
+		for (i = 0; i < 80; i++)
+			CHECK(sel(&s, 4, 0, 100, t, &res) != 3 ||
+			      pol < MRC_SCHED_MIN_LATENCY, "%u: explored busy",
+			      pol);
+		mrc_sched_params_default(&sp);
+	}
+}
+
 /* ---------------------------------------------------------------- */
 
 static const struct tap_test tests[] = {
@@ -356,6 +734,15 @@ static const struct tap_test tests[] = {
 	T(pick__refuses_bad_input),
 	T(floor__recently_acked_bad_paths),
 	T(rr__rail_failover),
+	T(params__weights_classes_explore),
+	T(names__policies_and_classes),
+	T(cost__formulas),
+	T(rr__weights_exact),
+	T(weight__high_rail_ids),
+	T(class__isolation_and_fallback_flags),
+	T(select__refuses_bad_input),
+	T(best__ties_rotate_and_weights_scale),
+	T(best__exploration_budget),
 #undef T
 };
 
