@@ -1,0 +1,331 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# /dev/mrc between two nodes: node 2 runs an echo endpoint (a small Python
+# program on port 7000) and the mrc-perf server; node 1 checks the ABI
+# (Documentation/mrc/devmrc.rst): bad ioctl -> ENOTTY, unbound send ->
+# EDESTADDRREQ, ephemeral and duplicate binds, bad headers and options,
+# non-blocking read on an empty queue -> EAGAIN, poll, a short read buffer
+# -> EMSGSIZE with the message kept, two endpoints on one node seeing only
+# their own messages, the bounded receive queue dropping and counting,
+# root-only device mode and low ports refused without CAP_NET_BIND_SERVICE;
+# then mrc-perf bw and lat runs (figures as diagnostics).
+source "$(dirname "$0")/lib.sh"
+NODES=2
+TIMEOUT=${MRC_DEVMRC_TIMEOUT:-900}
+
+ECHO_PORT=7000
+PERF_PORT=18515
+
+PY3=$(command -v /usr/bin/python3 python3 | head -n1)
+UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
+	--inh-caps=-all --bounding-set=-all --no-new-privs)
+
+# The checks, in Python (ioctl numbers from uapi/linux/mrc.h).
+read -r -d '' PY <<'EOF'
+import errno, os, select, struct, sys, time
+
+MAGIC = 0xF7
+def ioc(d, nr, size): return (d << 30) | (size << 16) | (MAGIC << 8) | nr
+BIND = ioc(3, 1, 8)
+SETOPT = ioc(1, 2, 16)
+GETOPT = ioc(3, 3, 16)
+STATS_SIZE = 8 + 12 * 8
+STATS = ioc(3, 4, STATS_SIZE)
+FLUSH = ioc(0, 5, 0)
+RCVBUF, SNDWIN, PORT, NODE = 1, 2, 3, 4
+STAT_NAMES = ("tx_msgs tx_bytes tx_done tx_failed tx_outstanding rx_msgs "
+              "rx_bytes rx_dropped rx_dropped_bytes rx_queued_msgs "
+              "rx_queued_bytes rx_next_len").split()
+import fcntl
+
+def dev(flags=0): return os.open("/dev/mrc", os.O_RDWR | flags)
+
+def bind(fd, port):
+    b = bytearray(struct.pack("=IHH", 8, port, 0))
+    fcntl.ioctl(fd, BIND, b)
+    return struct.unpack("=IHH", b)[1]
+
+def setopt(fd, opt, v): fcntl.ioctl(fd, SETOPT, struct.pack("=IIQ", 16, opt, v))
+
+def getopt(fd, opt):
+    b = bytearray(struct.pack("=IIQ", 16, opt, 0))
+    fcntl.ioctl(fd, GETOPT, b)
+    return struct.unpack("=IIQ", b)[2]
+
+def stats(fd):
+    b = bytearray(struct.pack("=Ii", STATS_SIZE, 0) + bytes(96))
+    fcntl.ioctl(fd, STATS, b)
+    v = struct.unpack("=Ii12Q", b)
+    d = dict(zip(STAT_NAMES, v[2:]))
+    d["last_error"] = v[1]
+    return d
+
+def send(fd, node, port, payload, version=1, extra=0):
+    return os.write(fd, struct.pack("=IIHHI", version, node, port, 0,
+                                     len(payload) + extra) + payload)
+
+def recv(fd, n=1 << 20):
+    m = os.read(fd, n)
+    node, port, flags, ln, _ = struct.unpack("=IHHII", m[:16])
+    assert ln == len(m) - 16, (ln, len(m))
+    return node, port, m[16:]
+
+def errno_of(f, *a):
+    try:
+        f(*a)
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+    return "success"
+
+def expect(what, want, got):
+    if want != got:
+        print("%s: expected %s, got %s" % (what, want, got))
+        sys.exit(1)
+
+def wait_readable(fd, t=30):
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    return p.poll(t * 1000)
+
+def echo_server(port):
+    fd = dev()
+    bind(fd, port)
+    setopt(fd, RCVBUF, 256 << 20)
+    print("echo on", port, flush=True)
+    while True:
+        node, sport, data = recv(fd, 65 << 20)
+        if data.startswith(b"BURST "):
+            _, n, size = data.split()
+            for i in range(int(n)):
+                send(fd, node, sport, bytes([i & 0xff]) * int(size))
+        else:
+            send(fd, node, sport, data)
+
+def check(name, peer):
+    if name == "unpriv_open":
+        expect("open", "EACCES", errno_of(dev))
+        return
+    fd = dev()
+    if name == "enotty":
+        expect("ioctl 0x1234", "ENOTTY", errno_of(fcntl.ioctl, fd, 0x1234))
+        expect("ioctl nr 99", "ENOTTY",
+               errno_of(fcntl.ioctl, fd, ioc(3, 99, 8), bytes(8)))
+        expect("TCGETS", "ENOTTY", errno_of(fcntl.ioctl, fd, 0x5401, bytes(64)))
+    elif name == "unbound":
+        expect("unbound write", "EDESTADDRREQ",
+               errno_of(send, fd, peer, 7000, b"x"))
+        expect("PORT while unbound", 0, getopt(fd, PORT))
+        p = select.poll()
+        p.register(fd, select.POLLIN | select.POLLOUT)
+        expect("poll unbound", [], p.poll(0))
+    elif name == "bind":
+        port = bind(fd, 0)
+        expect("ephemeral port in range", True, 49152 <= port <= 65535)
+        expect("GETOPT PORT", port, getopt(fd, PORT))
+        expect("second bind", "EINVAL", errno_of(bind, fd, 0))
+        fd2 = dev()
+        expect("bind a taken port", "EADDRINUSE", errno_of(bind, fd2, port))
+        expect("root binds port 80", 80, bind(fd2, 80))
+        print("bound", port)
+    elif name == "badhdr":
+        bind(fd, 0)
+        expect("version 2", "EINVAL", errno_of(send, fd, peer, 7000, b"x", 2))
+        expect("len != count", "EINVAL",
+               errno_of(send, fd, peer, 7000, b"xy", 1, 1))
+        expect("len 0", "EINVAL", errno_of(send, fd, peer, 7000, b""))
+        expect("port 0", "EINVAL", errno_of(send, fd, peer, 0, b"x"))
+        expect("short write", "EINVAL", errno_of(os.write, fd, b"abc"))
+        expect("above 64 MiB", "EMSGSIZE", errno_of(
+            os.write, fd, struct.pack("=IIHHI", 1, peer, 7000, 0, (64 << 20) + 1)))
+        expect("unknown node", "EHOSTUNREACH", errno_of(send, fd, 77, 7000, b"x"))
+    elif name == "opts":
+        expect("RCVBUF default", 16 << 20, getopt(fd, RCVBUF))
+        expect("SNDWIN default", 64, getopt(fd, SNDWIN))
+        expect("NODE", 1, getopt(fd, NODE))
+        expect("RCVBUF 1 GiB", "EINVAL", errno_of(setopt, fd, RCVBUF, 1 << 30))
+        expect("RCVBUF 100", "EINVAL", errno_of(setopt, fd, RCVBUF, 100))
+        expect("SNDWIN 0", "EINVAL", errno_of(setopt, fd, SNDWIN, 0))
+        expect("set PORT", "EPERM", errno_of(setopt, fd, PORT, 5))
+        expect("opt 99", "ENOPROTOOPT", errno_of(setopt, fd, 99, 5))
+        setopt(fd, RCVBUF, 1 << 20)
+        expect("RCVBUF set", 1 << 20, getopt(fd, RCVBUF))
+        expect("short struct", "EINVAL", errno_of(
+            fcntl.ioctl, fd, SETOPT, struct.pack("=IIQ", 8, RCVBUF, 8192)))
+        expect("longer struct, tail not zero", "E2BIG", errno_of(
+            fcntl.ioctl, fd, GETOPT,
+            bytearray(struct.pack("=IIQQ", 24, RCVBUF, 0, 1))))
+    elif name == "nonblock":
+        fd = dev(os.O_NONBLOCK)
+        bind(fd, 0)
+        expect("read on empty", "EAGAIN", errno_of(os.read, fd, 4096))
+        p = select.poll()
+        p.register(fd, select.POLLIN | select.POLLOUT)
+        expect("poll: writable, not readable", [(fd, select.POLLOUT)], p.poll(0))
+    elif name == "emsgsize":
+        bind(fd, 0)
+        payload = os.urandom(1000)
+        send(fd, peer, 7000, payload)
+        p = select.poll()
+        p.register(fd, select.POLLIN)
+        ev = p.poll(30000)
+        expect("poll POLLIN after the echo", [(fd, select.POLLIN)], ev)
+        expect("read into 100 bytes", "EMSGSIZE", errno_of(os.read, fd, 100))
+        expect("read into 1015 bytes", "EMSGSIZE", errno_of(os.read, fd, 1015))
+        st = stats(fd)
+        expect("still queued", (1, 1000), (st["rx_queued_msgs"], st["rx_next_len"]))
+        node, port, data = recv(fd, 1016)
+        expect("source", (peer, 7000), (node, port))
+        expect("payload intact", payload, data)
+        expect("queue empty after", 0, stats(fd)["rx_queued_msgs"])
+        expect("POLLIN gone", [], p.poll(0))
+        os.set_blocking(fd, False)
+        expect("nothing more", "EAGAIN", errno_of(os.read, fd, 4096))
+        fcntl.ioctl(fd, FLUSH)
+        st = stats(fd)
+        expect("tx done / failed", (1, 0), (st["tx_done"], st["tx_failed"]))
+    elif name == "isolation":
+        a, b = fd, dev()
+        pa, pb = bind(a, 0), bind(b, 0)
+        for i in range(5):
+            send(a, peer, 7000, b"for-a %d" % i)
+            send(b, peer, 7000, b"for-b %d" % i)
+        for fdx, tag in ((a, b"for-a"), (b, b"for-b")):
+            for i in range(5):
+                expect("readable", True, bool(wait_readable(fdx)))
+                node, port, data = recv(fdx)
+                expect("own message", b"%s %d" % (tag, i), data)
+        time.sleep(0.5)
+        for fdx in (a, b):
+            os.set_blocking(fdx, False)
+            expect("no foreign message", "EAGAIN", errno_of(os.read, fdx, 4096))
+            expect("received exactly 5", 5, stats(fdx)["rx_msgs"])
+        print("ports", pa, pb)
+    elif name == "rcvbuf":
+        bind(fd, 0)
+        setopt(fd, RCVBUF, 4096)
+        send(fd, peer, 7000, b"BURST 3 3000")
+        t = time.time()
+        while time.time() - t < 30:
+            st = stats(fd)
+            if st["rx_msgs"] + st["rx_dropped"] >= 3:
+                break
+            time.sleep(0.1)
+        expect("queued / dropped (first always fits)", (1, 2),
+               (st["rx_msgs"], st["rx_dropped"]))
+        expect("dropped bytes", 6000, st["rx_dropped_bytes"])
+        node, port, data = recv(fd)
+        expect("the kept message", b"\0" * 3000, data)
+    elif name == "unpriv_bind":
+        expect("bind 80 unprivileged", "EACCES", errno_of(bind, fd, 80))
+        expect("bind 1023 unprivileged", "EACCES", errno_of(bind, fd, 1023))
+        expect("bind 0 unprivileged", True, bind(fd, 0) >= 49152)
+    else:
+        print("unknown check", name)
+        sys.exit(2)
+
+if sys.argv[1] == "echo":
+    echo_server(int(sys.argv[2]))
+else:
+    check(sys.argv[1], int(sys.argv[2]))
+EOF
+
+py() { python3 -c "$PY" "$@"; }
+
+peer_add() {	# peer_add NODE
+	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
+	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
+		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
+}
+
+active_paths() {
+	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
+		[ "$k" = active ] && echo "$v"
+	done
+}
+
+all_active() { [ "$(active_paths "$1")" = "$2" ]; }
+
+perf_ok() {	# perf_ok OUTFILE ARGS...: mrc-perf client, numbers printed
+	local out=$1
+	shift
+	mrc-perf -c 2 -p $PERF_PORT "$@" > "$out" || return 1
+	grep -Eq '^ +[0-9]+ +[0-9]+ +[0-9.]+' "$out" ||
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; assert r and all(v > 0 for x in r for k, v in x.items() if k != "bw_MBps")' "$out"
+}
+
+run_guest() {
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) pids=() out
+
+	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
+	ok '/dev/mrc exists, mode 0600 root' \
+		test "$(stat -c %a:%U /dev/mrc)" = 600:root
+	ok "add peer node$o on both planes" peer_add "$o"
+	wait_for "16 paths to node$o active" 60 all_active "$o" 16
+
+	if is_node 2; then
+		python3 -c "$PY" echo $ECHO_PORT > /tmp/echo.log 2>&1 &
+		pids+=($!)
+		mrc-perf -s -p $PERF_PORT > /tmp/perf-server.log 2>&1 &
+		pids+=($!)
+		wait_for 'echo endpoint bound' 30 grep -q echo /tmp/echo.log
+		wait_for 'mrc-perf server bound' 30 \
+			grep -q server /tmp/perf-server.log
+	fi
+	barrier servers-up 300
+
+	if is_node 1; then
+		ok 'unknown ioctls: ENOTTY' py enotty 2
+		ok 'send while unbound: EDESTADDRREQ; poll reports nothing' \
+			py unbound 2
+		ok 'bind 0 gives an ephemeral port; rebind EINVAL; taken port EADDRINUSE' \
+			py bind 2
+		ok 'bad send headers: EINVAL / EMSGSIZE; unknown node EHOSTUNREACH' \
+			py badhdr 2
+		ok 'options: defaults, bounds, read-only, versioned struct size' \
+			py opts 2
+		ok 'non-blocking read on an empty queue: EAGAIN; poll POLLOUT only' \
+			py nonblock 2
+		ok 'poll POLLIN; short buffer EMSGSIZE keeps the message; full read intact' \
+			py emsgsize 2
+		ok 'two endpoints on one node see only their own messages' \
+			py isolation 2
+		ok 'receive queue bound: overflow dropped and counted' \
+			py rcvbuf 2
+		ok 'unprivileged open of the 0600 device: EACCES' \
+			"${UNPRIV[@]}" "$PY3" -c "$PY" unpriv_open 2
+		chmod 0666 /dev/mrc
+		ok 'unprivileged bind below 1024: EACCES; ephemeral works' \
+			"${UNPRIV[@]}" "$PY3" -c "$PY" unpriv_bind 2
+		chmod 0600 /dev/mrc
+
+		out=/tmp/perf
+		ok 'mrc-perf bw 64 KiB x 200, window 16' \
+			perf_ok $out.bw bw -m 65536 -n 200 -w 16
+		diag "$(cat $out.bw)"
+		ok 'mrc-perf bw 4 KiB x 500, 2 endpoints, window 8' \
+			perf_ok $out.bw2 bw -m 4096 -n 500 -w 8 -e 2
+		diag "$(cat $out.bw2)"
+		ok 'mrc-perf bw sweep 1 B..64 KiB x 20, JSON' \
+			perf_ok $out.bwj bw -a -m 65536 -n 20 -j
+		diag "$(cat $out.bwj)"
+		ok 'mrc-perf lat 64 B x 300' perf_ok $out.lat lat -m 64 -n 300
+		diag "$(cat $out.lat)"
+		ok 'mrc-perf lat 64 KiB x 50, JSON' \
+			perf_ok $out.latj lat -m 65536 -n 50 -j
+		diag "$(cat $out.latj)"
+	fi
+	barrier checks-done 900
+
+	if is_node 2; then
+		kill "${pids[@]}" 2>/dev/null
+		wait "${pids[@]}" 2>/dev/null
+		ok 'servers gone, /dev/mrc endpoints closed' \
+			test "$(cat /sys/module/mrc/refcnt)" = 0
+		diag "$(cat /tmp/echo.log /tmp/perf-server.log)"
+	fi
+	barrier servers-down
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+
+mrc_test_main "$@"
