@@ -140,16 +140,18 @@ struct mrc_sched_params {
 /*
  * Defaults.  Policy: round-robin until the kernel caller passes packet
  * lengths and classes (then load-aware).  Exploration: at most 1 pick in
- * 64 (1.6% of the traffic, far below a p95), for paths silent for 10 ms
- * (the probe interval): with 4 KiB messages at a few thousand per second
- * a recovered path is back in well under the 1 s issue 5 asks for.
+ * 128 (0.8% of the traffic: below a p99, so a latency class's p99 is not
+ * made of exploration picks), for paths silent for 50 ms.  A recovered
+ * path is measured again within 50 ms + 128 picks per stale path (and an
+ * idle path's keepalive probe, every 250 ms by default, refreshes its RTT
+ * anyway): well under the 1 s issue 5 asks for.
  */
 #define MRC_SCHED_DEF_POLICY		MRC_SCHED_ROUND_ROBIN
 #define MRC_SCHED_DEF_MIN_ACTIVE	0
 #define MRC_SCHED_DEF_RECENT_NS		10000000U	/* one probe interval */
 #define MRC_SCHED_RECENT_MAX_NS		4000000000U
-#define MRC_SCHED_DEF_EXPLORE_EVERY	64
-#define MRC_SCHED_DEF_EXPLORE_NS	10000000U
+#define MRC_SCHED_DEF_EXPLORE_EVERY	128
+#define MRC_SCHED_DEF_EXPLORE_NS	50000000U
 #define MRC_SCHED_EXPLORE_MAX_NS	4000000000U
 
 /* mrc_sched_res.flags */

@@ -359,7 +359,7 @@ static void params__weights_classes_explore(void)
 		CHECK(q.weight[i] == MRC_SCHED_WEIGHT_DEF, "weight %u", i);
 	for (i = 0; i < MRC_SCHED_CLASS_NR; i++)
 		CHECK(q.class_rails[i] == MRC_SCHED_RAILS_ALL, "class %u", i);
-	CHECK(q.explore_every == 64 && q.explore_ns == 10000000U, "explore");
+	CHECK(q.explore_every == 128 && q.explore_ns == 50000000U, "explore");
 	q.weight[5] = 101;
 	CHECK(mrc_sched_params_check(&q, &why) == -EINVAL && why, "weight");
 	q.weight[5] = 0;
@@ -687,6 +687,13 @@ static void best__exploration_budget(void)
 		setup(4, 0xf);
 		sp.policy = pol;
 		sp.explore_every = 8;
+		/* Silent for 20 ms: not stale under the default 50 ms. */
+		mrc_sched_init(&s);
+		for (i = 0; i < 16; i++)
+			CHECK(sel(&s, 4, 0, 100, t, &res) >= 0 &&
+			      !(res.flags & MRC_SCHED_F_EXPLORE),
+			      "%u: explored before explore_ns", pol);
+		sp.explore_ns = 10 * MS;
 		/* Path 3 slow (9 ms); 0..2 acked recently. */
 		mrc_rtt_update(&path[3].rtt, 9000000);
 		mrc_rtt_update(&path[3].rtt, 9000000);
