@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * credit.c - receiver-driven credits: the receiver's grant pacer and the
+ * sender's credit balance (kernel-agnostic).
+ *
+ * Design notes
+ *
+ * Budget.  The pacer turns elapsed time into bytes at the drain rate
+ * (tokens); unscheduled arrivals are charged to the same budget, so the
+ * tokens may go negative (debt) after an incast's first window.  Saved
+ * tokens are capped at burst so an idle receiver does not hand out a
+ * large burst at once.  Grants are also held under max_outstanding, the
+ * total of granted-but-not-arrived scheduled bytes, which bounds what can
+ * sit in the fabric even if the rate is set too high.
+ *
+ * Fair share hands the budget out in grant_unit pieces round-robin; the
+ * next pace starts after the last entry served, so budgets smaller than
+ * one unit per sender still rotate over everyone (max-min fair).  SRPT
+ * gives the whole budget to the entry with the fewest bytes left to
+ * grant, then the next.  Fair is O(budget / unit + n) per pace, SRPT
+ * O(n^2) worst case, with n bounded by the table size the caller chose.
+ *
+ * Reclaim.  A sender whose scheduled data stops arriving for
+ * grant_timeout (its grant was lost, or it went away) has its
+ * outstanding credit written off, so the pool is not locked forever; the
+ * grant offset itself never moves back (offsets are monotonic), and the
+ * sender's re-REQUEST gets the same offset re-sent.  Bytes of a
+ * written-off grant that arrive later settle nothing (outstanding is
+ * clamped at 0), a transient error bounded by what was reclaimed.
+ *
+ * Queue bound.  What can be in flight towards the receiver is at most
+ * max_outstanding (plus credit reclaimed while its grant was merely late)
+ * plus one unscheduled window per sender starting a message at the same
+ * moment; a last hop with at least that much buffer does not drop.  The
+ * unscheduled window must be the same on both sides (a cluster-wide knob,
+ * or advertised at HELLO): the receiver counts bytes beyond its own
+ * window without a grant as over credit.
+ *
+ * Forgery.  The checks here refuse grants for another message, beyond
+ * the message, with an old sequence, or inconsistent with the last one;
+ * a grant that is in every respect the receiver's next one can only be
+ * told from a real one by where it came from, which the caller checks
+ * (known peer, on one of its paths) before calling in.
+ *
+ * No 64-bit division: rate * elapsed / 1e9 is a shift-subtract long
+ * division (mrc_credit_div()), so the file builds on 32-bit kernels
+ * without div_u64().
+ */
+#include "credit.h"
+
+#define NSEC_PER_S	1000000000U
+
+static inline u64 cmin(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+/* @n / @d with the remainder in *@rem; @d != 0.  No libgcc helpers. */
+static u64 mrc_credit_div(u64 n, u32 d, u64 *rem)
+{
+	u64 q = 0, r = 0;
+	int i;
+
+	for (i = 63; i >= 0; i--) {
+		r = (r << 1) | ((n >> i) & 1);
+		if (r >= d) {
+			r -= d;
+			q |= 1ULL << i;
+		}
+	}
+	*rem = r;
+	return q;
+}
+
+void mrc_credit_params_default(struct mrc_credit_params *p)
+{
+	p->rate = MRC_CREDIT_DEF_RATE;
+	p->policy = MRC_CREDIT_DEF_POLICY;
+	p->unsched = MRC_CREDIT_DEF_UNSCHED;
+	p->grant_unit = MRC_CREDIT_DEF_GRANT_UNIT;
+	p->burst = MRC_CREDIT_DEF_BURST;
+	p->max_outstanding = MRC_CREDIT_DEF_MAX_OUTSTANDING;
+	p->max_msg = MRC_CREDIT_DEF_MAX_MSG;
+	p->grant_timeout_ns = MRC_CREDIT_DEF_GRANT_TIMEOUT_NS;
+	p->request_timeout_ns = MRC_CREDIT_DEF_REQUEST_TIMEOUT_NS;
+}
+
+int mrc_credit_params_check(const struct mrc_credit_params *p,
+			    const char **why)
+{
+	if (!p->rate || p->rate > MRC_CREDIT_MAX_RATE) {
+		*why = "rate must be 1 .. 125e9 bytes/s";
+		return -EINVAL;
+	}
+	if (p->policy >= MRC_CREDIT_POLICY_NR) {
+		*why = "unknown policy";
+		return -EINVAL;
+	}
+	if (!p->grant_unit) {
+		*why = "grant_unit must be above 0";
+		return -EINVAL;
+	}
+	if (p->burst < p->grant_unit) {
+		*why = "burst below grant_unit";
+		return -EINVAL;
+	}
+	if (p->max_outstanding < p->grant_unit) {
+		*why = "max_outstanding below grant_unit";
+		return -EINVAL;
+	}
+	if (!p->max_msg) {
+		*why = "max_msg must be above 0";
+		return -EINVAL;
+	}
+	if (!p->grant_timeout_ns || !p->request_timeout_ns ||
+	    p->grant_timeout_ns > MRC_CREDIT_TIMEOUT_MAX_NS ||
+	    p->request_timeout_ns > MRC_CREDIT_TIMEOUT_MAX_NS) {
+		*why = "timeouts must be 1 ns .. 4 s";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* receiver                                                          */
+/* ---------------------------------------------------------------- */
+
+size_t mrc_credit_rx_size(u32 n)
+{
+	if (!n || n > MRC_CREDIT_MAX_SENDERS)
+		return 0;
+	return sizeof(struct mrc_credit_rx) +
+	       (size_t)n * sizeof(struct mrc_credit_rx_entry);
+}
+
+int mrc_credit_rx_init(struct mrc_credit_rx *rx, u32 n,
+		       const struct mrc_credit_params *p)
+{
+	if (!mrc_credit_rx_size(n))
+		return -EINVAL;
+	memset(rx, 0, mrc_credit_rx_size(n));
+	rx->nentries = n;
+	rx->tokens = p->burst;
+	return 0;
+}
+
+static struct mrc_credit_rx_entry *mrc_credit_find(struct mrc_credit_rx *rx,
+						   u32 key)
+{
+	u32 i;
+
+	for (i = 0; i < rx->nentries; i++)
+		if (rx->e[i].in_use && rx->e[i].key == key)
+			return &rx->e[i];
+	return NULL;
+}
+
+static bool mrc_credit_waits(const struct mrc_credit_rx_entry *e)
+{
+	return e->in_use && e->granted < e->requested;
+}
+
+/* An entry that holds nothing: no grants left to give, none in flight. */
+static bool mrc_credit_idle(const struct mrc_credit_rx_entry *e)
+{
+	return !e->in_use || (!mrc_credit_waits(e) && !e->outstanding);
+}
+
+static void mrc_credit_fill(const struct mrc_credit_rx *rx,
+			    const struct mrc_credit_rx_entry *e,
+			    struct mrc_credit_grant *g)
+{
+	g->idx = (u32)(e - rx->e);
+	g->key = e->key;
+	g->msg_id = e->msg_id;
+	g->granted = e->granted;
+	g->seq = e->seq;
+}
+
+int mrc_credit_rx_request(struct mrc_credit_rx *rx,
+			  const struct mrc_credit_params *p, u32 key,
+			  u64 msg_id, u32 msg_len, u64 now,
+			  struct mrc_credit_grant *out)
+{
+	struct mrc_credit_rx_entry *e;
+	u32 i;
+
+	if (msg_len > p->max_msg) {
+		rx->stats.req_oversize++;
+		return -EMSGSIZE;
+	}
+	e = mrc_credit_find(rx, key);
+	if (e && e->msg_id == msg_id) {
+		if (msg_len != e->requested) {
+			rx->stats.req_bad++;
+			return -EINVAL;
+		}
+		rx->stats.req_dup++;
+		if (out)
+			mrc_credit_fill(rx, e, out);
+		return MRC_CREDIT_REQ_RESEND;
+	}
+	if (msg_len <= p->unsched) {
+		rx->stats.req_bad++;
+		return -EINVAL;
+	}
+	if (e && mrc_credit_waits(e)) {
+		rx->stats.req_busy++;
+		return -EBUSY;
+	}
+	if (!e) {
+		/* A free entry, else one a quiet sender holds. */
+		for (i = 0; i < rx->nentries && !e; i++)
+			if (!rx->e[i].in_use)
+				e = &rx->e[i];
+		for (i = 0; i < rx->nentries && !e; i++)
+			if (mrc_credit_idle(&rx->e[i]))
+				e = &rx->e[i];
+		if (!e) {
+			rx->stats.req_full++;
+			return -ENOSPC;
+		}
+		memset(e, 0, sizeof(*e));
+		e->in_use = 1;
+		e->key = key;
+	}
+	/* Outstanding credit of the previous message carries over. */
+	e->msg_id = msg_id;
+	e->requested = msg_len;
+	e->granted = p->unsched;
+	e->seq = 0;
+	e->expiry = now + p->grant_timeout_ns;
+	rx->stats.req_new++;
+	return 0;
+}
+
+int mrc_credit_rx_data(struct mrc_credit_rx *rx,
+		       const struct mrc_credit_params *p, u32 key,
+		       u64 msg_id, u32 msg_len, u32 offset, u32 len, u64 now)
+{
+	struct mrc_credit_rx_entry *e = mrc_credit_find(rx, key);
+	u64 end = (u64)offset + len;
+	u64 unsched = cmin(p->unsched, msg_len);
+	u64 charge = 0, settle;
+
+	if (e && e->msg_id == msg_id && end > e->granted) {
+		rx->stats.data_over_credit++;
+		return -EPERM;
+	}
+	if (!e && end > unsched) {
+		/* Scheduled bytes nobody granted. */
+		rx->stats.data_over_credit++;
+		return -EPERM;
+	}
+	if (offset < unsched)
+		charge = cmin(end, unsched) - offset;
+	if (charge) {
+		rx->tokens -= (s64)charge;
+		if (rx->tokens < -(s64)U32_MAX)
+			rx->tokens = -(s64)U32_MAX;
+		rx->stats.unsched_bytes += charge;
+	}
+	settle = len - charge;
+	if (e && settle) {
+		settle = cmin(settle, e->outstanding);
+		e->outstanding -= (u32)settle;
+		rx->total_outstanding -= settle;
+		e->expiry = now + p->grant_timeout_ns;
+	}
+	return 0;
+}
+
+static void mrc_credit_give(struct mrc_credit_rx *rx,
+			    const struct mrc_credit_params *p,
+			    struct mrc_credit_rx_entry *e, u32 bytes, u64 now)
+{
+	e->granted += bytes;
+	e->outstanding += bytes;
+	e->granted_bytes += bytes;
+	e->expiry = now + p->grant_timeout_ns;
+	e->pending = 1;
+	rx->total_outstanding += bytes;
+	rx->tokens -= bytes;
+	rx->stats.granted_bytes += bytes;
+}
+
+/* What @e may get now out of @avail: whole units, or its whole tail. */
+static u32 mrc_credit_piece(const struct mrc_credit_rx_entry *e, u64 avail,
+			    u64 want, u32 unit)
+{
+	u64 left = e->requested - e->granted;
+
+	if (left <= avail && left <= want)
+		return (u32)left;
+	want = cmin(cmin(want, avail), left);
+	return (u32)(want - want % unit);
+}
+
+static void mrc_credit_fair(struct mrc_credit_rx *rx,
+			    const struct mrc_credit_params *p, u64 avail,
+			    u64 now)
+{
+	u32 n = rx->nentries, i, idle = 0, piece;
+	struct mrc_credit_rx_entry *e;
+
+	/* Stops after a full round that could give nobody anything. */
+	for (i = rx->cursor % n; avail && idle < n; i = (i + 1) % n) {
+		e = &rx->e[i];
+		piece = mrc_credit_waits(e) ?
+			mrc_credit_piece(e, avail, p->grant_unit,
+					 p->grant_unit) : 0;
+		if (!piece) {
+			idle++;
+			continue;
+		}
+		idle = 0;
+		mrc_credit_give(rx, p, e, piece, now);
+		avail -= piece;
+		/* The next pace starts after the last one served. */
+		rx->cursor = (i + 1) % n;
+	}
+}
+
+static void mrc_credit_srpt(struct mrc_credit_rx *rx,
+			    const struct mrc_credit_params *p, u64 avail,
+			    u64 now)
+{
+	struct mrc_credit_rx_entry *e, *best;
+	u32 i, piece;
+
+	while (avail) {
+		best = NULL;
+		for (i = 0; i < rx->nentries; i++) {
+			e = &rx->e[i];
+			if (!mrc_credit_waits(e) || e->pending)
+				continue;
+			if (!best || e->requested - e->granted <
+				     best->requested - best->granted)
+				best = e;
+		}
+		if (!best)
+			break;
+		piece = mrc_credit_piece(best, avail, avail, p->grant_unit);
+		if (!piece)
+			break;
+		mrc_credit_give(rx, p, best, piece, now);
+		avail -= piece;
+	}
+}
+
+int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
+		       const struct mrc_credit_params *p, u64 now,
+		       u64 elapsed, struct mrc_credit_grant *out, u32 nout)
+{
+	struct mrc_credit_rx_entry *e;
+	u64 add, avail;
+	u32 i;
+	int n = 0;
+
+	if (nout < rx->nentries)
+		return -EINVAL;
+	elapsed = cmin(elapsed, MRC_CREDIT_MAX_ELAPSED_NS);
+	/* <= 1.25e18 + 1e9: no overflow. */
+	add = mrc_credit_div(p->rate * elapsed + rx->frac, NSEC_PER_S,
+			     &rx->frac);
+	rx->tokens += (s64)add;
+	if (rx->tokens > (s64)p->burst)
+		rx->tokens = p->burst;
+
+	for (i = 0; i < rx->nentries; i++) {
+		e = &rx->e[i];
+		e->pending = 0;
+		if (!e->in_use || !e->outstanding || now < e->expiry)
+			continue;
+		e->reclaimed_bytes += e->outstanding;
+		rx->stats.reclaimed_bytes += e->outstanding;
+		rx->total_outstanding -= e->outstanding;
+		e->outstanding = 0;
+	}
+
+	if (rx->tokens <= 0 || rx->total_outstanding >= p->max_outstanding)
+		return 0;
+	avail = cmin((u64)rx->tokens,
+		     p->max_outstanding - rx->total_outstanding);
+	if (p->policy == MRC_CREDIT_SRPT)
+		mrc_credit_srpt(rx, p, avail, now);
+	else
+		mrc_credit_fair(rx, p, avail, now);
+
+	for (i = 0; i < rx->nentries; i++) {
+		e = &rx->e[i];
+		if (!e->pending)
+			continue;
+		e->pending = 0;
+		e->seq++;
+		e->grants++;
+		rx->stats.grants++;
+		mrc_credit_fill(rx, e, &out[n++]);
+	}
+	return n;
+}
+
+void mrc_credit_rx_forget(struct mrc_credit_rx *rx, u32 key)
+{
+	struct mrc_credit_rx_entry *e = mrc_credit_find(rx, key);
+
+	if (!e)
+		return;
+	rx->total_outstanding -= e->outstanding;
+	memset(e, 0, sizeof(*e));
+}
+
+u32 mrc_credit_rx_waiting(const struct mrc_credit_rx *rx)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < rx->nentries; i++)
+		n += mrc_credit_waits(&rx->e[i]);
+	return n;
+}
+
+/* ---------------------------------------------------------------- */
+/* sender                                                            */
+/* ---------------------------------------------------------------- */
+
+bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
+			 const struct mrc_credit_params *p, u64 msg_id,
+			 u32 msg_len, u64 now)
+{
+	tx->msg_id = msg_id;
+	tx->msg_len = msg_len;
+	tx->sent = 0;
+	tx->granted = (u32)cmin(p->unsched, msg_len);
+	tx->unsched_end = tx->granted;
+	tx->seq = 0;
+	tx->active = 1;
+	tx->starved = 0;
+	tx->request_at = now + p->request_timeout_ns;
+	return msg_len > p->unsched;
+}
+
+static void mrc_credit_tx_unstarve(struct mrc_credit_tx *tx, u64 now)
+{
+	if (tx->starved && now > tx->starved_since)
+		tx->wait_ns += now - tx->starved_since;
+	tx->starved = 0;
+}
+
+u32 mrc_credit_tx_may_send(struct mrc_credit_tx *tx, u32 want, u64 now)
+{
+	u32 room;
+
+	if (!tx->active || tx->sent >= tx->msg_len)
+		return 0;
+	room = tx->granted - tx->sent;
+	if (!room && !tx->starved) {
+		tx->starved = 1;
+		tx->starved_since = now;
+	}
+	return want < room ? want : room;
+}
+
+int mrc_credit_tx_sent(struct mrc_credit_tx *tx, u32 len)
+{
+	u32 unsched;
+
+	if (!tx->active || len > tx->granted - tx->sent)
+		return -EPERM;
+	unsched = tx->sent < tx->unsched_end ? tx->unsched_end - tx->sent : 0;
+	if (unsched > len)
+		unsched = len;
+	tx->unsched_bytes += unsched;
+	tx->sched_bytes += len - unsched;
+	tx->sent += len;
+	return 0;
+}
+
+int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
+			const struct mrc_credit_params *p, u64 msg_id,
+			u32 granted, u32 seq, u64 now)
+{
+	s32 dseq = (s32)(seq - tx->seq);
+
+	if (!tx->active || msg_id != tx->msg_id || dseq < 0) {
+		tx->grants_bad++;
+		return -ESTALE;
+	}
+	if (granted > tx->msg_len) {
+		tx->grants_bad++;
+		return -ERANGE;
+	}
+	if (!dseq) {
+		if (granted != tx->granted) {
+			tx->grants_bad++;
+			return -EINVAL;
+		}
+		tx->grants_dup++;
+		return 0;
+	}
+	if (granted <= tx->granted) {
+		tx->grants_bad++;
+		return -EINVAL;
+	}
+	tx->granted = granted;
+	tx->seq = seq;
+	tx->grants++;
+	tx->request_at = now + p->request_timeout_ns;
+	mrc_credit_tx_unstarve(tx, now);
+	return 1;
+}
+
+bool mrc_credit_tx_request_due(struct mrc_credit_tx *tx,
+			       const struct mrc_credit_params *p, u64 now)
+{
+	if (!tx->active || tx->sent >= tx->msg_len ||
+	    tx->sent < tx->granted || now < tx->request_at)
+		return false;
+	tx->request_at = now + p->request_timeout_ns;
+	return true;
+}
+
+void mrc_credit_tx_requested(struct mrc_credit_tx *tx,
+			     const struct mrc_credit_params *p, u64 now)
+{
+	tx->requests++;
+	tx->request_at = now + p->request_timeout_ns;
+}
+
+static const char *const mrc_credit_policy_names[] = {
+	[MRC_CREDIT_FAIR]	= "fair",
+	[MRC_CREDIT_SRPT]	= "srpt",
+};
+
+const char *mrc_credit_policy_name(unsigned int policy)
+{
+	return policy < ARRAY_SIZE(mrc_credit_policy_names) ?
+	       mrc_credit_policy_names[policy] : NULL;
+}

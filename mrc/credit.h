@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * credit.h - receiver-driven credits (Homa-style grants).  Kernel-agnostic.
+ *
+ * A sender may send the first unsched bytes of a message without
+ * permission; the rest only up to the offset the receiver granted.  The
+ * receiver keeps one entry per sender in a fixed table, and a pacing
+ * function (called from the caller's hrtimer) hands out grants so that
+ * the bytes it lets in per interval match its drain rate, split among the
+ * waiting senders by a policy (fair share or SRPT).
+ *
+ * Offsets, not increments: a GRANT says "you may send message msg_id up
+ * to byte granted" with a sequence number that grows with every new
+ * grant.  A duplicate or reordered GRANT is therefore idempotent, and
+ * neither a duplicate nor a forged one can move a sender beyond the
+ * message's length.  A lost GRANT is recovered by the sender's
+ * re-REQUEST, which the receiver answers with its current offset.
+ *
+ * Unscheduled bytes are charged to the receiver's pacing budget when they
+ * arrive, so the total of scheduled and unscheduled arrivals tracks the
+ * drain rate.  Granted bytes that have not arrived are "outstanding";
+ * their total is capped, and if a sender's data stops arriving for
+ * grant_timeout the outstanding credit is reclaimed (returned to the
+ * pool).
+ *
+ * Times are u64 ns of the caller's monotonic clock; nothing here
+ * allocates, and the arithmetic is integer with no 64-bit division (so no
+ * div_u64() on 32-bit kernels).  Not thread-safe: the caller serialises
+ * access to a table (the receiver's credit lock) and to a sender's state
+ * (the peer's lock).
+ */
+#ifndef _MRC_CREDIT_H
+#define _MRC_CREDIT_H
+
+#include "compat.h"
+
+/* Most senders one receiver's table may be sized for. */
+#define MRC_CREDIT_MAX_SENDERS		4096
+/* Cap of the drain rate: 1 Tbit/s in bytes/s. */
+#define MRC_CREDIT_MAX_RATE		125000000000ULL
+/* Longest elapsed time one pacing call accounts for: 10 ms. */
+#define MRC_CREDIT_MAX_ELAPSED_NS	10000000ULL
+
+/* Values are stable: they may be exported (netlink, sysfs). */
+enum mrc_credit_policy {
+	MRC_CREDIT_FAIR		= 0,	/* equal share, round-robin units */
+	MRC_CREDIT_SRPT		= 1,	/* fewest bytes left to grant first */
+	MRC_CREDIT_POLICY_NR
+};
+
+/*
+ * Tunables, normally fed from knobs.  Read on every call.  Byte values
+ * are u32; rate is bytes per second.
+ */
+struct mrc_credit_params {
+	u64 rate;		/* receiver's drain rate, bytes/s */
+	u32 policy;		/* enum mrc_credit_policy */
+	u32 unsched;		/* unscheduled window per message, bytes */
+	u32 grant_unit;		/* grants are whole units (not the tail) */
+	u32 burst;		/* most pacing budget saved while idle */
+	u32 max_outstanding;	/* granted, not yet arrived, all senders */
+	u32 max_msg;		/* largest message a REQUEST may announce */
+	u32 grant_timeout_ns;	/* reclaim a silent sender's credit after */
+	u32 request_timeout_ns;	/* sender: re-REQUEST while starved after */
+};
+
+/*
+ * Defaults for one 100 Gbit/s rail and ~10 us fabric RTT (BDP 125 KB),
+ * rounded to 4 KB packets; the kernel side derives rate from the rails'
+ * speed and scales the byte values with the BDP.
+ */
+#define MRC_CREDIT_DEF_RATE		12500000000ULL	/* 100 Gbit/s */
+#define MRC_CREDIT_DEF_POLICY		MRC_CREDIT_FAIR
+#define MRC_CREDIT_DEF_UNSCHED		131072U		/* ~1 BDP */
+#define MRC_CREDIT_DEF_GRANT_UNIT	4096U		/* one packet */
+#define MRC_CREDIT_DEF_BURST		32768U
+#define MRC_CREDIT_DEF_MAX_OUTSTANDING	262144U		/* ~2 BDP */
+#define MRC_CREDIT_DEF_MAX_MSG		1073741824U	/* 1 GiB */
+#define MRC_CREDIT_DEF_GRANT_TIMEOUT_NS	10000000U	/* 10 ms */
+#define MRC_CREDIT_DEF_REQUEST_TIMEOUT_NS 10000000U	/* 10 ms */
+/* Bounds enforced by mrc_credit_params_check(). */
+#define MRC_CREDIT_TIMEOUT_MAX_NS	4000000000U
+
+void mrc_credit_params_default(struct mrc_credit_params *p);
+/* 0 if @p is usable; else -EINVAL with *why set to a static reason. */
+int mrc_credit_params_check(const struct mrc_credit_params *p,
+			    const char **why);
+
+/* ---------------------------------------------------------------- */
+/* receiver                                                          */
+/* ---------------------------------------------------------------- */
+
+/* One sender's credit state at the receiver.  Read-only to the caller. */
+struct mrc_credit_rx_entry {
+	u32 key;		/* caller's sender id (peer index, node) */
+	u8 in_use;
+	u8 pending;		/* internal: granted in the current pace */
+	u16 reserved;
+	u64 msg_id;		/* message being scheduled */
+	u32 requested;		/* its length: demand, fixed per msg_id */
+	u32 granted;		/* offset granted so far (>= unsched part) */
+	u32 outstanding;	/* scheduled bytes granted, not yet arrived */
+	u32 seq;		/* of the latest grant; 1.. per message */
+	u64 expiry;		/* reclaim outstanding if nothing by then */
+	u64 granted_bytes;	/* stats: scheduled bytes granted */
+	u64 reclaimed_bytes;	/* stats: credit reclaimed after expiry */
+	u64 grants;		/* stats: new grants issued */
+};
+
+/* Counters of the whole table; the same events are also return codes. */
+struct mrc_credit_rx_stats {
+	u64 req_new;		/* REQUEST for a new message accepted */
+	u64 req_dup;		/* REQUEST repeated: grant re-sent */
+	u64 req_bad;		/* forged: length changed, or unscheduled */
+	u64 req_oversize;	/* length above max_msg */
+	u64 req_busy;		/* new message while one still waits */
+	u64 req_full;		/* new sender, table full: refused */
+	u64 data_over_credit;	/* DATA beyond the granted offset */
+	u64 grants;		/* new grants issued by the pacer */
+	u64 granted_bytes;
+	u64 unsched_bytes;	/* unscheduled bytes charged */
+	u64 reclaimed_bytes;
+};
+
+/*
+ * The receiver's table.  The caller allocates mrc_credit_rx_size(n)
+ * bytes (n <= MRC_CREDIT_MAX_SENDERS) and calls mrc_credit_rx_init();
+ * peer input never allocates: a sender beyond n is refused (-ENOSPC)
+ * and retries with its request timer.
+ */
+struct mrc_credit_rx {
+	u32 nentries;
+	u32 cursor;		/* fair share: next entry served first */
+	s64 tokens;		/* pacing budget, bytes; < 0 is debt */
+	u64 frac;		/* remainder of rate * elapsed, byte-ns */
+	u64 total_outstanding;
+	struct mrc_credit_rx_stats stats;
+	struct mrc_credit_rx_entry e[];
+};
+
+/* What mrc_credit_rx_pace() asks the caller to send: one GRANT each. */
+struct mrc_credit_grant {
+	u32 idx;		/* entry index */
+	u32 key;		/* its sender */
+	u64 msg_id;
+	u32 granted;		/* send msg_id up to this byte offset */
+	u32 seq;
+};
+
+/* Return codes of mrc_credit_rx_request() beyond 0 (new message). */
+#define MRC_CREDIT_REQ_RESEND	1	/* duplicate: re-send @out as GRANT */
+
+/* Bytes for a table of @n senders; 0 if @n is 0 or too large. */
+size_t mrc_credit_rx_size(u32 n);
+/* Initialises @rx (mrc_credit_rx_size(@n) bytes); -EINVAL if @n bad. */
+int mrc_credit_rx_init(struct mrc_credit_rx *rx, u32 n,
+		       const struct mrc_credit_params *p);
+
+/*
+ * A REQUEST from sender @key for message @msg_id of @msg_len bytes.
+ * Returns 0 (new message scheduled; a grant comes from the pacer),
+ * MRC_CREDIT_REQ_RESEND (known message: @out holds the current grant to
+ * re-send, e.g. after a lost GRANT), or a negative code the caller
+ * counts and drops the REQUEST for:
+ *  -EMSGSIZE	msg_len above max_msg
+ *  -EINVAL	msg_len within the unscheduled window (nothing to grant),
+ *		or a repeat of msg_id with another length (forged)
+ *  -EBUSY	a new message while this sender's previous one still waits
+ *		for grants (the sender serialises its scheduled messages)
+ *  -ENOSPC	new sender and no free or idle entry
+ * @out may be NULL when the caller does not re-send.
+ */
+int mrc_credit_rx_request(struct mrc_credit_rx *rx,
+			  const struct mrc_credit_params *p, u32 key,
+			  u64 msg_id, u32 msg_len, u64 now,
+			  struct mrc_credit_grant *out);
+
+/*
+ * @len new (not duplicate) bytes at @offset of message @msg_id
+ * (@msg_len bytes) arrived from @key.  Unscheduled bytes are charged to
+ * the budget; scheduled ones settle outstanding credit.  Returns 0, or
+ * -EPERM if the bytes lie beyond what was granted to the message being
+ * scheduled (the caller counts and may drop them).
+ */
+int mrc_credit_rx_data(struct mrc_credit_rx *rx,
+		       const struct mrc_credit_params *p, u32 key,
+		       u64 msg_id, u32 msg_len, u32 offset, u32 len, u64 now);
+
+/*
+ * The pacing step, from the caller's hrtimer: adds @elapsed ns worth of
+ * drain rate to the budget (capped at burst), reclaims expired credit and
+ * grants the budget (and the room under max_outstanding) to waiting
+ * senders by policy.  Writes up to @nout grants to @out (@nout must be
+ * at least nentries, or -EINVAL) and returns how many.
+ */
+int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
+		       const struct mrc_credit_params *p, u64 now,
+		       u64 elapsed, struct mrc_credit_grant *out, u32 nout);
+
+/* Forgets sender @key (peer gone); its outstanding credit is released. */
+void mrc_credit_rx_forget(struct mrc_credit_rx *rx, u32 key);
+
+/* Senders waiting for grants (the caller may stop its timer at 0). */
+u32 mrc_credit_rx_waiting(const struct mrc_credit_rx *rx);
+
+/* ---------------------------------------------------------------- */
+/* sender                                                            */
+/* ---------------------------------------------------------------- */
+
+/* A sender's credit for one message to one receiver. */
+struct mrc_credit_tx {
+	u64 msg_id;
+	u32 msg_len;
+	u32 sent;		/* next new byte to send (in order) */
+	u32 granted;		/* may send up to here (>= unsched part) */
+	u32 seq;		/* of the latest grant taken; 0: none */
+	u32 unsched_end;	/* bytes below this need no grant */
+	u8 active;
+	u8 starved;		/* wants to send, no credit */
+	u16 reserved;
+	u64 request_at;		/* (re-)REQUEST due when starved */
+	u64 starved_since;
+	/* stats */
+	u64 unsched_bytes;
+	u64 sched_bytes;
+	u64 grants;		/* grants that moved the offset */
+	u64 grants_dup;		/* duplicates (harmless, counted) */
+	u64 grants_bad;		/* stale, forged or beyond the message */
+	u64 requests;		/* REQUESTs sent, first and repeats */
+	u64 wait_ns;		/* time spent starved of credit */
+};
+
+/*
+ * Starts message @msg_id of @msg_len bytes.  Returns true if it needs a
+ * REQUEST (longer than the unscheduled window): the caller sends it with
+ * the first packet and counts it via mrc_credit_tx_requested().
+ */
+bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
+			 const struct mrc_credit_params *p, u64 msg_id,
+			 u32 msg_len, u64 now);
+
+/*
+ * Bytes of new data (from tx->sent on) the sender may send now, at most
+ * @want; never lets sent exceed granted (which includes the unscheduled
+ * window).  Retransmissions of bytes below tx->sent need no credit.
+ */
+u32 mrc_credit_tx_may_send(struct mrc_credit_tx *tx, u32 want, u64 now);
+
+/* @len new bytes were sent; -EPERM (nothing recorded) if over credit. */
+int mrc_credit_tx_sent(struct mrc_credit_tx *tx, u32 len);
+
+/*
+ * A GRANT for @msg_id up to @granted with sequence @seq.  Returns 1 if
+ * it moved the offset, 0 for a duplicate (idempotent), or negative and
+ * leaves @tx unchanged:
+ *  -ESTALE	another message, or a sequence older than the last taken
+ *		(sequences start at 1 for each message, so a replay from
+ *		an earlier message or an earlier grant is refused)
+ *  -ERANGE	offset beyond the message (more than was requested)
+ *  -EINVAL	inconsistent: same sequence, other offset; or a newer
+ *		sequence that does not move the offset forward
+ */
+int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
+			const struct mrc_credit_params *p, u64 msg_id,
+			u32 granted, u32 seq, u64 now);
+
+/*
+ * Whether a REQUEST is due at @now: starved of credit for
+ * request_timeout_ns since the last REQUEST or grant.  True also arms the
+ * next one; the caller sends it.
+ */
+bool mrc_credit_tx_request_due(struct mrc_credit_tx *tx,
+			       const struct mrc_credit_params *p, u64 now);
+
+/* Records a REQUEST sent at @now (first or repeat). */
+void mrc_credit_tx_requested(struct mrc_credit_tx *tx,
+			     const struct mrc_credit_params *p, u64 now);
+
+/* Everything of the message was sent (the caller may start the next). */
+static inline bool mrc_credit_tx_done(const struct mrc_credit_tx *tx)
+{
+	return !tx->active || tx->sent >= tx->msg_len;
+}
+
+/* "fair", "srpt"; NULL if out of range. */
+const char *mrc_credit_policy_name(unsigned int policy);
+
+#endif /* _MRC_CREDIT_H */

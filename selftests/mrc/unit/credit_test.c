@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * credit_test.c - user-space unit tests of mrc/credit.c (receiver-driven
+ * credits): API checks, then an incast simulation of N senders -> 1
+ * receiver over a bottleneck link with a shallow drop-tail queue.
+ *
+ * Output is TAP 13; the exit status is 0 only if every test passed.
+ *   make -C selftests/mrc/unit run
+ *   MRC_TEST_SEED=N ./credit_test     reproduce a run
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../../mrc/credit.h"
+#include "tap.h"
+
+#define US	1000ULL
+#define MS	1000000ULL
+#define KB	1024U
+#define ULL(x)	((unsigned long long)(x))
+
+static struct mrc_credit_params defp(void)
+{
+	struct mrc_credit_params p;
+
+	mrc_credit_params_default(&p);
+	return p;
+}
+
+/* A table of @n senders in a static buffer (the caller's allocation). */
+static struct mrc_credit_rx *mkrx(u32 n, const struct mrc_credit_params *p)
+{
+	static u64 buf[(sizeof(struct mrc_credit_rx) +
+			64 * sizeof(struct mrc_credit_rx_entry)) / 8 + 1];
+	struct mrc_credit_rx *rx = (struct mrc_credit_rx *)buf;
+
+	if (mrc_credit_rx_size(n) > sizeof(buf) ||
+	    mrc_credit_rx_init(rx, n, p))
+		return NULL;
+	return rx;
+}
+
+/* ---------------------------------------------------------------- */
+/* parameters                                                        */
+/* ---------------------------------------------------------------- */
+
+static void params__defaults(void)
+{
+	struct mrc_credit_params p = defp();
+	const char *why = NULL;
+
+	CHECK(mrc_credit_params_check(&p, &why) == 0, "refused: %s", why);
+	CHECK(p.policy == MRC_CREDIT_FAIR, "policy %u", p.policy);
+	CHECK(!strcmp(mrc_credit_policy_name(MRC_CREDIT_FAIR), "fair") &&
+	      !strcmp(mrc_credit_policy_name(MRC_CREDIT_SRPT), "srpt") &&
+	      !mrc_credit_policy_name(MRC_CREDIT_POLICY_NR), "names");
+}
+
+static void params__check_refuses(void)
+{
+	struct mrc_credit_params p;
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; i < 9; i++) {
+		p = defp();
+		switch (i) {
+		case 0:
+			p.rate = 0;
+			break;
+		case 1:
+			p.rate = MRC_CREDIT_MAX_RATE + 1;
+			break;
+		case 2:
+			p.policy = MRC_CREDIT_POLICY_NR;
+			break;
+		case 3:
+			p.grant_unit = 0;
+			break;
+		case 4:
+			p.burst = p.grant_unit - 1;
+			break;
+		case 5:
+			p.max_outstanding = p.grant_unit - 1;
+			break;
+		case 6:
+			p.max_msg = 0;
+			break;
+		case 7:
+			p.grant_timeout_ns = 0;
+			break;
+		case 8:
+			p.request_timeout_ns = MRC_CREDIT_TIMEOUT_MAX_NS + 1;
+			break;
+		}
+		why = NULL;
+		CHECK(mrc_credit_params_check(&p, &why) == -EINVAL && why,
+		      "bad params %u accepted", i);
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* receiver                                                          */
+/* ---------------------------------------------------------------- */
+
+static void rx__size_bounded(void)
+{
+	struct mrc_credit_params p = defp();
+
+	CHECK(mrc_credit_rx_size(0) == 0, "size(0)");
+	CHECK(mrc_credit_rx_size(MRC_CREDIT_MAX_SENDERS + 1) == 0, "size(max+1)");
+	CHECK(mrc_credit_rx_size(U32_MAX) == 0, "size(U32_MAX)");
+	CHECK(mrc_credit_rx_size(3) == sizeof(struct mrc_credit_rx) +
+	      3 * sizeof(struct mrc_credit_rx_entry), "size(3)");
+	CHECK(mrc_credit_rx_init((struct mrc_credit_rx *)&p, 0, &p) == -EINVAL,
+	      "init(0)");
+}
+
+static void rx__senders_bounded(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(2, &p);
+	struct mrc_credit_grant g[2];
+	u32 len = p.unsched + 8 * KB;
+	int i, n;
+
+	CHECK(mrc_credit_rx_request(rx, &p, 10, 1, len, 0, NULL) == 0, "s10");
+	CHECK(mrc_credit_rx_request(rx, &p, 11, 1, len, 0, NULL) == 0, "s11");
+	/* Any number of further senders: refused, nothing allocated. */
+	for (i = 0; i < 1000; i++)
+		CHECK(mrc_credit_rx_request(rx, &p, 100 + i, 1, len, 0,
+					    NULL) == -ENOSPC, "s%d", 100 + i);
+	CHECK(rx->stats.req_full == 1000, "req_full %llu",
+	      ULL(rx->stats.req_full));
+	CHECK(mrc_credit_rx_waiting(rx) == 2, "waiting");
+	/* Sender 10 gets all it asked for and its data arrives: idle. */
+	n = mrc_credit_rx_pace(rx, &p, 1 * US, 1 * MS, g, 2);
+	CHECK(n == 2, "pace %d", n);
+	CHECK(rx->e[0].granted == len && rx->e[1].granted == len,
+	      "granted %u %u", rx->e[0].granted, rx->e[1].granted);
+	CHECK(mrc_credit_rx_data(rx, &p, 10, 1, len, p.unsched, 8 * KB,
+				 2 * US) == 0, "data");
+	/* Its slot goes to a new sender; 11 still holds credit. */
+	CHECK(mrc_credit_rx_request(rx, &p, 12, 1, len, 3 * US, NULL) == 0,
+	      "s12 takes the idle slot");
+	CHECK(rx->e[0].key == 12, "slot key %u", rx->e[0].key);
+	CHECK(mrc_credit_rx_request(rx, &p, 13, 1, len, 3 * US, NULL) ==
+	      -ENOSPC, "s13");
+	CHECK(mrc_credit_rx_pace(rx, &p, 4 * US, 0, g, 1) == -EINVAL,
+	      "short out[] accepted");
+	mrc_credit_rx_forget(rx, 11);
+	CHECK(rx->total_outstanding == 0, "forget left %llu outstanding",
+	      ULL(rx->total_outstanding));
+	CHECK(mrc_credit_rx_request(rx, &p, 13, 1, len, 3 * US, NULL) == 0,
+	      "s13 after forget");
+}
+
+static void rx__requests_validated(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(4, &p);
+	struct mrc_credit_grant g[4], r;
+	u32 len = p.unsched + 64 * KB;
+
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 7, p.max_msg + 1, 0, NULL) ==
+	      -EMSGSIZE, "oversize");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 7, U32_MAX, 0, NULL) ==
+	      -EMSGSIZE, "oversize max");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 7, p.unsched, 0, NULL) ==
+	      -EINVAL, "nothing to schedule");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 7, len, 0, NULL) == 0, "ok");
+	/* Demand is fixed per message: a repeat cannot raise it. */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 7, len + 1, 0, NULL) == -EINVAL,
+	      "length changed");
+	CHECK(rx->e[0].requested == len, "requested %u", rx->e[0].requested);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 8, len, 0, NULL) == -EBUSY,
+	      "second message while waiting");
+	CHECK(mrc_credit_rx_pace(rx, &p, 10 * US, 10 * US, g, 4) == 1, "pace");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 7, len, 0, &r) ==
+	      MRC_CREDIT_REQ_RESEND, "dup");
+	CHECK(r.granted == g[0].granted && r.seq == g[0].seq && r.key == 1 &&
+	      r.msg_id == 7, "resend %u/%u vs %u/%u", r.granted, r.seq,
+	      g[0].granted, g[0].seq);
+	CHECK(rx->e[0].granted == g[0].granted, "dup moved the grant");
+	/* Data beyond the grant. */
+	CHECK(mrc_credit_rx_data(rx, &p, 1, 7, len, g[0].granted, 1, 0) ==
+	      -EPERM, "over credit");
+	CHECK(mrc_credit_rx_data(rx, &p, 9, 5, len, p.unsched, 100, 0) ==
+	      -EPERM, "scheduled data of an unknown sender");
+	CHECK(mrc_credit_rx_data(rx, &p, 9, 5, len, 0, 100, 0) == 0,
+	      "unscheduled data of an unknown sender");
+	CHECK(rx->stats.req_oversize == 2 && rx->stats.req_bad == 2 &&
+	      rx->stats.req_busy == 1 && rx->stats.req_dup == 1 &&
+	      rx->stats.data_over_credit == 2, "counters %llu %llu %llu %llu %llu",
+	      ULL(rx->stats.req_oversize), ULL(rx->stats.req_bad),
+	      ULL(rx->stats.req_busy), ULL(rx->stats.req_dup),
+	      ULL(rx->stats.data_over_credit));
+}
+
+/* Granted bytes per interval track the rate; outstanding stays capped. */
+static void rx__pacing_matches_rate(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx;
+	struct mrc_credit_grant g[8];
+	u64 now, total = 0, expect;
+	int i, k, n;
+
+	p.rate = 1250000000ULL;		/* 10 Gbit/s */
+	p.max_outstanding = 1U << 20;
+	rx = mkrx(8, &p);
+	for (k = 0; k < 8; k++)
+		CHECK(mrc_credit_rx_request(rx, &p, k, 1, p.max_msg, 0,
+					    NULL) == 0, "req %d", k);
+	for (i = 1, now = 0; i <= 5000; i++) {
+		now += 1700;		/* an odd period: remainders carry */
+		n = mrc_credit_rx_pace(rx, &p, now, 1700, g, 8);
+		for (k = 0; k < n; k++) {
+			/* Perfect drain: everything granted arrives. */
+			u32 from = g[k].granted - (u32)rx->e[g[k].idx].outstanding;
+
+			total += rx->e[g[k].idx].outstanding;
+			mrc_credit_rx_data(rx, &p, g[k].key, 1, p.max_msg, from,
+					   g[k].granted - from, now);
+		}
+		CHECK(rx->total_outstanding <= p.max_outstanding, "outstanding");
+	}
+	expect = p.rate * now / 1000000000ULL;
+	/* Within the initial burst and one unit of the ideal. */
+	CHECK(total + p.grant_unit >= expect &&
+	      total <= expect + p.burst + p.grant_unit,
+	      "granted %llu, rate says %llu", ULL(total), ULL(expect));
+	/* Fair: every sender within one unit of the others. */
+	for (k = 1; k < 8; k++)
+		CHECK(rx->e[k].granted_bytes + p.grant_unit >=
+		      rx->e[0].granted_bytes &&
+		      rx->e[0].granted_bytes + p.grant_unit >=
+		      rx->e[k].granted_bytes, "sender %d got %llu vs %llu", k,
+		      ULL(rx->e[k].granted_bytes), ULL(rx->e[0].granted_bytes));
+	printf("# paced %llu bytes in %llu ns (rate says %llu)\n", ULL(total),
+	       ULL(now), ULL(expect));
+}
+
+static void rx__reclaims_expired(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(2, &p);
+	struct mrc_credit_grant g[2];
+	u32 len = p.unsched + 1024 * KB;
+	u64 t = 0;
+
+	p.max_outstanding = 64 * KB;
+	p.burst = 64 * KB;
+	mrc_credit_rx_init(rx, 2, &p);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 1, len, t, NULL) == 0, "req");
+	CHECK(mrc_credit_rx_pace(rx, &p, t, 0, g, 2) == 1, "first grant");
+	CHECK(rx->total_outstanding == 64 * KB, "outstanding %llu",
+	      ULL(rx->total_outstanding));
+	/* Nothing arrives: the pool is full until grant_timeout. */
+	t += p.grant_timeout_ns - 1;
+	CHECK(mrc_credit_rx_pace(rx, &p, t, 1 * MS, g, 2) == 0, "granted more");
+	t += 1;
+	CHECK(mrc_credit_rx_pace(rx, &p, t, 1 * MS, g, 2) == 1, "no reclaim");
+	CHECK(rx->stats.reclaimed_bytes == 64 * KB, "reclaimed %llu",
+	      ULL(rx->stats.reclaimed_bytes));
+	CHECK(g[0].granted == p.unsched + 128 * KB && g[0].seq == 2,
+	      "grant %u seq %u", g[0].granted, g[0].seq);
+}
+
+static void rx__srpt_order(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx;
+	struct mrc_credit_grant g[3];
+	int n;
+
+	p.policy = MRC_CREDIT_SRPT;
+	p.burst = 16 * KB;
+	rx = mkrx(3, &p);
+	mrc_credit_rx_request(rx, &p, 1, 1, p.unsched + 1024 * KB, 0, NULL);
+	mrc_credit_rx_request(rx, &p, 2, 1, p.unsched + 12 * KB, 0, NULL);
+	mrc_credit_rx_request(rx, &p, 3, 1, p.unsched + 64 * KB, 0, NULL);
+	n = mrc_credit_rx_pace(rx, &p, 0, 0, g, 3);
+	/* 12 KB to the shortest, the other 4 KB to the next. */
+	CHECK(n == 2 && g[0].key == 2 && g[0].granted == p.unsched + 12 * KB &&
+	      g[1].key == 3 && g[1].granted == p.unsched + 4 * KB,
+	      "n %d: %u@%u %u@%u", n, g[0].key, g[0].granted, g[1].key,
+	      g[1].granted);
+}
+
+/* ---------------------------------------------------------------- */
+/* sender                                                            */
+/* ---------------------------------------------------------------- */
+
+static void tx__unscheduled_only(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+
+	memset(&tx, 0, sizeof(tx));
+	CHECK(!mrc_credit_tx_start(&tx, &p, 1, p.unsched, 0), "needs request");
+	CHECK(mrc_credit_tx_may_send(&tx, U32_MAX, 0) == p.unsched, "window");
+	CHECK(mrc_credit_tx_sent(&tx, p.unsched) == 0, "sent");
+	CHECK(mrc_credit_tx_done(&tx), "done");
+	CHECK(!mrc_credit_tx_request_due(&tx, &p, 1000 * MS), "request due");
+	CHECK(tx.unsched_bytes == p.unsched && !tx.sched_bytes, "stats");
+}
+
+static void tx__grants_validated(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+	u32 len = p.unsched + 100 * KB, u = p.unsched;
+
+	memset(&tx, 0, sizeof(tx));
+	CHECK(mrc_credit_tx_start(&tx, &p, 5, len, 0), "no request");
+	CHECK(mrc_credit_tx_may_send(&tx, U32_MAX, 0) == u, "unsched");
+	CHECK(mrc_credit_tx_sent(&tx, u + 1) == -EPERM, "over credit");
+	CHECK(mrc_credit_tx_sent(&tx, u) == 0, "sent");
+	CHECK(mrc_credit_tx_may_send(&tx, 1, 100) == 0, "no credit yet");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 6, u + 8 * KB, 1, 200) == -ESTALE,
+	      "other message");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len + 1, 1, 200) == -ERANGE,
+	      "beyond the message");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 8 * KB, 1, 300) == 1, "ok");
+	CHECK(tx.wait_ns == 200, "wait %llu", ULL(tx.wait_ns));
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 8 * KB, 1, 300) == 0, "dup");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 16 * KB, 1, 300) == -EINVAL,
+	      "same seq, other offset");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 4 * KB, 2, 300) == -EINVAL,
+	      "newer seq, offset back");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 16 * KB, 3, 300) == 1, "ok 3");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 64 * KB, 2, 300) == -ESTALE,
+	      "old seq");
+	CHECK(tx.granted == u + 16 * KB, "granted %u", tx.granted);
+	CHECK(mrc_credit_tx_may_send(&tx, U32_MAX, 300) == 16 * KB, "room");
+	CHECK(tx.grants == 2 && tx.grants_dup == 1 && tx.grants_bad == 5,
+	      "counts %llu %llu %llu", ULL(tx.grants), ULL(tx.grants_dup),
+	      ULL(tx.grants_bad));
+}
+
+static void tx__rerequest_after_timeout(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+	u32 len = p.unsched + 100 * KB;
+
+	memset(&tx, 0, sizeof(tx));
+	mrc_credit_tx_start(&tx, &p, 5, len, 0);
+	mrc_credit_tx_requested(&tx, &p, 0);
+	CHECK(!mrc_credit_tx_request_due(&tx, &p, p.request_timeout_ns),
+	      "due while it still has credit");
+	mrc_credit_tx_sent(&tx, p.unsched);
+	CHECK(!mrc_credit_tx_request_due(&tx, &p, p.request_timeout_ns - 1),
+	      "due early");
+	CHECK(mrc_credit_tx_request_due(&tx, &p, p.request_timeout_ns),
+	      "not due");
+	CHECK(!mrc_credit_tx_request_due(&tx, &p, p.request_timeout_ns + 1),
+	      "due twice");
+}
+
+/* Random grants thrown at a sender never let it past a legitimate bound. */
+static void tx__random_grants_fuzz(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+	u32 len = p.unsched + 256 * KB, prev;
+	int i;
+
+	memset(&tx, 0, sizeof(tx));
+	mrc_credit_tx_start(&tx, &p, 9, len, 0);
+	for (i = 0; i < 200000; i++) {
+		u64 msg = rnd(4) ? 9 : rng();
+		u32 off = rnd(2) ? rnd(len + 2) : (u32)rng();
+		u32 seq = rnd(2) ? tx.seq + rnd(3) - 1 : (u32)rng();
+
+		prev = tx.granted;
+		mrc_credit_tx_grant(&tx, &p, msg, off, seq, i);
+		CHECK(tx.granted >= prev && tx.granted <= len, "granted %u",
+		      tx.granted);
+		mrc_credit_tx_sent(&tx, mrc_credit_tx_may_send(&tx, rnd(9000),
+							       i));
+		CHECK(tx.sent <= tx.granted, "sent %u > granted %u", tx.sent,
+		      tx.granted);
+		if (failed_checks)
+			break;
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* incast simulation                                                 */
+/* ---------------------------------------------------------------- */
+
+/*
+ * Time steps of SIM_DT ns.  Senders and the bottleneck all run at C =
+ * 10 Gbit/s (1.25 bytes/ns, a 4 KB packet every 3277 ns); the bottleneck
+ * has a drop-tail queue of Q bytes.  Data takes D_UP ns from a sender to
+ * the queue and D_DOWN ns from the link to the receiver; control packets
+ * (REQUEST, GRANT) take D_CTL ns and do not queue.  The receiver's pacer
+ * runs every PACE_NS.
+ */
+#define SIM_DT		8
+#define PKT		4096U
+#define C_BPS		1250000000ULL
+#define D_UP		2000
+#define D_DOWN		1000
+#define D_CTL		3000
+#define PACE_NS		2000
+#define MAX_SEND	8
+#define MAX_MSGS	16
+#define RING		8192
+
+enum { EV_DATA, EV_REQ, EV_GRANT };
+
+struct ev {
+	u64 t;
+	u32 type, s, len, off, msg_len, seq;
+	u64 msg;
+};
+
+struct ring {
+	struct ev e[RING];
+	u32 head, tail;
+};
+
+static bool ring_push(struct ring *r, const struct ev *e)
+{
+	if (r->tail - r->head >= RING)
+		return false;
+	r->e[r->tail++ % RING] = *e;
+	return true;
+}
+
+static struct ev *ring_peek(struct ring *r)
+{
+	return r->head == r->tail ? NULL : &r->e[r->head % RING];
+}
+
+struct sim_cfg {
+	u32 nsend;
+	u32 nmsg[MAX_SEND];
+	u32 size[MAX_SEND][MAX_MSGS];
+	u32 policy;
+	u32 queue;		/* bottleneck queue, bytes */
+	u32 grant_loss_pct;
+	bool adversary;		/* inject forged/duplicate grants/requests */
+	bool credits;		/* false: no credits (everything unscheduled) */
+	u64 max_ns;
+};
+
+struct sim_res {
+	u64 drops, pkts, max_queue, end_ns, bytes;
+	u64 done_ns[MAX_SEND][MAX_MSGS];
+	u64 first_done_ns, at_first[MAX_SEND];
+	bool snap;
+	double jain_window;
+	bool all_done;
+	u64 over_credit, tx_bad, tx_dup, grants_lost, rx_refused, requests;
+	u64 reclaimed, wait_ns;
+	double goodput, jain;
+};
+
+struct sim_sender {
+	struct mrc_credit_tx tx;
+	u32 cur;		/* message being sent */
+	u64 nic_free;
+	u64 delivered;		/* bytes at the receiver */
+	u32 rcvd[MAX_MSGS];
+	struct ev last_grant[4];	/* for replays */
+	u32 ngrants;
+};
+
+static struct sim_sender ss[MAX_SEND];
+static struct ring up, link_q, down, ctl_rx, ctl_tx;
+
+static u64 msg_id_of(u32 s, u32 m)
+{
+	return ((u64)s << 32) | (m + 1);
+}
+
+static double jain(const u64 *x, u32 n)
+{
+	double sum = 0, sq = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		sum += (double)x[i];
+		sq += (double)x[i] * x[i];
+	}
+	return sq ? sum * sum / (n * sq) : 0;
+}
+
+static void sim_start_msg(const struct sim_cfg *c,
+			  const struct mrc_credit_params *p, u32 s, u64 now)
+{
+	struct sim_sender *x = &ss[s];
+	struct ev e = { .type = EV_REQ, .s = s };
+
+	if (x->cur >= c->nmsg[s])
+		return;
+	e.msg = msg_id_of(s, x->cur);
+	e.msg_len = c->size[s][x->cur];
+	e.t = now + D_CTL;
+	if (mrc_credit_tx_start(&x->tx, p, e.msg, e.msg_len, now)) {
+		ring_push(&ctl_rx, &e);
+		mrc_credit_tx_requested(&x->tx, p, now);
+	}
+}
+
+static void sim_run(const struct sim_cfg *c, struct sim_res *r)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx;
+	struct mrc_credit_grant go[4 * MAX_SEND];
+	u64 now, link_free = 0, qbytes = 0, next_pace = PACE_NS, total = 0;
+	u64 last_pace = 0;
+	struct ev e, *h;
+	u32 s, i, m, ngo;
+	int n, rc;
+
+	p.rate = C_BPS;
+	p.policy = c->policy;
+	p.unsched = c->credits ? 3 * PKT : U32_MAX - 1;
+	p.grant_unit = PKT;
+	p.burst = 2 * PKT;
+	p.max_outstanding = 6 * PKT;
+	p.grant_timeout_ns = 60 * US;
+	p.request_timeout_ns = 40 * US;
+	rx = mkrx(c->nsend, &p);
+
+	memset(r, 0, sizeof(*r));
+	memset(ss, 0, sizeof(ss));
+	memset(&up, 0, sizeof(up));
+	memset(&link_q, 0, sizeof(link_q));
+	memset(&down, 0, sizeof(down));
+	memset(&ctl_rx, 0, sizeof(ctl_rx));
+	memset(&ctl_tx, 0, sizeof(ctl_tx));
+	for (s = 0; s < c->nsend; s++) {
+		for (m = 0; m < c->nmsg[s]; m++)
+			total += c->size[s][m];
+		sim_start_msg(c, &p, s, 0);
+	}
+
+	for (now = 0; now < c->max_ns && r->bytes < total; now += SIM_DT) {
+		/* Senders: one packet at a time at line rate. */
+		for (s = 0; s < c->nsend; s++) {
+			struct sim_sender *x = &ss[s];
+			u32 want, ok;
+
+			if (x->cur >= c->nmsg[s] || x->nic_free > now)
+				continue;
+			want = x->tx.msg_len - x->tx.sent;
+			want = want < PKT ? want : PKT;
+			ok = mrc_credit_tx_may_send(&x->tx, want, now);
+			if (ok == want) {
+				e = (struct ev){ .t = now + D_UP,
+					.type = EV_DATA, .s = s, .len = ok,
+					.off = x->tx.sent, .msg = x->tx.msg_id,
+					.msg_len = x->tx.msg_len };
+				CHECK(mrc_credit_tx_sent(&x->tx, ok) == 0,
+				      "sender %u over credit", s);
+				ring_push(&up, &e);
+				r->pkts++;
+				x->nic_free = now + ok * 4 / 5;
+				if (mrc_credit_tx_done(&x->tx)) {
+					x->cur++;
+					sim_start_msg(c, &p, s, x->nic_free);
+				}
+			} else if (mrc_credit_tx_request_due(&x->tx, &p, now)) {
+				e = (struct ev){ .t = now + D_CTL,
+					.type = EV_REQ, .s = s,
+					.msg = x->tx.msg_id,
+					.msg_len = x->tx.msg_len };
+				ring_push(&ctl_rx, &e);
+				mrc_credit_tx_requested(&x->tx, &p, now);
+			}
+		}
+		/* Arrivals at the bottleneck queue: drop-tail. */
+		while ((h = ring_peek(&up)) && h->t <= now) {
+			e = *h;
+			up.head++;
+			if (qbytes + e.len > c->queue) {
+				r->drops++;
+				continue;
+			}
+			qbytes += e.len;
+			if (qbytes > r->max_queue)
+				r->max_queue = qbytes;
+			ring_push(&link_q, &e);
+		}
+		/* The link: serialises back to back from the queue. */
+		while ((h = ring_peek(&link_q)) &&
+		       (link_free > h->t ? link_free : h->t) <= now) {
+			e = *h;
+			link_q.head++;
+			qbytes -= e.len;
+			link_free = (link_free > e.t ? link_free : e.t) +
+				    e.len * 4 / 5;
+			e.t = link_free + D_DOWN;
+			ring_push(&down, &e);
+		}
+		/* Receiver: data. */
+		while ((h = ring_peek(&down)) && h->t <= now) {
+			e = *h;
+			down.head++;
+			if (c->credits &&
+			    mrc_credit_rx_data(rx, &p, e.s, e.msg, e.msg_len,
+					       e.off, e.len, now))
+				r->over_credit++;
+			m = (u32)(e.msg & 0xffffffff) - 1;
+			ss[e.s].rcvd[m] += e.len;
+			ss[e.s].delivered += e.len;
+			r->bytes += e.len;
+			if (ss[e.s].rcvd[m] == e.msg_len)
+				r->done_ns[e.s][m] = now;
+			/* Bytes per sender when the first one finishes. */
+			if (ss[e.s].rcvd[m] == e.msg_len &&
+			    m + 1 == c->nmsg[e.s] && !r->snap) {
+				for (s = 0; s < c->nsend; s++)
+					r->at_first[s] = ss[s].delivered;
+				r->snap = true;
+			}
+			r->end_ns = now;
+		}
+		/* Receiver: requests (a duplicate gets its grant again). */
+		ngo = 0;
+		while ((h = ring_peek(&ctl_rx)) && h->t <= now &&
+		       ngo < ARRAY_SIZE(go) - MAX_SEND) {
+			e = *h;
+			ctl_rx.head++;
+			r->requests++;
+			rc = mrc_credit_rx_request(rx, &p, e.s, e.msg,
+						   e.msg_len, now, &go[ngo]);
+			if (rc < 0)
+				r->rx_refused++;
+			if (rc == MRC_CREDIT_REQ_RESEND)
+				ngo++;
+		}
+		/* Receiver: the pacer's timer. */
+		if (c->credits && now >= next_pace) {
+			n = mrc_credit_rx_pace(rx, &p, now, now - last_pace,
+					       &go[ngo], c->nsend);
+			CHECK(n >= 0, "pace %d", n);
+			ngo += n > 0 ? n : 0;
+			last_pace = now;
+			next_pace += PACE_NS;
+		}
+		for (i = 0; i < ngo; i++) {
+			if (c->grant_loss_pct && rnd(100) < c->grant_loss_pct) {
+				r->grants_lost++;
+				continue;
+			}
+			e = (struct ev){ .t = now + D_CTL, .type = EV_GRANT,
+				.s = go[i].key, .msg = go[i].msg_id,
+				.off = go[i].granted, .seq = go[i].seq };
+			ring_push(&ctl_tx, &e);
+		}
+		/* Senders: grants, and an adversary's forgeries. */
+		if (c->adversary && !rnd(100)) {
+			s = rnd(c->nsend);
+			e = (struct ev){ .t = now, .type = EV_GRANT, .s = s,
+				.msg = ss[s].tx.msg_id, .off = ss[s].tx.granted,
+				.seq = ss[s].tx.seq };
+			switch (rnd(6)) {
+			case 0:		/* another message, far ahead */
+				e.msg ^= 0x8000;
+				e.off = U32_MAX;
+				e.seq += 1;
+				break;
+			case 1:		/* beyond the message */
+				e.off = ss[s].tx.msg_len + 1 + rnd(1 << 20);
+				e.seq += 1;
+				break;
+			case 2:		/* old sequence, large offset */
+				e.off = ss[s].tx.msg_len;
+				e.seq -= 1 + rnd(5);
+				break;
+			case 3:		/* replay of an older grant */
+				if (ss[s].ngrants)
+					e = ss[s].last_grant[rnd(4) %
+						(ss[s].ngrants < 4 ?
+						 ss[s].ngrants : 4)];
+				e.t = now;
+				break;
+			case 4: {	/* forged REQUESTs at the receiver */
+				struct ev q = { .t = now, .type = EV_REQ,
+					.s = s, .msg = ss[s].tx.msg_id,
+					.msg_len = ss[s].tx.msg_len + 1 };
+
+				/*
+				 * Unknown senders are dropped before the
+				 * credit layer (MRC_DROP_UNKNOWN_PEER); the
+				 * table bound is rx__senders_bounded's.
+				 */
+				if (rnd(2))
+					q.msg_len = U32_MAX;
+				ring_push(&ctl_rx, &q);
+				break;
+			}
+			default:	/* exact duplicate */
+				break;
+			}
+			ring_push(&ctl_tx, &e);
+		}
+		while ((h = ring_peek(&ctl_tx)) && h->t <= now) {
+			e = *h;
+			ctl_tx.head++;
+			if (e.s >= c->nsend)
+				continue;
+			ss[e.s].last_grant[ss[e.s].ngrants++ % 4] = e;
+			mrc_credit_tx_grant(&ss[e.s].tx, &p, e.msg, e.off,
+					    e.seq, now);
+		}
+	}
+
+	r->all_done = r->bytes == total;
+	r->first_done_ns = U64_MAX;
+	for (s = 0; s < c->nsend; s++) {
+		u64 last = 0;
+
+		for (m = 0; m < c->nmsg[s]; m++)
+			last = r->done_ns[s][m] > last ? r->done_ns[s][m] : last;
+		if (last && last < r->first_done_ns)
+			r->first_done_ns = last;
+		r->tx_bad += ss[s].tx.grants_bad;
+		r->tx_dup += ss[s].tx.grants_dup;
+		r->wait_ns += ss[s].tx.wait_ns;
+	}
+	r->reclaimed = rx->stats.reclaimed_bytes;
+	r->goodput = r->end_ns ? (double)r->bytes /
+		     ((double)r->end_ns * C_BPS / 1e9) : 0;
+	/* Jain over per-sender goodput: its bytes / its finish time. */
+	r->jain = 0;
+	if (r->first_done_ns != U64_MAX) {
+		u64 rate[MAX_SEND];
+
+		for (s = 0; s < c->nsend; s++) {
+			u64 last = 0, bytes = 0;
+
+			for (m = 0; m < c->nmsg[s]; m++) {
+				bytes += c->size[s][m];
+				if (r->done_ns[s][m] > last)
+					last = r->done_ns[s][m];
+			}
+			rate[s] = last ? bytes * 1000000ULL / last : 0;
+		}
+		r->jain = jain(rate, c->nsend);
+		r->jain_window = jain(r->at_first, c->nsend);
+	}
+}
+
+static void report(const char *what, const struct sim_res *r)
+{
+	printf("# %s: %llu pkts, %llu drops, max queue %llu B, goodput %.1f%%"
+	       " of C, Jain %.4f (bytes when the first finished: %.4f), end %llu us, grants lost %llu, reclaimed"
+	       " %llu B, forged/dup grants refused %llu/%llu, requests"
+	       " refused %llu, data over credit %llu\n", what, ULL(r->pkts),
+	       ULL(r->drops), ULL(r->max_queue), 100 * r->goodput, r->jain, r->jain_window,
+	       ULL(r->end_ns / US), ULL(r->grants_lost), ULL(r->reclaimed),
+	       ULL(r->tx_bad), ULL(r->tx_dup), ULL(r->rx_refused),
+	       ULL(r->over_credit));
+}
+
+static struct sim_cfg incast_cfg(void)
+{
+	struct sim_cfg c;
+	u32 s, m;
+
+	memset(&c, 0, sizeof(c));
+	c.nsend = 3;
+	/*
+	 * 64 KB, ~5.5 BDP (base RTT ~9.3 us): the worst case of the
+	 * knobs below, max_outstanding (24 KB) + 3 senders starting a
+	 * message at once (3 x 12 KB unscheduled) + 1 packet.
+	 */
+	c.queue = 16 * PKT;
+	c.credits = true;
+	c.max_ns = 100 * MS;
+	for (s = 0; s < 3; s++) {
+		c.nmsg[s] = 8;
+		for (m = 0; m < 8; m++)
+			c.size[s][m] = 256 * KB + 1000 * m;
+	}
+	return c;
+}
+
+static void sim__incast_fair(void)
+{
+	struct sim_cfg c = incast_cfg();
+	struct sim_res r;
+
+	sim_run(&c, &r);
+	report("incast 3->1 fair", &r);
+	CHECK(r.all_done, "not all delivered");
+	CHECK(r.drops == 0, "%llu drops", ULL(r.drops));
+	CHECK(r.goodput >= 0.90, "goodput %.3f", r.goodput);
+	CHECK(r.jain >= 0.95, "jain %.4f", r.jain);
+	CHECK(r.jain_window >= 0.95, "jain in the window %.4f", r.jain_window);
+	CHECK(r.over_credit == 0, "over credit %llu", ULL(r.over_credit));
+}
+
+/* The same incast without credits: the queue overflows (the baseline). */
+static void sim__incast_no_credits_drops(void)
+{
+	struct sim_cfg c = incast_cfg();
+	struct sim_res r;
+
+	c.credits = false;
+	sim_run(&c, &r);
+	report("incast 3->1 credits off", &r);
+	CHECK(r.drops > 0, "no drops without credits?");
+}
+
+static void sim__srpt_short_first(void)
+{
+	struct sim_cfg c;
+	struct sim_res fair, srpt;
+	static const u32 sz[3] = { 1024 * KB, 64 * KB, 256 * KB };
+	u32 s;
+
+	memset(&c, 0, sizeof(c));
+	c.nsend = 3;
+	c.queue = 16 * PKT;
+	c.credits = true;
+	c.max_ns = 100 * MS;
+	for (s = 0; s < 3; s++) {
+		c.nmsg[s] = 1;
+		c.size[s][0] = sz[s];
+	}
+	c.policy = MRC_CREDIT_FAIR;
+	sim_run(&c, &fair);
+	c.policy = MRC_CREDIT_SRPT;
+	sim_run(&c, &srpt);
+	report("srpt 1M/64K/256K", &srpt);
+	printf("# completion us fair: 1M %llu 64K %llu 256K %llu;"
+	       " srpt: 1M %llu 64K %llu 256K %llu\n",
+	       ULL(fair.done_ns[0][0] / US), ULL(fair.done_ns[1][0] / US),
+	       ULL(fair.done_ns[2][0] / US), ULL(srpt.done_ns[0][0] / US),
+	       ULL(srpt.done_ns[1][0] / US), ULL(srpt.done_ns[2][0] / US));
+	CHECK(srpt.all_done && fair.all_done, "not all delivered");
+	CHECK(srpt.drops == 0, "%llu drops", ULL(srpt.drops));
+	CHECK(srpt.done_ns[1][0] < srpt.done_ns[2][0] &&
+	      srpt.done_ns[2][0] < srpt.done_ns[0][0], "srpt order");
+	CHECK(srpt.done_ns[1][0] * 10 < fair.done_ns[1][0] * 7,
+	      "short message not faster under srpt: %llu vs %llu",
+	      ULL(srpt.done_ns[1][0]), ULL(fair.done_ns[1][0]));
+	CHECK(srpt.goodput >= 0.90, "goodput %.3f", srpt.goodput);
+}
+
+static void sim__lost_grants(void)
+{
+	struct sim_cfg c = incast_cfg();
+	struct sim_res r;
+
+	c.grant_loss_pct = 20;
+	sim_run(&c, &r);
+	report("incast, 20% grants lost", &r);
+	CHECK(r.all_done, "not all delivered: %llu bytes", ULL(r.bytes));
+	CHECK(r.grants_lost > 0, "none lost");
+	CHECK(r.drops == 0, "%llu drops", ULL(r.drops));
+	CHECK(r.over_credit == 0, "over credit %llu", ULL(r.over_credit));
+}
+
+static void sim__adversary(void)
+{
+	struct sim_cfg c = incast_cfg();
+	struct sim_res r;
+
+	c.adversary = true;
+	c.grant_loss_pct = 5;
+	sim_run(&c, &r);
+	report("incast, forged/duplicate grants and requests", &r);
+	CHECK(r.all_done, "not all delivered");
+	CHECK(r.tx_bad > 0 && r.tx_dup > 0 && r.rx_refused > 0,
+	      "nothing refused: %llu %llu %llu", ULL(r.tx_bad), ULL(r.tx_dup),
+	      ULL(r.rx_refused));
+	CHECK(r.over_credit == 0, "a sender exceeded its credit %llu times",
+	      ULL(r.over_credit));
+	CHECK(r.drops == 0, "%llu drops", ULL(r.drops));
+}
+
+int main(void)
+{
+	static const struct tap_test tests[] = {
+		{ "params: defaults", params__defaults },
+		{ "params: check refuses", params__check_refuses },
+		{ "rx: table size bounded", rx__size_bounded },
+		{ "rx: senders bounded, idle slot reused", rx__senders_bounded },
+		{ "rx: requests validated and counted", rx__requests_validated },
+		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
+		{ "rx: expired credit reclaimed", rx__reclaims_expired },
+		{ "rx: srpt grants the shortest first", rx__srpt_order },
+		{ "tx: unscheduled only", tx__unscheduled_only },
+		{ "tx: grants validated", tx__grants_validated },
+		{ "tx: re-request after timeout", tx__rerequest_after_timeout },
+		{ "tx: random grants never exceed", tx__random_grants_fuzz },
+		{ "sim: incast fair share", sim__incast_fair },
+		{ "sim: incast without credits drops", sim__incast_no_credits_drops },
+		{ "sim: srpt finishes short first", sim__srpt_short_first },
+		{ "sim: lost grants recovered", sim__lost_grants },
+		{ "sim: forged and duplicate input", sim__adversary },
+	};
+
+	return tap_run_seeded(tests, ARRAY_SIZE(tests));
+}
