@@ -305,6 +305,8 @@ static int mrc_dev_bind(struct mrc_dev_file *f, void __user *arg)
 
 	if (get_user(size, (u32 __user *)arg))
 		return -EFAULT;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
 	err = copy_struct_from_user(&b, sizeof(b), arg, size);
 	if (err)
 		return err;
@@ -349,6 +351,8 @@ static int mrc_dev_get_opt(void __user *arg, struct mrc_dev_opt *o)
 
 	if (get_user(size, (u32 __user *)arg))
 		return -EFAULT;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
 	err = copy_struct_from_user(o, sizeof(*o), arg, size);
 	if (err)
 		return err;

@@ -155,6 +155,11 @@ def check(name, peer):
         expect("longer struct, tail not zero", "E2BIG", errno_of(
             fcntl.ioctl, fd, GETOPT,
             bytearray(struct.pack("=IIQQ", 24, RCVBUF, 0, 1))))
+        expect("huge size", "E2BIG", errno_of(
+            fcntl.ioctl, fd, GETOPT,
+            bytearray(struct.pack("=IIQ", 1 << 20, RCVBUF, 0))))
+        expect("longer struct, tail zero", 64, struct.unpack("=IIQQ",
+            fcntl.ioctl(fd, GETOPT, struct.pack("=IIQQ", 24, SNDWIN, 0, 0)))[2])
     elif name == "nonblock":
         fd = dev(os.O_NONBLOCK)
         bind(fd, 0)
