@@ -30,8 +30,9 @@
  * removal unlinks it, marks it dead (no more timer or work), then - still
  * under mrc_peers_lock, which no cm handler or peer work takes, so waiting
  * in rdma_destroy_id for a running handler is safe - destroys cm ids,
- * address handles and rail references, and drops the list's reference.  peer->lock (spin, BH) protects links and paths; sends happen
- * under it, so an address handle is never destroyed while in use.
+ * address handles and rail references, and drops the list's reference.
+ * peer->lock (spin, BH) protects links and paths; sends happen under it,
+ * so an address handle is never destroyed while in use.
  * Lock order: mrc_rails_lock -> mrc_peers_lock -> peer->lock -> QP locks.
  *
  * Messages (msg.c) ride on the paths: their sender state is under
