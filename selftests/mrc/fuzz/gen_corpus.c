@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gen_corpus.c - writes the seed corpus of wire_fuzz: a few valid packets
- * of every type, addressed to node 2, each checked with mrc_wire_parse()
- * before it is written.  Deterministic: regenerating gives the same files.
+ * gen_corpus.c - writes the seed corpora of the fuzzers.  Deterministic:
+ * regenerating gives the same files.
  *
- *   make -C selftests/mrc/fuzz corpus     (writes corpus/wire/)
+ *   gen_corpus DIR          wire_fuzz: a few valid packets of every type,
+ *   gen_corpus wire DIR     addressed to node 2, each checked with
+ *                           mrc_wire_parse() before it is written;
+ *   gen_corpus reasm DIR    reasm_fuzz: scripts (the format at the top of
+ *                           reasm_fuzz.c) completing messages in and out
+ *                           of order, a near-4-GiB message, bad packets;
+ *   gen_corpus txsb DIR     txsb_fuzz: scripts (see txsb_fuzz.c) sending,
+ *                           losing, resending and acking whole messages,
+ *                           and hostile SACKs/NACKs.
+ *
+ *   make -C selftests/mrc/fuzz corpus     (writes corpus/<name>/)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../../mrc/wire.h"
 
@@ -125,13 +135,292 @@ static void hello(const char *name, u8 type, bool reply)
 	emit(name, buf, &p);
 }
 
+/* Scripts for reasm_fuzz and txsb_fuzz: bytes appended little endian. */
+static u8 script[4096];
+static u32 slen;
+
+static void put8(u8 v)
+{
+	if (slen >= sizeof(script)) {
+		fprintf(stderr, "gen_corpus: script too long\n");
+		exit(1);
+	}
+	script[slen++] = v;
+}
+
+static void put16(u16 v)
+{
+	put8(v);
+	put8(v >> 8);
+}
+
+static void put32(u32 v)
+{
+	put16(v);
+	put16(v >> 16);
+}
+
+static void put64(u64 v)
+{
+	put32(v);
+	put32(v >> 32);
+}
+
+static void script_emit(const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(script, 1, slen, f) != slen || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+	slen = 0;
+	written++;
+}
+
+/* reasm_fuzz: header and ops (see reasm_fuzz.c). */
+static void r_hdr(u8 mode, u32 v, u16 seg)
+{
+	put8(mode);
+	put32(v);
+	put16(seg - MRC_WIRE_MIN_SEG);	/* seg = MIN_SEG + u16 % span */
+}
+
+/* Index picks: how 0 = absolute, 1 = cum + v, 3 = npkts - 1 - v. */
+static void r_mark(u8 how, u32 v)
+{
+	put8(0);
+	put8(how);
+	put32(v);
+}
+
+static void r_raw(u32 off, u32 len)
+{
+	put8(1);
+	put32(off);
+	put32(len);
+}
+
+static void r_run(u8 how, u32 v, u16 cnt, bool down)
+{
+	put8(4);
+	put8(how);
+	put32(v);
+	put16(cnt | (down ? 0x8000 : 0));
+}
+
+static void r_checks(void)
+{
+	put8(5);		/* sack */
+	put8(6);		/* holes, max 7 */
+	put8(7);
+}
+
+static void reasm_corpus(void)
+{
+	/* 10000 bytes in 4040-byte packets, in order. */
+	r_hdr(0, 10000, 4040);
+	r_mark(0, 0);
+	r_checks();
+	r_mark(0, 1);
+	r_checks();
+	r_mark(0, 2);
+	r_checks();
+	script_emit("in-order");
+
+	/* 1024 packets of 1000 bytes (the last short), out of order. */
+	r_hdr(4, 1023 * 1000 + 17, 1000);
+	r_run(0, 500, 300, false);
+	r_checks();
+	r_run(3, 0, 100, true);
+	r_checks();
+	r_mark(0, 3);
+	r_mark(0, 70);
+	r_checks();
+	r_run(0, 0, 1024, false);
+	r_checks();
+	script_emit("out-of-order");
+
+	/* The empty message: one packet of 0 bytes. */
+	r_hdr(0, 0, 4040);
+	r_raw(0, 1);
+	r_raw(0, 0);
+	r_checks();
+	r_raw(0, 0);
+	script_emit("empty");
+
+	/* Near 4 GiB in minimum-size packets: the tail, a hole, SACK. */
+	r_hdr(3, 0, MRC_WIRE_MIN_SEG);
+	r_mark(3, 0);
+	r_mark(3, 5);
+	r_run(0, 0, 300, false);
+	r_mark(1, 10);
+	r_checks();
+	script_emit("huge");
+
+	/* Bad packets: misaligned, past the end, wrong len, geometry. */
+	r_hdr(1, 0x0105, 512);	/* mode 1: 5 * 512 + 1 - 1 bytes */
+	r_raw(1, 512);
+	r_raw(512 * 64, 512);
+	r_raw(512, 511);
+	put8(2);			/* near-valid: len off by -1 */
+	put8(0);
+	put32(1);
+	put8(0xff);
+	put8(3);			/* another geometry */
+	put8(1);
+	put32(0x10);
+	put32(0);
+	put32(512);
+	put8(3);			/* same length, another seg */
+	put8(0x82);
+	put16(0x40);
+	put32(512);
+	put32(512);
+	r_mark(0, 1);
+	r_mark(0, 1);
+	r_checks();
+	script_emit("bad-packets");
+}
+
+/* txsb_fuzz: header and ops (see txsb_fuzz.c). */
+static void t_hdr(u8 mode, u32 v, u32 now)
+{
+	put8(mode);
+	put32(v);
+	put32(now);
+}
+
+static void t_send(u8 path, u8 k)	/* next() k times, sending each */
+{
+	put8(1);
+	put8(path);
+	put8(k - 1);
+}
+
+/* A SACK a receiver could send; twist as in sack_from_shadow(). */
+static void t_sack(u8 twist, u16 back, u64 mask)
+{
+	put8(5);
+	put8(twist);
+	put16(back);
+	put64(mask);
+}
+
+static void t_sack_raw(u32 cum, u16 nbits, u64 w0, u64 w1, u64 w2, u64 w3)
+{
+	put8(7);
+	put32(cum);
+	put16(nbits);
+	put64(w0);
+	put64(w1);
+	put64(w2);
+	put64(w3);
+}
+
+static void t_nack(u32 first, u32 count)
+{
+	put8(9);
+	put32(first);
+	put32(count);
+}
+
+static void txsb_corpus(void)
+{
+	unsigned int i;
+
+	/* 3 packets: send, ack all. */
+	t_hdr(0, 2, 1000);
+	t_send(0, 3);
+	t_sack(0, 0, ~0ULL);
+	put8(0);
+	script_emit("simple");
+
+	/* 300 packets on 3 paths, losses of every kind, resends, acks. */
+	t_hdr(1, 299, 0xfffff000);	/* the clock wraps mid-way */
+	for (i = 0; i < 19; i++)
+		t_send(i % 3, 16);
+	t_sack(0, 0, 0xf0f0f0f0f0f0f0f0ULL);
+	put8(12);		/* callbacks off */
+	t_nack(2, 5);
+	put8(10);		/* lose_path 1 */
+	put8(1);
+	put8(0xf5);		/* lose_older (op 11), clock + 15 */
+	put16(100);
+	t_send(2, 16);
+	put8(12);		/* callbacks on */
+	t_sack(0, 0, ~0ULL);
+	for (i = 0; i < 8; i++) {
+		t_send(0, 16);
+		t_sack(0, 0, ~0ULL);
+	}
+	t_sack(1, 20, ~0ULL);	/* stale */
+	script_emit("losses");
+
+	/* Hostile SACKs and NACKs on a half-sent message. */
+	t_hdr(2, 999, 7);
+	for (i = 0; i < 10; i++)
+		t_send(0, 16);
+	t_sack(0x04, 200, 0x5555555555555555ULL);	/* bit on unsent */
+	t_sack(0x08, 3, ~0ULL);				/* cum past sent */
+	t_sack(0x8c, 10, ~0ULL);			/* nbits > 256 */
+	t_sack(0x72, 0, ~0ULL);				/* nbits past set */
+	t_sack_raw(1001, 0, 0, 0, 0, 0);		/* cum > npkts */
+	t_sack_raw(100, 256, 0, 0, 0, 1ULL << 63);
+	t_sack_raw(159, 1, 1, 0, 0, 0);
+	t_nack(150, 11);				/* past sent */
+	t_nack(0, 0);
+	t_nack(0xffffffff, 2);
+	t_sack(0, 0, ~0ULL);
+	script_emit("hostile");
+
+	/* 4096 packets: whole message through, one path dying. */
+	t_hdr(2, 4095, 0);
+	for (i = 0; i < 64; i++) {
+		t_send(i % 4, 16);
+		if (i % 8 == 7)
+			t_sack(0, 0, 0x7fffffffffffffffULL);
+	}
+	put8(10);
+	put8(3);
+	for (i = 0; i < 200; i++) {
+		t_send(0, 16);
+		t_sack(0, 0, ~0ULL);
+	}
+	script_emit("big");
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+	const char *kind = "wire";
+
+	if (argc == 3) {
+		kind = argv[1];
+		dir = argv[2];
+	} else if (argc == 2) {
+		dir = argv[1];
+	} else {
+		fprintf(stderr, "usage: %s [wire|reasm|txsb] DIR\n", argv[0]);
 		return 2;
 	}
-	dir = argv[1];
+
+	if (!strcmp(kind, "reasm")) {
+		reasm_corpus();
+		printf("gen_corpus: %u scripts in %s\n", written, dir);
+		return 0;
+	}
+	if (!strcmp(kind, "txsb")) {
+		txsb_corpus();
+		printf("gen_corpus: %u scripts in %s\n", written, dir);
+		return 0;
+	}
+	if (strcmp(kind, "wire")) {
+		fprintf(stderr, "gen_corpus: unknown corpus %s\n", kind);
+		return 2;
+	}
 
 	data("data-single", 1, 4040, 0, 0);
 	data("data-first", 10000, 4040, 0, MRC_WF_ACK_NOW);
