@@ -125,7 +125,8 @@ for t in "$HERE"/unit/*_test; do
 	relay "unit/${t##*/}: " "$LOGDIR/unit-${t##*/}.log"
 	[ $rc = 0 ] || result fail "unit/${t##*/} exit status $rc"
 done
-# Bounded libFuzzer runs of the wire parser (each fuzzer FUZZ_SECONDS).
+# Bounded libFuzzer runs (wire parser, reassembly, scoreboard): each
+# fuzzer runs FUZZ_SECONDS.
 make -s -C "$HERE/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-15}" \
 	> "$LOGDIR/fuzz.log" 2>&1
 rc=$?
