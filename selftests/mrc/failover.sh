@@ -40,6 +40,7 @@ stat_of() {	# stat_of FILE KEY
 
 echo_stat() { stat_of $D/mrc_echo/stats "$1"; }
 msg_stat() { stat_of $D/mrc/msg "$1"; }
+rx_buffers_free() { [ "$(msg_stat rx_buffer_bytes)" = 0 ]; }
 
 paths_active() { mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'; }
 all_active() { [ "$(paths_active)" = 16 ]; }
@@ -158,8 +159,7 @@ run_guest() {
 	fi
 	barrier second-done
 	ok 'rmmod mrc_echo' rmmod mrc_echo
-	wait_for 'receive buffers back to 0' 10 \
-		test "$(msg_stat rx_buffer_bytes)" = 0
+	wait_for 'receive buffers back to 0' 10 rx_buffers_free
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
 

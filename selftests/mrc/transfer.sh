@@ -10,8 +10,8 @@
 # everything unloads cleanly with the receive buffers back to zero.
 source "$(dirname "$0")/lib.sh"
 NODES=2
-TIMEOUT=${MRC_TRANSFER_TIMEOUT:-1500}
-COUNT=${MRC_TRANSFER_COUNT:-200}
+TIMEOUT=${MRC_TRANSFER_TIMEOUT:-900}
+COUNT=${MRC_TRANSFER_COUNT:-50}
 MAXLEN=${MRC_TRANSFER_MAXLEN:-4194304}
 
 ECHO_KO=$MRC_LIB_DIR/modules/mrc_echo/mrc_echo.ko
@@ -36,6 +36,7 @@ stat_of() {	# stat_of FILE KEY
 
 echo_stat() { stat_of $D/mrc_echo/stats "$1"; }
 msg_stat() { stat_of $D/mrc/msg "$1"; }
+rx_buffers_free() { [ "$(msg_stat rx_buffer_bytes)" = 0 ]; }
 
 peer_add() {	# peer_add NODE
 	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
@@ -59,13 +60,16 @@ transfer_done() {	# all our sends completed and all theirs arrived
 
 # phase NAME: one transfer each way, checked; prints figures.
 phase() {
-	local name=$1 o=$2 t0 t1 ms
+	local name=$1 o=$2 t0 t1 ms p0 r0 d0 p r d
 	echo reset > $D/mrc_echo/ctl
+	p0=$(msg_stat tx_pkts)
+	r0=$(msg_stat tx_retrans)
+	d0=$(msg_stat rx_dup_pkts)
 	barrier "start-$name"
 	t0=$EPOCHREALTIME
 	ok "$name: send $COUNT messages of 1..$MAXLEN B to node$o" \
 		sh -c "echo send $o 7 $COUNT $MAXLEN $((MRC_NODE * 7919 + ${#name})) > $D/mrc_echo/ctl"
-	wait_for "$name: $COUNT sent and $COUNT received" 1200 transfer_done
+	wait_for "$name: $COUNT sent and $COUNT received" 600 transfer_done
 	t1=$EPOCHREALTIME
 	ms=$(( (${t1/./} - ${t0/./}) / 1000 ))
 	ok_eq "$name: every send completed with status 0" "$COUNT" \
@@ -76,6 +80,11 @@ phase() {
 	ok_eq "$name: in order" 0 "$(echo_stat rx_order)"
 	diag "$name: sent $(echo_stat sent) msgs / $(echo_stat tx_bytes) B," \
 	     "received $(echo_stat rx) msgs / $(echo_stat rx_bytes) B in $ms ms"
+	p=$(($(msg_stat tx_pkts) - p0))
+	r=$(($(msg_stat tx_retrans) - r0))
+	d=$(($(msg_stat rx_dup_pkts) - d0))
+	diag "$name: sent $p packets, $r retransmitted" \
+	     "($((r * 1000 / (p ? p : 1))) per mille); received $d duplicates"
 	diag "$name: mrc: $(tr '\n' ' ' < $D/mrc/msg)"
 	barrier "end-$name"
 }
@@ -108,8 +117,7 @@ run_guest() {
 
 	barrier transfers-done
 	ok 'rmmod mrc_echo' rmmod mrc_echo
-	wait_for 'receive buffers back to 0' 10 \
-		test "$(msg_stat rx_buffer_bytes)" = 0
+	wait_for 'receive buffers back to 0' 10 rx_buffers_free
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
 
