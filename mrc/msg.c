@@ -177,10 +177,12 @@ static u64 mrc_msg_peer_timeout_ns(void)
 	return (u64)mrc_knob(MRC_KNOB_peer_timeout_ms) * NSEC_PER_MSEC;
 }
 
+/* The same parameters as peer.c's: the data path obeys rto_max_ms too. */
 static void mrc_msg_path_params(struct mrc_path_params *pp)
 {
 	mrc_path_params_default(pp);
 	pp->keepalive_ns = mrc_knob(MRC_KNOB_probe_ms) * NSEC_PER_MSEC;
+	pp->rtt.rto_max_ns = mrc_knob(MRC_KNOB_rto_max_ms) * NSEC_PER_MSEC;
 }
 
 static struct mrc_peer_path *mrc_msg_ppath(struct mrc_peer *peer,
