@@ -84,7 +84,7 @@ static void set_opt(int fd, uint32_t opt, uint64_t val)
 static int ep_open(uint16_t port, uint32_t sndwin, uint64_t rcvbuf)
 {
 	struct mrc_dev_bind b = { .size = sizeof(b), .port = port };
-	int fd = open(dev_path, O_RDWR | O_CLOEXEC);
+	int fd = open(dev_path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		die(dev_path);
@@ -116,6 +116,19 @@ static int send_msg(int fd, void *buf, uint32_t node, uint16_t port,
 	return 0;
 }
 
+/* send_msg() that waits for a free send slot on a non-blocking fd. */
+static int send_msg_wait(int fd, void *buf, uint32_t node, uint16_t port,
+			 uint32_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int err;
+
+	while ((err = send_msg(fd, buf, node, port, len)) == -EAGAIN)
+		if (poll(&p, 1, ACK_TIMEOUT_MS) <= 0 && errno != EINTR)
+			return -ETIMEDOUT;
+	return err;
+}
+
 static void send_ctl(int fd, uint32_t node, uint16_t port,
 		     const struct perf_ctl *c)
 {
@@ -127,7 +140,7 @@ static void send_ctl(int fd, uint32_t node, uint16_t port,
 	int err;
 
 	m.c = *c;
-	err = send_msg(fd, &m, node, port, sizeof(m.c));
+	err = send_msg_wait(fd, &m, node, port, sizeof(m.c));
 	if (err) {
 		errno = -err;
 		die("send control message");
@@ -145,6 +158,12 @@ static ssize_t recv_msg(int fd, char **buf, size_t *cap,
 		n = read(fd, *buf, *cap);
 		if (n >= 0)
 			break;
+		if (errno == EAGAIN || errno == EINTR) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			poll(&p, 1, -1);
+			continue;
+		}
 		if (errno != EMSGSIZE)
 			return -errno;
 		st.size = sizeof(st);
@@ -230,7 +249,7 @@ static int run_server(uint16_t port)
 				int err;
 
 				/* Same size as mrc_dev_recv_hdr: in place. */
-				err = send_msg(fd, sh, node, p, len);
+				err = send_msg_wait(fd, sh, node, p, len);
 				if (err)
 					fprintf(stderr, "mrc-perf: echo to %u:%u: %s\n",
 						node, p, strerror(-err));
@@ -358,10 +377,8 @@ static void run_bw(const struct opts *o, uint64_t size)
 			while (left[i] && (pfd[i].revents & POLLOUT)) {
 				int err;
 
-				fcntl(eps[i], F_SETFL, O_NONBLOCK);
 				err = send_msg(eps[i], buf, o->node, o->port,
 					       size);
-				fcntl(eps[i], F_SETFL, 0);
 				if (err == -EAGAIN)
 					break;
 				if (err) {
@@ -467,7 +484,7 @@ static void run_lat(const struct opts *o, uint64_t size)
 		int err;
 
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		err = send_msg(fd, buf, o->node, o->port, size);
+		err = send_msg_wait(fd, buf, o->node, o->port, size);
 		if (err) {
 			errno = -err;
 			die("lat: send");
