@@ -149,15 +149,16 @@ receiver() {
 
 run_guest() {
 	OTHER=$((3 - MRC_NODE))
-	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)" grown
+	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)" grown t0
 
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE"
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$OTHER on both planes" mrcctl peer add "$OTHER" addr "$a"
 	ok 'insmod mrc_echo' insmod "$ECHO_KO"
 	wait_for "16 paths to node$OTHER active" 60 all_active
-	mem_snapshot > /dev/null	# debugfs keeps state per file opened
+	t0=$(now_ms)
 	mem_snapshot > /tmp/mem0
+	diag "memory snapshot took $(($(now_ms) - t0)) ms"
 	ok 'allocation sites of mrc traced' test -s /tmp/mem0
 	barrier paths-up
 
