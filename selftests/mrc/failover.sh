@@ -20,28 +20,7 @@ SIZE=${MRC_FAILOVER_SIZE:-4194304}
 STALL_MAX_MS=${MRC_FAILOVER_STALL_MAX_MS:-10000}
 DOWN_S=3	# how long plane 1 stays down after the rail is deleted
 
-ECHO_KO=$MRC_LIB_DIR/modules/mrc_echo/mrc_echo.ko
-
-if [ -z "${MRC_IN_VM:-}" ]; then
-	if ! make -s -C "$MRC_LIB_DIR/modules" > /dev/null 2>&1; then
-		echo "not ok 1 build selftests/mrc/modules (mrc_echo.ko)"
-		exit 1
-	fi
-fi
-
-D=/sys/kernel/debug
-
-stat_of() {	# stat_of FILE KEY
-	local k v
-	while read -r k v; do
-		[ "$k" = "$2" ] && { echo "$v"; return 0; }
-	done < "$1"
-	echo 0
-}
-
-echo_stat() { stat_of $D/mrc_echo/stats "$1"; }
-msg_stat() { stat_of $D/mrc/msg "$1"; }
-rx_buffers_free() { [ "$(msg_stat rx_buffer_bytes)" = 0 ]; }
+source "$MRC_LIB_DIR/echo_lib.sh"
 
 paths_active() { mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'; }
 all_active() { [ "$(paths_active)" = 16 ]; }

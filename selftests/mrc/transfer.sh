@@ -14,29 +14,7 @@ TIMEOUT=${MRC_TRANSFER_TIMEOUT:-900}
 COUNT=${MRC_TRANSFER_COUNT:-50}
 MAXLEN=${MRC_TRANSFER_MAXLEN:-4194304}
 
-ECHO_KO=$MRC_LIB_DIR/modules/mrc_echo/mrc_echo.ko
-
-if [ -z "${MRC_IN_VM:-}" ]; then
-	# Host: build the example consumer against the same kernel as mrc.ko.
-	if ! make -s -C "$MRC_LIB_DIR/modules" > /dev/null 2>&1; then
-		echo "not ok 1 build selftests/mrc/modules (mrc_echo.ko)"
-		exit 1
-	fi
-fi
-
-D=/sys/kernel/debug
-
-stat_of() {	# stat_of FILE KEY
-	local k v
-	while read -r k v; do
-		[ "$k" = "$2" ] && { echo "$v"; return 0; }
-	done < "$1"
-	echo 0
-}
-
-echo_stat() { stat_of $D/mrc_echo/stats "$1"; }
-msg_stat() { stat_of $D/mrc/msg "$1"; }
-rx_buffers_free() { [ "$(msg_stat rx_buffer_bytes)" = 0 ]; }
+source "$MRC_LIB_DIR/echo_lib.sh"
 
 peer_add() {	# peer_add NODE
 	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
