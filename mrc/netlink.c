@@ -560,12 +560,41 @@ static struct genl_family mrc_genl_family __ro_after_init = {
 
 /* ---- events ---- */
 
-static void mrc_nl_multicast(struct sk_buff *msg)
+/*
+ * Events: mrc_nl_event_new() starts one (NULL if nobody listens, or on
+ * allocation failure, which is counted); the caller fills it and hands it
+ * with its fill result to mrc_nl_event_send(), which counts failures.
+ */
+static struct sk_buff *mrc_nl_event_new(size_t size, u8 cmd, gfp_t gfp,
+					void **hdr)
 {
-	int err;
+	struct sk_buff *msg;
 
-	err = genlmsg_multicast(&mrc_genl_family, msg, 0, MRC_MCGRP_EVENTS_ID,
-				GFP_KERNEL);
+	if (!genl_has_listeners(&mrc_genl_family, &init_net,
+				MRC_MCGRP_EVENTS_ID))
+		return NULL;
+	msg = genlmsg_new(size, gfp);
+	*hdr = msg ? genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, cmd) : NULL;
+	if (!*hdr) {
+		nlmsg_free(msg);
+		mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+		return NULL;
+	}
+	return msg;
+}
+
+static void mrc_nl_event_send(struct sk_buff *msg, void *hdr, int fill_err,
+			      gfp_t gfp)
+{
+	int err = fill_err;
+
+	if (fill_err) {
+		nlmsg_free(msg);
+	} else {
+		genlmsg_end(msg, hdr);
+		err = genlmsg_multicast(&mrc_genl_family, msg, 0,
+					MRC_MCGRP_EVENTS_ID, gfp);
+	}
 	/* -ESRCH only means nobody listens. */
 	if (err && err != -ESRCH)
 		mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
@@ -576,25 +605,13 @@ void mrc_nl_rail_event(struct mrc_rail *rail, u8 cmd, u8 prev_state)
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!genl_has_listeners(&mrc_genl_family, &init_net,
-				MRC_MCGRP_EVENTS_ID))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		goto fail;
-	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, cmd);
-	if (!hdr ||
-	    mrc_nl_put_rail(msg, rail,
-			    cmd == MRC_CMD_RAIL_STATE ? prev_state : -1,
-			    false)) {
-		nlmsg_free(msg);
-		goto fail;
-	}
-	genlmsg_end(msg, hdr);
-	mrc_nl_multicast(msg);
-	return;
-fail:
-	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+	int prev = cmd == MRC_CMD_RAIL_STATE ? prev_state : -1;
+
+	msg = mrc_nl_event_new(NLMSG_GOODSIZE, cmd, GFP_KERNEL, &hdr);
+	if (msg)
+		mrc_nl_event_send(msg, hdr,
+				  mrc_nl_put_rail(msg, rail, prev, false),
+				  GFP_KERNEL);
 }
 
 void mrc_nl_config_event(unsigned long changed)
@@ -602,23 +619,11 @@ void mrc_nl_config_event(unsigned long changed)
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!genl_has_listeners(&mrc_genl_family, &init_net,
-				MRC_MCGRP_EVENTS_ID))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		goto fail;
-	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0,
-			  MRC_CMD_CONFIG_CHANGED);
-	if (!hdr || mrc_nl_put_config(msg, changed)) {
-		nlmsg_free(msg);
-		goto fail;
-	}
-	genlmsg_end(msg, hdr);
-	mrc_nl_multicast(msg);
-	return;
-fail:
-	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+	msg = mrc_nl_event_new(NLMSG_GOODSIZE, MRC_CMD_CONFIG_CHANGED,
+			       GFP_KERNEL, &hdr);
+	if (msg)
+		mrc_nl_event_send(msg, hdr, mrc_nl_put_config(msg, changed),
+				  GFP_KERNEL);
 }
 
 void mrc_nl_peer_event(struct mrc_peer *peer, u8 cmd)
@@ -626,54 +631,32 @@ void mrc_nl_peer_event(struct mrc_peer *peer, u8 cmd)
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!genl_has_listeners(&mrc_genl_family, &init_net,
-				MRC_MCGRP_EVENTS_ID))
-		return;
-	msg = genlmsg_new(MRC_NL_PEER_SIZE, GFP_KERNEL);
-	if (!msg)
-		goto fail;
-	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, cmd);
-	if (!hdr || mrc_peer_fill(msg, peer)) {
-		nlmsg_free(msg);
-		goto fail;
-	}
-	genlmsg_end(msg, hdr);
-	mrc_nl_multicast(msg);
-	return;
-fail:
-	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+	msg = mrc_nl_event_new(MRC_NL_PEER_SIZE, cmd, GFP_KERNEL, &hdr);
+	if (msg)
+		mrc_nl_event_send(msg, hdr, mrc_peer_fill(msg, peer),
+				  GFP_KERNEL);
 }
 
+/* Under peer->lock (any context): GFP_ATOMIC. */
 void mrc_nl_path_event(struct mrc_peer *peer, struct mrc_peer_link *link,
 		       unsigned int i, u8 prev)
 {
 	struct nlattr *nest;
 	struct sk_buff *msg;
 	void *hdr;
-	int err;
+	int err = -EMSGSIZE;
 
-	if (!genl_has_listeners(&mrc_genl_family, &init_net,
-				MRC_MCGRP_EVENTS_ID))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	msg = mrc_nl_event_new(NLMSG_GOODSIZE, MRC_CMD_PATH_STATE,
+			       GFP_ATOMIC, &hdr);
 	if (!msg)
-		goto fail;
-	hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, MRC_CMD_PATH_STATE);
-	nest = hdr ? nla_nest_start(msg, MRC_A_PEER) : NULL;
-	if (!nest || nla_put_u32(msg, MRC_PEER_A_NODE, peer->node_id) ||
-	    mrc_peer_fill_path(msg, link, i, prev)) {
-		nlmsg_free(msg);
-		goto fail;
+		return;
+	nest = nla_nest_start(msg, MRC_A_PEER);
+	if (nest && !nla_put_u32(msg, MRC_PEER_A_NODE, peer->node_id) &&
+	    !mrc_peer_fill_path(msg, link, i, prev)) {
+		nla_nest_end(msg, nest);
+		err = 0;
 	}
-	nla_nest_end(msg, nest);
-	genlmsg_end(msg, hdr);
-	err = genlmsg_multicast(&mrc_genl_family, msg, 0, MRC_MCGRP_EVENTS_ID,
-				GFP_ATOMIC);
-	if (err && err != -ESRCH)
-		mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
-	return;
-fail:
-	mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
+	mrc_nl_event_send(msg, hdr, err, GFP_ATOMIC);
 }
 
 int mrc_nl_init(void)
