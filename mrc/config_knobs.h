@@ -31,6 +31,15 @@
 	  "upper bound of a path's retransmission timeout")		\
 	X(peer_timeout_ms, MRC_CONFIG_A_PEER_TIMEOUT_MS, 100, 600000,	\
 	  3000, 0, "ms",						\
-	  "no usable path this long: a peer's queued sends fail")
+	  "no usable path this long: a peer's queued sends fail")	\
+	X(tx_msgs_per_peer, MRC_CONFIG_A_TX_MSGS_PER_PEER, 1, 65536,	\
+	  4096, 0, "messages",						\
+	  "messages queued to one peer; more sends fail with ENOBUFS")	\
+	X(rx_msgs_per_peer, MRC_CONFIG_A_RX_MSGS_PER_PEER, 1, 4096, 64,\
+	  0, "messages",						\
+	  "messages one peer may have in reassembly or waiting here")	\
+	X(rx_buffer_mb, MRC_CONFIG_A_RX_BUFFER_MB, 1, 65536, 256, 0,	\
+	  "MiB",							\
+	  "reassembly buffer memory for all peers together")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

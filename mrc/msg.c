@@ -23,7 +23,10 @@
  * still in flight on a path on which a later-sent packet of the same
  * message was just acked is lost: LOSS event, resent elsewhere.  The
  * peer's hrtimer ticks while anything is queued: packets in flight longer
- * than their path's RTO become LOST (RTO event).  A path whose state
+ * than their path's RTO become LOST (RTO event), and so do packets older
+ * than their path's srtt plus a reordering margin once a packet sent
+ * after them, on any path, was acked (LOSS event, mrc_msg_loss_scan()).
+ * A path whose state
  * leaves ACTIVE (LOSS, RTO, keepalive timeout, rail down or removed,
  * re-resolution) gives back all its in-flight packets at once
  * (mrc_msg_path_down()); they go out again on the remaining paths.  If no
@@ -38,8 +41,8 @@
  * failed message never blocks its successors.
  *
  * Receiver.  DATA -> the message's context (found by msg_id in the peer's
- * list, or made: bounded by MRC_MSG_RX_PER_PEER contexts per peer and
- * MRC_MSG_RX_MAX_BYTES of buffers overall; past that the packet is
+ * list, or made: bounded by the rx_msgs_per_peer knob's contexts per peer
+ * and rx_buffer_mb of buffers overall; past that the packet is
  * dropped as no_memory and the sender retransmits - except for the
  * message that blocks delivery, which is always admitted, so held
  * messages cannot deadlock the peer) -> payload copied at its offset ->
@@ -81,13 +84,17 @@
 #include "ud.h"
 
 #define MRC_MSG_WINDOW		64	/* packets in flight per peer */
-#define MRC_MSG_TXQ_MAX		4096	/* messages queued per peer */
 #define MRC_MSG_BUDGET		128	/* packets per tx_work run */
 #define MRC_MSG_TICK_NS		(2 * NSEC_PER_MSEC)
 #define MRC_MSG_RETRY_NS	(250 * NSEC_PER_USEC)
-#define MRC_MSG_RX_PER_PEER	64
-#define MRC_MSG_RX_MAX_BYTES	(256LL << 20)
 #define MRC_MSG_SACK_EVERY	8
+/*
+ * Reordering margin of the loss scan: at least this, beyond a path's
+ * srtt.  Under TCG a receiver handles one QP's completions in batches, so
+ * packets of different paths overtake each other by several ms; 2 ms made
+ * ~10% of packets spurious retransmissions there.
+ */
+#define MRC_MSG_REO_MIN_NS	(10 * NSEC_PER_MSEC)
 
 /* ---- counters (debugfs mrc/msg) ---- */
 
@@ -96,7 +103,8 @@ enum {
 	MS_TX_RETRANS, MS_TX_RING_FULL, MS_RTO_PKTS, MS_LOSS_PKTS,
 	MS_PATH_DOWN_PKTS, MS_SACKS_RX, MS_SACKS_STALE, MS_SACKS_TX,
 	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
-	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED, MS_NR
+	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED,
+	MS_REO_LOSS_PKTS, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -105,9 +113,25 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"path_down_pkts", "sacks_rx", "sacks_stale", "sacks_tx",
 	"rx_pkts", "rx_dup_pkts", "rx_no_mem", "rx_msgs", "rx_bytes",
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
+	"reo_loss_pkts",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
+
+/*
+ * Delivery trace (debugfs mrc/deliveries): time and running byte count of
+ * the last MRC_MSG_TRACE_N messages delivered, so that stalls can be
+ * measured in the kernel's clock (CLOCK_MONOTONIC) instead of by a
+ * sampler that the loaded vCPU schedules late.  Under mrc_msg_trace_lock.
+ */
+#define MRC_MSG_TRACE_N		4096
+static struct mrc_msg_trace {
+	u64 ns;
+	u64 bytes;
+} mrc_msg_trace[MRC_MSG_TRACE_N];
+static unsigned int mrc_msg_trace_n;	/* entries written, wraps */
+static u64 mrc_msg_trace_bytes;
+static DEFINE_SPINLOCK(mrc_msg_trace_lock);
 static atomic64_t mrc_rx_bytes_used;
 static atomic64_t mrc_tx_bytes_used;	/* queued messages and scoreboards */
 static struct dentry *mrc_msg_debugfs;
@@ -267,6 +291,9 @@ static void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 	if (!WARN_ON_ONCE(!mp->inflight))
 		mp->inflight--;
 	if (cb->how == MRC_PATH_DONE_ACKED) {
+		if (!mp->rack_valid || (s32)(ev->sent_us - mp->rack_us) > 0)
+			mp->rack_us = ev->sent_us;
+		mp->rack_valid = true;
 		if (!test_bit(ev->path, mp->ack_seen) ||
 		    (s32)(ev->sent_us - mp->ack_hi_us[ev->path]) > 0)
 			mp->ack_hi_us[ev->path] = ev->sent_us;
@@ -382,39 +409,80 @@ static int mrc_msg_send_data(struct mrc_peer *peer, struct mrc_tx_msg *m,
 			   sizeof(hdr), m->buf + pkt.offset, pkt.len);
 }
 
-/* RTO scan: packets in flight longer than their path's RTO are lost. */
-static void mrc_msg_rto(struct mrc_peer *peer, struct mrc_msg_cb *cb)
+/*
+ * Loss scan, every tick: a packet in flight on path P is lost if
+ *  - it is older than P's RTO (RTO event), or
+ *  - a packet sent after it (on any path) has been acked and it is older
+ *    than P's srtt + max(2 * rttvar, srtt / 2, MRC_MSG_REO_MIN_NS)
+ *    (LOSS event):
+ *    time-based loss detection across paths, as RACK (RFC 8985) does
+ *    across a flow's packets.  When a plane dies, its packets are found
+ *    lost about one RTT after the first later packet on another plane is
+ *    acked, instead of after an RTO; the path leaves the spray set and is
+ *    probed back.
+ */
+static void mrc_msg_loss_scan(struct mrc_peer *peer, struct mrc_msg_cb *cb)
 {
 	struct mrc_msg_peer *mp = &peer->mp;
-	unsigned int l, i;
+	u32 now_us = mrc_now_us(cb->now);
+	unsigned int l, i, pi;
 	struct mrc_tx_msg *m;
-	u64 rto = 0;
+	bool any = false;
 
 	if (!mp->inflight)
 		return;
-	/* One threshold: the largest RTO of a path with packets in flight. */
 	for (l = 0; l < peer->nlinks; l++) {
 		struct mrc_peer_link *link = &peer->links[l];
 
-		if (!link->ah)
-			continue;
-		for (i = 0; i < link->npaths; i++)
-			if (link->paths[i].p.inflight_pkts)
-				rto = max(rto, mrc_path_rto(&link->paths[i].p,
-							    &cb->pp));
+		for (i = 0; i < link->npaths && i < MRC_CM_MAX_QPS; i++) {
+			struct mrc_path *p = &link->paths[i].p;
+			u64 rto, reo;
+
+			if (!p->inflight_pkts)
+				continue;
+			pi = l * MRC_CM_MAX_QPS + i;
+			rto = mrc_path_rto(p, &cb->pp);
+			reo = p->rtt.srtt_ns ?
+			      (u64)p->rtt.srtt_ns +
+			      max3(2ULL * p->rtt.rttvar_ns,
+				   (u64)p->rtt.srtt_ns / 2,
+				   (u64)MRC_MSG_REO_MIN_NS) : rto;
+			mp->rto_cut_us[pi] = now_us -
+					     (u32)div_u64(rto, NSEC_PER_USEC);
+			mp->reo_cut_us[pi] = now_us -
+					     (u32)div_u64(min(reo, rto),
+							  NSEC_PER_USEC);
+			any = true;
+		}
 	}
-	if (!rto)
+	if (!any)
 		return;
 	cb->how = MRC_PATH_DONE_LOST;
-	cb->ev = MRC_PATH_EV_RTO;
 	list_for_each_entry(m, &mp->txq, node) {
-		if (!mrc_txsb_inflight(&m->sb))
-			continue;
+		struct mrc_txsb *sb = &m->sb;
+		u32 idx;
+
 		cb->m = m;
-		ms_add(MS_RTO_PKTS,
-		       mrc_txsb_lose_older(&m->sb,
-					   mrc_now_us(cb->now - rto),
-					   mrc_msg_cb_fn, cb));
+		for (idx = mrc_txsb_cum(sb);
+		     idx < sb->hi_sent && mrc_txsb_inflight(sb); idx++) {
+			u32 sent = sb->sent_us[idx];
+
+			if (mrc_txsb_state(sb, idx) != MRC_TXSB_INFLIGHT)
+				continue;
+			pi = sb->path[idx];
+			if ((s32)(sent - mp->rto_cut_us[pi]) < 0) {
+				cb->ev = MRC_PATH_EV_RTO;
+				ms_inc(MS_RTO_PKTS);
+			} else if (mp->rack_valid &&
+				   (s32)(mp->rack_us - sent) > 0 &&
+				   (s32)(sent - mp->reo_cut_us[pi]) < 0) {
+				cb->ev = MRC_PATH_EV_LOSS;
+				ms_inc(MS_REO_LOSS_PKTS);
+			} else {
+				continue;
+			}
+			mrc_txsb_nack(sb, idx, 1, mrc_msg_cb_fn, cb);
+		}
 	}
 	mrc_msg_drain_left(peer, cb);
 }
@@ -540,7 +608,7 @@ static void mrc_msg_tx_workfn(struct work_struct *work)
 	spin_lock_bh(&peer->lock);
 	cb.now = ktime_get_ns();
 	if (!peer->dead) {
-		mrc_msg_rto(peer, &cb);
+		mrc_msg_loss_scan(peer, &cb);
 		mrc_msg_push(peer, &cb, &more);
 		if (mp->stuck_ns &&
 		    cb.now - mp->stuck_ns > mrc_msg_peer_timeout_ns())
@@ -616,7 +684,7 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 	spin_lock_bh(&peer->lock);
 	if (peer->dead) {
 		err = -EHOSTUNREACH;
-	} else if (peer->mp.ntx >= MRC_MSG_TXQ_MAX) {
+	} else if (peer->mp.ntx >= mrc_knob(MRC_KNOB_tx_msgs_per_peer)) {
 		err = -ENOBUFS;
 	} else {
 		m->msg_id = (u64)peer->mp.epoch << 32 | peer->mp.next_seq++;
@@ -872,9 +940,9 @@ again:
 	if (!rm) {
 		/* Bounded; the message that blocks delivery always fits. */
 		if (seq != mp->rx_next &&
-		    (mp->nrx >= MRC_MSG_RX_PER_PEER ||
+		    (mp->nrx >= mrc_knob(MRC_KNOB_rx_msgs_per_peer) ||
 		     atomic64_read(&mrc_rx_bytes_used) + pkt->msg_len >
-		     MRC_MSG_RX_MAX_BYTES)) {
+		     (s64)mrc_knob(MRC_KNOB_rx_buffer_mb) << 20)) {
 			ms_inc(MS_RX_NO_MEM);
 			why = MRC_DROP_NO_MEMORY;
 			goto unlock;
@@ -934,6 +1002,18 @@ out:
 	return why;
 }
 
+static void mrc_msg_trace_add(u32 len)
+{
+	struct mrc_msg_trace *t;
+
+	spin_lock_bh(&mrc_msg_trace_lock);
+	mrc_msg_trace_bytes += len;
+	t = &mrc_msg_trace[mrc_msg_trace_n++ % MRC_MSG_TRACE_N];
+	t->ns = ktime_get_ns();
+	t->bytes = mrc_msg_trace_bytes;
+	spin_unlock_bh(&mrc_msg_trace_lock);
+}
+
 static void mrc_msg_rx_workfn(struct work_struct *work)
 {
 	struct mrc_msg_peer *mp = container_of(work, struct mrc_msg_peer,
@@ -960,6 +1040,7 @@ static void mrc_msg_rx_workfn(struct work_struct *work)
 			mrc_ep_put(ep);
 			ms_inc(MS_RX_MSGS);
 			ms_add(MS_RX_BYTES, rm->r.msg_len);
+			mrc_msg_trace_add(rm->r.msg_len);
 		} else {
 			ms_inc(MS_RX_NO_EP);
 			pr_info_ratelimited("mrc: message from node %u to unbound port %u dropped\n",
@@ -1225,11 +1306,35 @@ static int mrc_msg_stats_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(mrc_msg_stats);
 
+/* "ns bytes" per delivered message, oldest first (a snapshot). */
+static int mrc_msg_trace_show(struct seq_file *s, void *unused)
+{
+	struct mrc_msg_trace *t;
+	unsigned int n, i, first;
+
+	t = kvmalloc_array(MRC_MSG_TRACE_N, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	spin_lock_bh(&mrc_msg_trace_lock);
+	n = min_t(unsigned int, mrc_msg_trace_n, MRC_MSG_TRACE_N);
+	first = mrc_msg_trace_n - n;
+	for (i = 0; i < n; i++)
+		t[i] = mrc_msg_trace[(first + i) % MRC_MSG_TRACE_N];
+	spin_unlock_bh(&mrc_msg_trace_lock);
+	for (i = 0; i < n; i++)
+		seq_printf(s, "%llu %llu\n", t[i].ns, t[i].bytes);
+	kvfree(t);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mrc_msg_trace);
+
 int mrc_msg_init(void)
 {
 	mrc_msg_debugfs = debugfs_create_dir("mrc", NULL);
 	debugfs_create_file("msg", 0444, mrc_msg_debugfs, NULL,
 			    &mrc_msg_stats_fops);
+	debugfs_create_file("deliveries", 0444, mrc_msg_debugfs, NULL,
+			    &mrc_msg_trace_fops);
 	return 0;
 }
 

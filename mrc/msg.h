@@ -38,6 +38,10 @@ struct mrc_msg_peer {
 	u32 ack_hi_us[MRC_MSG_NPATHS];
 	DECLARE_BITMAP(ack_seen, MRC_MSG_NPATHS);
 	DECLARE_BITMAP(left, MRC_MSG_NPATHS);
+	u32 rto_cut_us[MRC_MSG_NPATHS];	/* loss scan: RTO cut-off */
+	u32 reo_cut_us[MRC_MSG_NPATHS];	/* loss scan: reordering cut-off */
+	u32 rack_us;			/* latest send time of an acked pkt */
+	bool rack_valid;
 
 	/* ---- receiver: everything here under rx_lock ---- */
 	spinlock_t rx_lock;

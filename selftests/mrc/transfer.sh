@@ -6,13 +6,19 @@
 # same time; every message is checked on receipt (content recomputed from
 # its seed, CRC, in-order sequence) and every send completes with status 0.
 # Then the same with netem (delay 1ms reorder 25% loss 1%) on plane 1 of
-# node 1: still all intact, and retransmission counters move.  Finally
-# everything unloads cleanly with the receive buffers back to zero.
+# node 1: still all intact, and retransmission counters move.  Then large
+# messages (up to the 64 MiB cap, one of exactly 64 MiB) between three
+# endpoints on each node at once.  Finally everything unloads cleanly with
+# the receive buffers back to zero.
 source "$(dirname "$0")/lib.sh"
 NODES=2
+MEM=2048	# 64 MiB messages: copies on both sides, both directions
 TIMEOUT=${MRC_TRANSFER_TIMEOUT:-900}
 COUNT=${MRC_TRANSFER_COUNT:-50}
 MAXLEN=${MRC_TRANSFER_MAXLEN:-4194304}
+LARGE_COUNT=${MRC_TRANSFER_LARGE_COUNT:-5}
+LARGE_MAXLEN=67108864	# the message cap (MRC_MSG_MAX_LEN)
+NPORTS=3
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
@@ -36,9 +42,10 @@ transfer_done() {	# all our sends completed and all theirs arrived
 	[ "$(echo_stat rx)" -ge "$COUNT" ]
 }
 
-# phase NAME: one transfer each way, checked; prints figures.
+# phase NAME OTHER [COUNT MAXLEN]: one transfer each way, checked.
 phase() {
 	local name=$1 o=$2 t0 t1 ms p0 r0 d0 p r d
+	local COUNT=${3:-$COUNT} MAXLEN=${4:-$MAXLEN}
 	echo reset > $D/mrc_echo/ctl
 	p0=$(msg_stat tx_pkts)
 	r0=$(msg_stat tx_retrans)
@@ -73,7 +80,7 @@ run_guest() {
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$o on both planes" peer_add "$o"
-	ok 'insmod mrc_echo' insmod "$ECHO_KO"
+	ok "insmod mrc_echo ($NPORTS endpoints)" insmod "$ECHO_KO" nports=$NPORTS
 	wait_for "16 paths to node$o active" 60 all_active "$o" 16
 	barrier paths-up
 
@@ -91,6 +98,7 @@ run_guest() {
 			test "$r1" -gt "$r0"
 		tc qdisc del dev eth1 root
 	fi
+	phase large "$o" "$LARGE_COUNT" "$LARGE_MAXLEN"
 	python3 "$MRC_LIB_DIR/nlpeer.py" show "$o" | sed 's/^/# /'
 
 	barrier transfers-done

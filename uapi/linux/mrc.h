@@ -159,6 +159,9 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_PROBE_MS,	/* keepalive probe interval, ms */
 	MRC_CONFIG_A_RTO_MAX_MS, /* upper bound of a path's RTO, ms */
 	MRC_CONFIG_A_PEER_TIMEOUT_MS, /* no path this long: sends fail, ms */
+	MRC_CONFIG_A_TX_MSGS_PER_PEER, /* queued sends per peer */
+	MRC_CONFIG_A_RX_MSGS_PER_PEER, /* reassembly contexts per peer */
+	MRC_CONFIG_A_RX_BUFFER_MB, /* reassembly memory, all peers, MiB */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,

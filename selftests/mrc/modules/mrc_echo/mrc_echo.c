@@ -9,8 +9,10 @@
  *   send NODE PORT COUNT MAXLEN SEED [FIXED]
  *                                      queue COUNT messages of random
  *                                      sizes 1..MAXLEN (all MAXLEN if
- *                                      FIXED is 1; at most 16 in flight)
- *                                      from a work item
+ *                                      FIXED is 1; at most 16 and 96 MiB
+ *                                      in flight) from a work item;
+ *                                      message i goes from our endpoint
+ *                                      i % nports to port PORT + i % nports
  *   reset                              zero the counters
  *
  * /sys/kernel/debug/mrc_echo/stats prints the counters, among them the
@@ -42,20 +44,27 @@
 
 static ushort port = 7;
 module_param(port, ushort, 0444);
-MODULE_PARM_DESC(port, "mrc port to open");
+MODULE_PARM_DESC(port, "first mrc port to open");
+
+static uint nports = 1;
+module_param(nports, uint, 0444);
+MODULE_PARM_DESC(nports, "endpoints to open: port .. port + nports - 1 (1..8)");
 
 #define ECHO_MAGIC	0x6d726345	/* "mrcE" */
 #define ECHO_WINDOW	16
+#define ECHO_WINDOW_BYTES	(96U << 20)	/* beyond one message */
+#define ECHO_MAX_PORTS	8
 #define ECHO_MAX_NODES	64
 
 struct echo_hdr {
 	__le32 magic, seq, seed, crc;
 };
 
-static struct mrc_ep *echo_ep;
+static struct mrc_ep *echo_ep[ECHO_MAX_PORTS];
 static struct dentry *echo_dir;
 static DECLARE_WAIT_QUEUE_HEAD(echo_wq);
 static atomic_t echo_inflight;
+static atomic64_t echo_inflight_bytes;
 
 static atomic64_t st_sent, st_done_ok, st_done_err, st_send_err, st_rx,
 	st_rx_bytes, st_rx_bad, st_rx_order, st_tx_bytes, st_done_unreach;
@@ -163,6 +172,13 @@ static void echo_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 	spin_unlock(&seq_lock);
 	atomic64_inc(&st_rx);
 	atomic64_add(len, &st_rx_bytes);
+	/* Sender's endpoint i talks to our endpoint i. */
+	if (src_port != (u16)(uintptr_t)ctx) {
+		atomic64_inc(&st_rx_bad);
+		pr_err("mrc_echo: port %u got a message from port %u\n",
+		       (u16)(uintptr_t)ctx, src_port);
+		return;
+	}
 	if (echo_check(data, len, &seq)) {
 		atomic64_inc(&st_rx_bad);
 		pr_err("mrc_echo: bad message from %u:%u, %u bytes\n",
@@ -196,8 +212,18 @@ static void echo_done(void *ctx, int status)
 	} else {
 		atomic64_inc(&st_done_ok);
 	}
+	atomic64_sub((uintptr_t)ctx, &echo_inflight_bytes);
 	atomic_dec(&echo_inflight);
 	wake_up(&echo_wq);
+}
+
+/* Room for one more message of @len: a window of messages and bytes. */
+static bool echo_room(u32 len)
+{
+	s64 b = atomic64_read(&echo_inflight_bytes);
+
+	return atomic_read(&echo_inflight) < ECHO_WINDOW &&
+	       (!b || b + len <= ECHO_WINDOW_BYTES);
 }
 
 static void echo_workfn(struct work_struct *work)
@@ -220,11 +246,15 @@ static void echo_workfn(struct work_struct *work)
 		else if (i % 10 == 2)
 			len = echo_job.maxlen;
 		echo_make(buf, len, ++tx_seq, seed);
-		wait_event(echo_wq, atomic_read(&echo_inflight) < ECHO_WINDOW);
+		wait_event(echo_wq, echo_room(len));
 		atomic_inc(&echo_inflight);
-		err = mrc_send(echo_ep, echo_job.node, echo_job.port, buf, len,
-			       echo_done, NULL);
+		atomic64_add(len, &echo_inflight_bytes);
+		/* Message i: from our endpoint i % nports to theirs. */
+		err = mrc_send(echo_ep[i % nports], echo_job.node,
+			       echo_job.port + i % nports, buf, len, echo_done,
+			       (void *)(uintptr_t)len);
 		if (err) {
+			atomic64_sub(len, &echo_inflight_bytes);
 			atomic_dec(&echo_inflight);
 			atomic64_inc(&st_send_err);
 			pr_err("mrc_echo: mrc_send: %d\n", err);
@@ -272,8 +302,8 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 	}
 	n_args = sscanf(cmd, "send %u %u %u %u %u %u", &node, &p, &count,
 			&maxlen, &seed, &fixed);
-	if (n_args < 5 || !maxlen || maxlen > MRC_MSG_MAX_LEN || p > 0xffff ||
-	    fixed > 1)
+	if (n_args < 5 || !maxlen || maxlen > MRC_MSG_MAX_LEN ||
+	    p + nports - 1 > 0xffff || fixed > 1)
 		return -EINVAL;
 	if (READ_ONCE(echo_job.busy))
 		return -EBUSY;
@@ -325,10 +355,22 @@ DEFINE_SHOW_ATTRIBUTE(echo_stats);
 
 static int __init echo_init(void)
 {
+	unsigned int i;
+
+	if (!nports || nports > ECHO_MAX_PORTS || port + nports - 1 > 0xffff)
+		return -EINVAL;
 	INIT_WORK(&echo_job.work, echo_workfn);
-	echo_ep = mrc_ep_open(port, &echo_ops, NULL);
-	if (IS_ERR(echo_ep))
-		return PTR_ERR(echo_ep);
+	for (i = 0; i < nports; i++) {
+		echo_ep[i] = mrc_ep_open(port + i, &echo_ops,
+					 (void *)(uintptr_t)(port + i));
+		if (IS_ERR(echo_ep[i])) {
+			int err = PTR_ERR(echo_ep[i]);
+
+			while (i--)
+				mrc_ep_close(echo_ep[i]);
+			return err;
+		}
+	}
 	echo_dir = debugfs_create_dir("mrc_echo", NULL);
 	debugfs_create_file("ctl", 0200, echo_dir, NULL, &echo_ctl_fops);
 	debugfs_create_file("stats", 0444, echo_dir, NULL, &echo_stats_fops);
@@ -337,9 +379,12 @@ static int __init echo_init(void)
 
 static void __exit echo_exit(void)
 {
+	unsigned int i;
+
 	debugfs_remove_recursive(echo_dir);
 	cancel_work_sync(&echo_job.work);
-	mrc_ep_close(echo_ep);	/* waits for every done() */
+	for (i = 0; i < nports; i++)
+		mrc_ep_close(echo_ep[i]);	/* waits for every done() */
 }
 
 module_init(echo_init);
