@@ -95,6 +95,8 @@
  * ~10% of packets spurious retransmissions there.
  */
 #define MRC_MSG_REO_MIN_NS	(10 * NSEC_PER_MSEC)
+/* A receiver NACKs holes older than max(2 * srtt, this), at most as often. */
+#define MRC_MSG_NACK_MIN_NS	(20 * NSEC_PER_MSEC)
 
 /* ---- counters (debugfs mrc/msg) ---- */
 
@@ -104,7 +106,7 @@ enum {
 	MS_PATH_DOWN_PKTS, MS_SACKS_RX, MS_SACKS_STALE, MS_SACKS_TX,
 	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
 	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED,
-	MS_REO_LOSS_PKTS, MS_NR
+	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -113,7 +115,7 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"path_down_pkts", "sacks_rx", "sacks_stale", "sacks_tx",
 	"rx_pkts", "rx_dup_pkts", "rx_no_mem", "rx_msgs", "rx_bytes",
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
-	"reo_loss_pkts",
+	"reo_loss_pkts", "nacks_tx", "nacks_rx",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
@@ -171,6 +173,8 @@ struct mrc_rx_msg {
 	u32 src_node;
 	u16 src_port, dst_port;
 	u32 since_sack;			/* new packets since the last SACK */
+	u64 hole_ns;			/* holes below hi seen since, or 0 */
+	u64 nack_ns;			/* last NACK sent */
 	void *buf;			/* kvmalloc, msg_len bytes */
 	struct mrc_reasm r;		/* bm: kvmalloc */
 };
@@ -787,6 +791,82 @@ static void mrc_msg_send_sack(struct mrc_peer *peer, unsigned int l,
 	spin_unlock_bh(&peer->lock);
 }
 
+/*
+ * NACK: the holes of a message that outlived the reordering allowance.
+ * Sent on the arrival path of @data, like a SACK.
+ */
+static void mrc_msg_send_nack(struct mrc_peer *peer, unsigned int l,
+			      const struct mrc_pkt *data,
+			      const struct mrc_reasm_range *holes,
+			      unsigned int n)
+{
+	struct mrc_peer_link *link = &peer->links[l];
+	unsigned int ev = data->entropy, i;
+	u8 buf[MRC_WIRE_HDR_LEN +
+	       MRC_WIRE_NACK_MAX * sizeof(struct mrc_wire_nack_range)];
+	struct mrc_pkt_nack_range r[MRC_WIRE_NACK_MAX];
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_NACK,
+		.src_node = mrc_knob(MRC_KNOB_node_id),
+		.dst_node = peer->node_id,
+		.src_port = data->dst_port,
+		.dst_port = data->src_port,
+		.msg_id = data->msg_id,
+		.entropy = ev,
+	};
+
+	for (i = 0; i < n; i++) {
+		r[i].first = holes[i].first;
+		r[i].count = holes[i].count;
+	}
+	pkt.len = mrc_wire_put_nack(buf + MRC_WIRE_HDR_LEN, r, n);
+	spin_lock_bh(&peer->lock);
+	if (link->ah && ev < link->npaths) {
+		pkt.path_seq = mrc_path_next_seq(&link->paths[ev].p);
+		pkt.tstamp = ktime_get_ns();
+		mrc_wire_put_hdr(buf, &pkt);
+		if (!mrc_ud_send(link->rail->ud, ev, link->ah,
+				 link->paths[ev].remote_qpn, buf,
+				 MRC_WIRE_HDR_LEN + pkt.len, NULL, 0))
+			ms_inc(MS_NACKS_TX);
+	}
+	spin_unlock_bh(&peer->lock);
+}
+
+/*
+ * Under rx_lock, after a new packet of @rm: holes below the highest packet
+ * received that are older than the NACK delay go into @holes (returns how
+ * many; 0 = no NACK now).  The delay is twice the arrival path's srtt, at
+ * least MRC_MSG_NACK_MIN_NS, so that packets merely overtaken on a
+ * faster path are not NACKed; one NACK per delay per message.
+ */
+static unsigned int mrc_msg_nack_due(struct mrc_peer *peer, unsigned int l,
+				     const struct mrc_pkt *pkt,
+				     struct mrc_rx_msg *rm,
+				     struct mrc_reasm_range *holes)
+{
+	struct mrc_peer_link *link = &peer->links[l];
+	u64 now, delay = MRC_MSG_NACK_MIN_NS;
+
+	if (rm->r.hi <= rm->r.cum + 1 || rm->r.cum >= rm->r.npkts) {
+		rm->hole_ns = 0;
+		return 0;
+	}
+	now = ktime_get_ns();
+	if (!rm->hole_ns) {
+		rm->hole_ns = now;
+		return 0;
+	}
+	if (pkt->entropy < MRC_CM_MAX_QPS)
+		delay = max_t(u64, delay, 2ULL *
+			      READ_ONCE(link->paths[pkt->entropy].p.rtt.srtt_ns));
+	if (now - rm->hole_ns < delay || now - rm->nack_ns < delay)
+		return 0;
+	rm->nack_ns = now;
+	return mrc_reasm_holes(&rm->r, holes, MRC_WIRE_NACK_MAX);
+}
+
 /* A SACK saying "all of it" for a message of @pkt's geometry. */
 static void mrc_msg_full_sack(const struct mrc_pkt *pkt,
 			      struct mrc_reasm_sack *rs)
@@ -890,11 +970,12 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 	enum mrc_drop_reason why = MRC_DROP_NONE;
 	u32 epoch = pkt->msg_id >> 32, seq = (u32)pkt->msg_id;
 	struct mrc_rx_msg *rm, *fresh = NULL;
+	struct mrc_reasm_range holes[MRC_WIRE_NACK_MAX];
 	struct mrc_reasm_sack rs;
 	struct mrc_msg_peer *mp;
 	struct mrc_peer *peer;
 	bool sack = false, complete, kick = false;
-	unsigned int l;
+	unsigned int l, nholes = 0;
 
 	peer = mrc_msg_rx_peer(uqp, src_qp, pkt, &l, &why);
 	if (!peer)
@@ -964,6 +1045,7 @@ again:
 			       pkt->len)) {
 	case MRC_REASM_NEW:
 		memcpy(rm->buf + pkt->offset, pkt->body, pkt->len);
+		nholes = mrc_msg_nack_due(peer, l, pkt, rm, holes);
 		if (++rm->since_sack >= MRC_MSG_SACK_EVERY ||
 		    (pkt->flags & (MRC_WF_LAST | MRC_WF_ACK_NOW |
 				   MRC_WF_RETRANS)))
@@ -998,6 +1080,8 @@ out:
 		mrc_rx_msg_free(fresh);
 	if (sack)
 		mrc_msg_send_sack(peer, l, pkt, &rs);
+	if (nholes)
+		mrc_msg_send_nack(peer, l, pkt, holes, nholes);
 	mrc_peer_put(peer);
 	return why;
 }
@@ -1201,6 +1285,7 @@ enum mrc_drop_reason mrc_msg_rx_nack(struct mrc_ud_qp *uqp, u32 src_qp,
 	peer = mrc_msg_rx_peer(uqp, src_qp, pkt, &l, &why);
 	if (!peer)
 		return why;
+	ms_inc(MS_NACKS_RX);
 	mrc_msg_path_params(&cb.pp);
 	cb.peer = peer;
 	cb.how = MRC_PATH_DONE_LOST;
