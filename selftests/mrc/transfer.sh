@@ -99,6 +99,36 @@ run_guest() {
 		tc qdisc del dev eth1 root
 	fi
 	phase large "$o" "$LARGE_COUNT" "$LARGE_MAXLEN"
+
+	# Memory knobs.  rx_msgs_per_peer 1 + rx_buffer_mb 2: the receiver
+	# holds one message per peer (the next one due always fits), packets
+	# of the others are dropped as no_memory and resent: all still arrive.
+	local nm0
+	nm0=$(msg_stat rx_no_mem)
+	ok 'mrcctl config set rx_msgs_per_peer 1' mrcctl config set rx_msgs_per_peer 1
+	echo 2 > /sys/kernel/mrc/rx_buffer_mb
+	phase tight "$o" 20 1048576
+	ok "rx_msgs_per_peer 1: receiver refused packets of further messages ($nm0 -> $(msg_stat rx_no_mem))" \
+		test "$(msg_stat rx_no_mem)" -gt "$nm0"
+	echo 64 > /sys/kernel/mrc/rx_msgs_per_peer
+	echo 256 > /sys/kernel/mrc/rx_buffer_mb
+	# tx_msgs_per_peer 2: a third queued send is refused with ENOBUFS at
+	# once, nothing is lost: what was accepted arrives.
+	barrier tx-limit
+	echo reset > $D/mrc_echo/ctl
+	ok 'mrcctl config set tx_msgs_per_peer 2' mrcctl config set tx_msgs_per_peer 2
+	ok 'send 10 messages of 1 MiB' sh -c "echo send $o 7 10 1048576 5 1 > $D/mrc_echo/ctl"
+	wait_for 'every send completed or refused' 300 sh -c \
+		"[ \"\$(awk '\$1==\"busy\"{print \$2}' $D/mrc_echo/stats)\" = 0 ]"
+	wait_for 'accepted sends confirmed' 300 sh -c \
+		"awk '\$1==\"sent\"{s=\$2} \$1==\"done_ok\"{d=\$2} END{exit !(s==d)}' $D/mrc_echo/stats"
+	ok "tx_msgs_per_peer 2: sends refused with ENOBUFS ($(echo_stat send_err) of 10)" \
+		test "$(echo_stat send_err)" -ge 1
+	ok_eq 'sent + refused = 10' 10 $(($(echo_stat sent) + $(echo_stat send_err)))
+	ok_eq 'no accepted send failed' 0 "$(echo_stat done_err)"
+	echo 4096 > /sys/kernel/mrc/tx_msgs_per_peer
+	barrier tx-limit-done
+	ok_eq "every accepted message of node$o arrived intact" 0 "$(echo_stat rx_bad)"
 	python3 "$MRC_LIB_DIR/nlpeer.py" show "$o" | sed 's/^/# /'
 
 	barrier transfers-done
