@@ -751,12 +751,47 @@ static struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
 
 /* ---- receiver ---- */
 
+/*
+ * Sends a control packet (SACK or NACK) of @type whose body of @body_len
+ * bytes is already at @buf + MRC_WIRE_HDR_LEN, in answer to DATA packet
+ * @data, on the path it arrived on.  Returns 0 if it went out.
+ */
+static int mrc_msg_send_ctl(struct mrc_peer *peer, unsigned int l,
+			    const struct mrc_pkt *data, u8 type, u8 *buf,
+			    u16 body_len)
+{
+	struct mrc_peer_link *link = &peer->links[l];
+	unsigned int ev = data->entropy;
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = type,
+		.src_node = mrc_knob(MRC_KNOB_node_id),
+		.dst_node = peer->node_id,
+		.src_port = data->dst_port,
+		.dst_port = data->src_port,
+		.msg_id = data->msg_id,
+		.entropy = ev,
+		.len = body_len,
+	};
+	int err = -ENETDOWN;
+
+	spin_lock_bh(&peer->lock);
+	if (link->ah && ev < link->npaths) {
+		pkt.path_seq = mrc_path_next_seq(&link->paths[ev].p);
+		pkt.tstamp = ktime_get_ns();
+		mrc_wire_put_hdr(buf, &pkt);
+		err = mrc_ud_send(link->rail->ud, ev, link->ah,
+				  link->paths[ev].remote_qpn, buf,
+				  MRC_WIRE_HDR_LEN + body_len, NULL, 0);
+	}
+	spin_unlock_bh(&peer->lock);
+	return err;
+}
+
 static void mrc_msg_send_sack(struct mrc_peer *peer, unsigned int l,
 			      const struct mrc_pkt *data,
 			      const struct mrc_reasm_sack *rs)
 {
-	struct mrc_peer_link *link = &peer->links[l];
-	unsigned int ev = data->entropy;
 	u8 buf[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_sack)];
 	struct mrc_pkt_sack sack = {
 		.cum = rs->cum,
@@ -765,30 +800,12 @@ static void mrc_msg_send_sack(struct mrc_peer *peer, unsigned int l,
 		.echo_path_seq = data->path_seq,
 		.echo_tstamp = data->tstamp,
 	};
-	struct mrc_pkt pkt = {
-		.version = MRC_WIRE_VERSION,
-		.type = MRC_PKT_SACK,
-		.src_node = mrc_knob(MRC_KNOB_node_id),
-		.dst_node = peer->node_id,
-		.src_port = data->dst_port,
-		.dst_port = data->src_port,
-		.msg_id = data->msg_id,
-		.entropy = ev,
-	};
+	u16 len;
 
 	memcpy(sack.bitmap, rs->bitmap, sizeof(sack.bitmap));
-	pkt.len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &sack);
-	spin_lock_bh(&peer->lock);
-	if (link->ah && ev < link->npaths) {
-		pkt.path_seq = mrc_path_next_seq(&link->paths[ev].p);
-		pkt.tstamp = ktime_get_ns();
-		mrc_wire_put_hdr(buf, &pkt);
-		if (!mrc_ud_send(link->rail->ud, ev, link->ah,
-				 link->paths[ev].remote_qpn, buf,
-				 MRC_WIRE_HDR_LEN + pkt.len, NULL, 0))
-			ms_inc(MS_SACKS_TX);
-	}
-	spin_unlock_bh(&peer->lock);
+	len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &sack);
+	if (!mrc_msg_send_ctl(peer, l, data, MRC_PKT_SACK, buf, len))
+		ms_inc(MS_SACKS_TX);
 }
 
 /*
@@ -800,38 +817,19 @@ static void mrc_msg_send_nack(struct mrc_peer *peer, unsigned int l,
 			      const struct mrc_reasm_range *holes,
 			      unsigned int n)
 {
-	struct mrc_peer_link *link = &peer->links[l];
-	unsigned int ev = data->entropy, i;
 	u8 buf[MRC_WIRE_HDR_LEN +
 	       MRC_WIRE_NACK_MAX * sizeof(struct mrc_wire_nack_range)];
 	struct mrc_pkt_nack_range r[MRC_WIRE_NACK_MAX];
-	struct mrc_pkt pkt = {
-		.version = MRC_WIRE_VERSION,
-		.type = MRC_PKT_NACK,
-		.src_node = mrc_knob(MRC_KNOB_node_id),
-		.dst_node = peer->node_id,
-		.src_port = data->dst_port,
-		.dst_port = data->src_port,
-		.msg_id = data->msg_id,
-		.entropy = ev,
-	};
+	unsigned int i;
+	u16 len;
 
 	for (i = 0; i < n; i++) {
 		r[i].first = holes[i].first;
 		r[i].count = holes[i].count;
 	}
-	pkt.len = mrc_wire_put_nack(buf + MRC_WIRE_HDR_LEN, r, n);
-	spin_lock_bh(&peer->lock);
-	if (link->ah && ev < link->npaths) {
-		pkt.path_seq = mrc_path_next_seq(&link->paths[ev].p);
-		pkt.tstamp = ktime_get_ns();
-		mrc_wire_put_hdr(buf, &pkt);
-		if (!mrc_ud_send(link->rail->ud, ev, link->ah,
-				 link->paths[ev].remote_qpn, buf,
-				 MRC_WIRE_HDR_LEN + pkt.len, NULL, 0))
-			ms_inc(MS_NACKS_TX);
-	}
-	spin_unlock_bh(&peer->lock);
+	len = mrc_wire_put_nack(buf + MRC_WIRE_HDR_LEN, r, n);
+	if (!mrc_msg_send_ctl(peer, l, data, MRC_PKT_NACK, buf, len))
+		ms_inc(MS_NACKS_TX);
 }
 
 /*
