@@ -629,6 +629,24 @@ static void mrc_msg_tx_workfn(struct work_struct *work)
 	mrc_msg_complete(&done);
 }
 
+/* mrc_msg_send() of a message to an idle peer: push inline.  Under lock. */
+static void mrc_msg_push_now(struct mrc_peer *peer)
+{
+	struct mrc_msg_cb cb = { .peer = peer, .now = ktime_get_ns() };
+	struct mrc_msg_peer *mp = &peer->mp;
+	bool more = false;
+
+	lockdep_assert_held(&peer->lock);
+	mrc_msg_path_params(&cb.pp);
+	mrc_msg_push(peer, &cb, &more);
+	if (more || mp->stuck_ns)
+		mrc_msg_kick_locked(peer);
+	else if (mp->ring_full)
+		mrc_msg_arm(peer, MRC_MSG_RETRY_NS);
+	else
+		mrc_msg_arm(peer, MRC_MSG_TICK_NS);
+}
+
 int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 		 const void *buf, u32 len,
 		 void (*done)(void *ctx, int status), void *ctx)
@@ -691,10 +709,20 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 	} else if (peer->mp.ntx >= mrc_knob(MRC_KNOB_tx_msgs_per_peer)) {
 		err = -ENOBUFS;
 	} else {
+		bool idle = list_empty(&peer->mp.txq);
+
 		m->msg_id = (u64)peer->mp.epoch << 32 | peer->mp.next_seq++;
 		list_add_tail(&m->node, &peer->mp.txq);
 		peer->mp.ntx++;
-		mrc_msg_kick_locked(peer);
+		/*
+		 * Nothing else queued: send the first window right here (one
+		 * workqueue hop less on the latency path); tx_work does the
+		 * rest and the tick takes over loss detection.
+		 */
+		if (idle)
+			mrc_msg_push_now(peer);
+		else
+			mrc_msg_kick_locked(peer);
 	}
 	spin_unlock_bh(&peer->lock);
 	if (err)
