@@ -106,7 +106,7 @@ enum {
 	MS_PATH_DOWN_PKTS, MS_SACKS_RX, MS_SACKS_STALE, MS_SACKS_TX,
 	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
 	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED,
-	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_NR
+	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_PEER_RESTARTS, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -115,7 +115,7 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"path_down_pkts", "sacks_rx", "sacks_stale", "sacks_tx",
 	"rx_pkts", "rx_dup_pkts", "rx_no_mem", "rx_msgs", "rx_bytes",
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
-	"reo_loss_pkts", "nacks_tx", "nacks_rx",
+	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
@@ -1341,6 +1341,52 @@ unlock:
 }
 
 /* ---- peer lifetime ---- */
+
+/*
+ * The peer restarted (a new incarnation in its HELLO): what it had of our
+ * messages is gone, and so is its sequence state.  Every queued message
+ * starts over under a new epoch, renumbered from 0 in queue order, with
+ * all its packets unsent.  Of the peer's old messages to us, the complete
+ * ones are still delivered and the partial ones discarded; its next
+ * messages open a new epoch.  No lock held.
+ */
+void mrc_msg_peer_restarted(struct mrc_peer *peer)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	struct mrc_msg_cb cb = { .peer = peer };
+	struct mrc_tx_msg *m;
+	unsigned int pi;
+	u32 seq = 0;
+
+	ms_inc(MS_PEER_RESTARTS);
+	mrc_msg_path_params(&cb.pp);
+	spin_lock_bh(&peer->lock);
+	cb.now = ktime_get_ns();
+	cb.how = MRC_PATH_DONE_RELEASED;
+	cb.ev = 0;
+	mp->epoch = max_t(u32, mp->epoch + 1, (u32)ktime_get_real_seconds());
+	list_for_each_entry(m, &mp->txq, node) {
+		cb.m = m;
+		for (pi = 0; pi < MRC_MSG_NPATHS && mrc_txsb_inflight(&m->sb);
+		     pi++)
+			mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn, &cb);
+		mrc_txsb_init(&m->sb, m->sb.npkts, m->sb_mem);
+		m->msg_id = (u64)mp->epoch << 32 | seq++;
+	}
+	mp->next_seq = seq;
+	mp->rack_valid = false;
+	mrc_msg_kick_locked(peer);
+	spin_unlock_bh(&peer->lock);
+
+	spin_lock_bh(&mp->rx_lock);
+	if (!mp->rx_dead) {
+		mrc_msg_new_epoch(mp, mp->rx_epoch);
+		mp->rx_epoch_valid = false;
+		if (!list_empty(&mp->deliver))
+			queue_work(system_wq, &mp->rx_work);
+	}
+	spin_unlock_bh(&mp->rx_lock);
+}
 
 void mrc_msg_peer_init(struct mrc_peer *peer)
 {

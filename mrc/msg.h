@@ -72,6 +72,7 @@ void mrc_msg_peer_stop(struct mrc_peer *peer);
  */
 void mrc_msg_path_down(struct mrc_peer *peer, unsigned int l, unsigned int i,
 		       bool release);
+void mrc_msg_peer_restarted(struct mrc_peer *peer);
 
 /* From proto.c (process context): accepted DATA, SACK, NACK packets. */
 enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,

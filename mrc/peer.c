@@ -44,6 +44,7 @@
 #include <linux/inet.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
@@ -58,6 +59,7 @@ static DEFINE_MUTEX(mrc_peers_lock);	/* writers of mrc_peers */
 static LIST_HEAD(mrc_peers);		/* RCU */
 static unsigned int mrc_npeers;		/* under mrc_peers_lock */
 static struct rdma_cm_id *mrc_cm_listener;
+static u32 mrc_incarnation;		/* ours, drawn at load; never 0 */
 
 #define MRC_PEERS_MAX		1024
 #define MRC_RESOLVE_RETRY_NS	(1000ULL * NSEC_PER_MSEC)
@@ -229,6 +231,31 @@ static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
 	cm->rail_id = cpu_to_be32(rail->id);
 	for (i = 0; i < n; i++)
 		cm->qpn[i] = cpu_to_be32(mrc_ud_qpn(rail->ud, i));
+	cm->incarnation = cpu_to_be32(mrc_incarnation);
+}
+
+/*
+ * Under peer->lock: records the peer's incarnation from a HELLO.  If it
+ * changed, the peer restarted: every link but @fresh (just resolved from
+ * this HELLO; NULL if none) holds the old incarnation's QPNs and is marked
+ * stale for peer->work to re-resolve, and true is returned: the caller
+ * then calls mrc_msg_peer_restarted() without the lock.
+ */
+static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
+			      struct mrc_peer_link *fresh)
+{
+	bool restarted = peer->remote_inc && inc != peer->remote_inc;
+	unsigned int l;
+
+	peer->remote_inc = inc;
+	if (!restarted)
+		return false;
+	for (l = 0; l < peer->nlinks; l++)
+		if (&peer->links[l] != fresh)
+			peer->links[l].stale = true;
+	pr_info("mrc: peer %u restarted (new incarnation): its links are resolved again, queued messages start over\n",
+		peer->node_id);
+	return true;
 }
 
 /* Checks a received CM private data; returns nqp or -EPROTO. */
@@ -237,7 +264,7 @@ static int mrc_cm_check(const void *data, u8 len, u32 src_node, u32 dst_node)
 	const struct mrc_wire_cm *cm = data;
 
 	if (!data || len < sizeof(*cm) || cm->version != MRC_WIRE_VERSION ||
-	    !cm->nqp || cm->nqp > MRC_CM_MAX_QPS)
+	    !cm->nqp || cm->nqp > MRC_CM_MAX_QPS || !cm->incarnation)
 		return -EPROTO;
 	if (src_node && be32_to_cpu(cm->src_node) != src_node)
 		return -EPROTO;
@@ -278,6 +305,7 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 	struct mrc_rail *rail;
 	struct ib_ah *ah, *old_ah = NULL;
 	struct mrc_rail *old_rail = NULL;
+	bool restarted = false;
 	unsigned int i, n;
 	int nqp, err = 0;
 	u64 now;
@@ -341,8 +369,13 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 			link->paths[i].remote_qpn = be32_to_cpu(cm.qpn[i]);
 		}
 		link->cm_result = 1;
+		link->stale = false;
+		restarted = mrc_peer_note_inc(peer, be32_to_cpu(cm.incarnation),
+					      link);
 		mrc_peer_arm(peer);
 		spin_unlock_bh(&peer->lock);
+		if (restarted)
+			mrc_msg_peer_restarted(peer);
 		pr_info("mrc: peer %u plane %u resolved: %s, %u paths\n",
 			peer->node_id, link->plane, rail->name, n);
 		break;
@@ -403,9 +436,30 @@ static void mrc_peer_workfn(struct work_struct *work)
 	for (l = 0; l < peer->nlinks; l++) {
 		struct mrc_peer_link *link = &peer->links[l];
 		struct rdma_cm_id *done = NULL;
+		struct mrc_rail *old_rail = NULL;
+		struct ib_ah *old_ah = NULL;
 		bool start = false;
+		unsigned int i;
 
 		spin_lock_bh(&peer->lock);
+		/* Resolved before the peer restarted: forget, resolve again. */
+		if (link->stale && !link->cm_id) {
+			link->stale = false;
+			for (i = 0; link->ah && i < link->npaths; i++) {
+				u8 prev = link->paths[i].p.state;
+
+				mrc_msg_path_down(peer, l, i, true);
+				link->paths[i].p.state = MRC_PATH_DEAD;
+				if (prev != MRC_PATH_DEAD)
+					mrc_nl_path_event(peer, link, i, prev);
+			}
+			old_ah = link->ah;
+			old_rail = link->rail;
+			link->ah = NULL;
+			link->rail = NULL;
+			link->npaths = 0;
+			link->retry_ns = 0;
+		}
 		if (link->cm_id && link->cm_result) {
 			done = link->cm_id;
 			link->cm_id = NULL;
@@ -422,6 +476,10 @@ static void mrc_peer_workfn(struct work_struct *work)
 
 		if (done)
 			rdma_destroy_id(done);
+		if (old_ah) {
+			rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
+			kobject_put(&old_rail->kobj);
+		}
 		if (start)
 			mrc_link_resolve(link);
 	}
@@ -450,8 +508,10 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	const struct mrc_wire_cm *req = ev->param.ud.private_data;
 	u32 node = mrc_knob(MRC_KNOB_node_id);
 	struct rdma_conn_param param = {};
+	struct mrc_peer *peer;
 	struct mrc_wire_cm cm;
 	struct mrc_rail *rail;
+	bool restarted;
 
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 0;
@@ -461,6 +521,20 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	rail = mrc_cm_rail(id);
 	if (!rail)
 		goto reject;
+	/* A HELLO from a restarted peer: start over with it. */
+	peer = mrc_peer_get(be32_to_cpu(req->src_node));
+	if (peer) {
+		spin_lock_bh(&peer->lock);
+		restarted = mrc_peer_note_inc(peer,
+					      be32_to_cpu(req->incarnation),
+					      NULL);
+		spin_unlock_bh(&peer->lock);
+		if (restarted) {
+			mrc_msg_peer_restarted(peer);
+			mrc_peer_kick(peer);
+		}
+		mrc_peer_put(peer);
+	}
 	mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node));
 	param.qp_num = mrc_ud_qpn(rail->ud, 0);
 	param.qkey = MRC_UD_QKEY;
@@ -863,6 +937,7 @@ int mrc_peer_init(void)
 	struct rdma_cm_id *id;
 	int err;
 
+	mrc_incarnation = get_random_u32() | 1;
 	id = rdma_create_id(&init_net, mrc_cm_listen_handler, NULL,
 			    RDMA_PS_UDP, IB_QPT_UD);
 	if (IS_ERR(id))

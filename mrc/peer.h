@@ -44,6 +44,9 @@ struct mrc_peer_link {
 	struct ib_ah *ah;
 	struct mrc_rail *rail;		/* kobject reference held */
 	u32 remote_rail_id;
+	bool stale;			/* resolved before the peer restarted:
+					 * peer->work re-resolves it
+					 */
 	unsigned int npaths;		/* min(local, remote QPs) */
 	struct mrc_peer_path paths[MRC_CM_MAX_QPS];
 };
@@ -64,6 +67,9 @@ struct mrc_peer {
 	struct delayed_work retry;	/* queues work when a retry is due */
 
 	struct mrc_msg_peer mp;		/* messages (msg.c; locking there) */
+	u32 remote_inc;			/* peer's incarnation, 0 = unknown;
+					 * under lock
+					 */
 
 	struct mrc_peer_link links[MRC_PEER_MAX_ADDRS];
 };

@@ -115,7 +115,9 @@ struct mrc_wire_hello {
  * The HELLO exchange that establishes paths rides in the private data of an
  * rdma_cm SIDR request/reply (RDMA_PS_UDP, port MRC_CM_PORT): it tells the
  * other side our protocol version, node id, rail and the QPN of each of the
- * rail's entropy values.  136 bytes fit in a SIDR reply.
+ * rail's entropy values, and its incarnation (a random value drawn when
+ * mrc loads: a new value means the node restarted and lost its state).
+ * 136 bytes fit in a SIDR reply.
  */
 #define MRC_CM_PORT		0x4d52
 #define MRC_CM_MAX_QPS		24
@@ -127,6 +129,7 @@ struct mrc_wire_cm {
 	__be32	dst_node;	/* node it means to reach */
 	__be32	rail_id;	/* sender's rail */
 	__be32	qpn[MRC_CM_MAX_QPS];
+	__be32	incarnation;	/* sender's module instance: random, not 0 */
 } __packed;
 
 /* A parsed header, host byte order. */
