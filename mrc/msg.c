@@ -95,6 +95,7 @@
  * ~10% of packets spurious retransmissions there.
  */
 #define MRC_MSG_REO_MIN_NS	(10 * NSEC_PER_MSEC)
+#define MRC_MSG_REO_STRIKES	3
 /* A receiver NACKs holes older than max(2 * srtt, this), at most as often. */
 #define MRC_MSG_NACK_MIN_NS	(20 * NSEC_PER_MSEC)
 
@@ -298,6 +299,7 @@ static void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 		if (!mp->rack_valid || (s32)(ev->sent_us - mp->rack_us) > 0)
 			mp->rack_us = ev->sent_us;
 		mp->rack_valid = true;
+		mp->reo_strikes[ev->path] = 0;
 		if (!test_bit(ev->path, mp->ack_seen) ||
 		    (s32)(ev->sent_us - mp->ack_hi_us[ev->path]) > 0)
 			mp->ack_hi_us[ev->path] = ev->sent_us;
@@ -480,7 +482,18 @@ static void mrc_msg_loss_scan(struct mrc_peer *peer, struct mrc_msg_cb *cb)
 			} else if (mp->rack_valid &&
 				   (s32)(mp->rack_us - sent) > 0 &&
 				   (s32)(sent - mp->reo_cut_us[pi]) < 0) {
-				cb->ev = MRC_PATH_EV_LOSS;
+				/*
+				 * Resend it; the path leaves the spray set
+				 * only at MRC_MSG_REO_STRIKES such losses
+				 * without an ack in between (a dead plane
+				 * gets there within one scan, a reordered
+				 * packet does not).
+				 */
+				if (mp->reo_strikes[pi] < U8_MAX)
+					mp->reo_strikes[pi]++;
+				cb->ev = mp->reo_strikes[pi] >=
+					 MRC_MSG_REO_STRIKES ?
+					 MRC_PATH_EV_LOSS : 0;
 				ms_inc(MS_REO_LOSS_PKTS);
 			} else {
 				continue;
@@ -1315,7 +1328,11 @@ enum mrc_drop_reason mrc_msg_rx_nack(struct mrc_ud_qp *uqp, u32 src_qp,
 	mrc_msg_path_params(&cb.pp);
 	cb.peer = peer;
 	cb.how = MRC_PATH_DONE_LOST;
-	cb.ev = MRC_PATH_EV_LOSS;
+	/*
+	 * Resend what the receiver misses; which path is to blame is the
+	 * sender's own evidence's call (loss scan, per-path SACK order).
+	 */
+	cb.ev = 0;
 	spin_lock_bh(&peer->lock);
 	cb.now = ktime_get_ns();
 	m = mrc_msg_tx_find(&peer->mp, pkt->msg_id);

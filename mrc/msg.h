@@ -40,6 +40,7 @@ struct mrc_msg_peer {
 	DECLARE_BITMAP(left, MRC_MSG_NPATHS);
 	u32 rto_cut_us[MRC_MSG_NPATHS];	/* loss scan: RTO cut-off */
 	u32 reo_cut_us[MRC_MSG_NPATHS];	/* loss scan: reordering cut-off */
+	u8 reo_strikes[MRC_MSG_NPATHS];	/* loss scan: losses since an ack */
 	u32 rack_us;			/* latest send time of an acked pkt */
 	bool rack_valid;
 

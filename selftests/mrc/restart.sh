@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Peer restart: node 1 sends 20 messages of 1 MiB to node 2; a few
+# messages in, node 2 unloads mrc (and mrc_echo), loads it again and adds
+# node 1 back, as a rebooted node would.  Node 1 must notice the new
+# incarnation in node 2's HELLO, resolve its links again (node 2's QPNs
+# changed) and start its unfinished messages over: every send of node 1
+# completes with status 0 (peer_timeout_ms is raised so that none is given
+# up), node 2's new instance gets the rest intact and in order, and
+# traffic works both ways afterwards.
+source "$(dirname "$0")/lib.sh"
+NODES=2
+TIMEOUT=${MRC_RESTART_TIMEOUT:-600}
+COUNT=20
+SIZE=1048576
+
+source "$MRC_LIB_DIR/echo_lib.sh"
+
+peer_add() {	# peer_add NODE
+	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
+	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
+		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
+}
+
+active_paths() {	# active_paths NODE: paths in the spray set
+	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
+		[ "$k" = active ] && echo "$v"
+	done
+}
+
+all_active() { [ "$(active_paths "$1")" = "$2" ]; }
+
+start() {	# start NODE: mrc, the peer, mrc_echo
+	modprobe mrc node_id="$MRC_NODE" peer_timeout_ms=60000 &&
+		mount -t debugfs none $D 2>/dev/null
+	peer_add "$1" && insmod "$ECHO_KO"
+}
+
+sends_done() {
+	[ "$(echo_stat busy)" = 0 ] &&
+	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$1" ]
+}
+
+run_guest() {
+	local o=$((3 - MRC_NODE)) before after
+
+	ok 'modprobe mrc, add the peer, insmod mrc_echo' start "$o"
+	wait_for "16 paths to node$o active" 60 all_active "$o" 16
+	barrier up
+
+	if is_node 1; then
+		ok "send $COUNT messages of $SIZE B to node2" \
+			sh -c "echo send 2 7 $COUNT $SIZE 11 1 > $D/mrc_echo/ctl"
+		barrier restarted 300
+		wait_for "all $COUNT sends completed" 300 sends_done "$COUNT"
+		ok_eq 'every send completed with status 0' "$COUNT" \
+			"$(echo_stat done_ok)"
+		ok_eq 'node2 seen restarting once' 1 "$(msg_stat peer_restarts)"
+		diag "node1: $(tr '\n' ' ' < $D/mrc/msg)"
+	else
+		wait_for 'a few messages in' 120 \
+			sh -c "[ \$(awk '\$1==\"rx\"{print \$2}' $D/mrc_echo/stats) -ge 3 ]"
+		before=$(echo_stat rx)
+		ok_eq 'intact before the restart' 0 "$(echo_stat rx_bad)"
+		ok 'rmmod mrc_echo' rmmod mrc_echo
+		ok 'modprobe -r mrc' modprobe -r mrc
+		ok 'modprobe mrc again, add node1 back' start "$o"
+		barrier restarted 300
+		wait_for "the other $((COUNT - before)) messages arrive" 300 \
+			sh -c "[ \$(awk '\$1==\"rx\"{print \$2}' $D/mrc_echo/stats) -ge $((COUNT - before)) ]"
+		after=$(echo_stat rx)
+		diag "received $before before the restart, $after after"
+		ok_eq 'intact after the restart' 0 "$(echo_stat rx_bad)"
+		ok_eq 'in order after the restart' 0 "$(echo_stat rx_order)"
+		ok "nothing lost: $before + $after >= $COUNT" \
+			test $((before + after)) -ge "$COUNT"
+	fi
+	barrier transfer-done 300
+	wait_for "16 paths to node$o active again" 60 all_active "$o" 16
+
+	# And the other way round: node 1's receive side follows the new
+	# incarnation's sequence numbers.
+	echo reset > $D/mrc_echo/ctl
+	barrier reverse
+	if is_node 2; then
+		ok 'send 5 messages to node1' \
+			sh -c "echo send 1 7 5 65536 12 > $D/mrc_echo/ctl"
+		wait_for 'sent' 120 sends_done 5
+		ok_eq 'all confirmed' 5 "$(echo_stat done_ok)"
+	else
+		wait_for '5 messages from the restarted node2' 120 \
+			sh -c "[ \$(awk '\$1==\"rx\"{print \$2}' $D/mrc_echo/stats) -ge 5 ]"
+		ok_eq 'intact' 0 "$(echo_stat rx_bad)"
+	fi
+	barrier reverse-done 120
+	ok 'rmmod mrc_echo' rmmod mrc_echo
+	wait_for 'receive buffers back to 0' 10 rx_buffers_free
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+
+mrc_test_main "$@"
