@@ -31,6 +31,10 @@
 	  "upper bound of a path's retransmission timeout")		\
 	X(peer_timeout_ms, MRC_CONFIG_A_PEER_TIMEOUT_MS, 100, 600000,	\
 	  3000, 0, "ms",						\
-	  "no usable path this long: a peer's queued sends fail")
+	  "no usable path this long: a peer's queued sends fail")	\
+	/* privilege.sh: bounds one /dev/mrc endpoint's send memory */	\
+	X(dev_sndbuf_mb, MRC_CONFIG_A_DEV_SNDBUF_MB, 1, 65536, 256, 0,	\
+	  "MiB",							\
+	  "most payload bytes one /dev/mrc endpoint has sent but not completed")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

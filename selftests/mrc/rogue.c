@@ -34,9 +34,10 @@
  * qp_errors/qp_recoveries), or "invisible" (rxe drops it before mrc sees
  * it: wrong qkey).  Exit 0 if everything was sent, 1 on error.
  *
- * Hook for credit packets: when wire.h defines MRC_PKT_CREDIT_GRANT (the
- * credit branch), the "grant" kinds below send forged grants; until then
- * every type above MRC_PKT_TYPE_MAX is exercised by "bad_type".
+ * Hook for credit packets: built with -DMRC_ROGUE_CREDIT (make rogue
+ * ROGUE_CREDIT=1, once wire.h has the credit branch's CREDIT_REQ/GRANT),
+ * the "grant" kind sends forged grants; meanwhile "bad_type" covers every
+ * type above MRC_PKT_TYPE_MAX, so types added later drop out of it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -567,21 +568,35 @@ static void k_flood(const char *kind, u8 type, u32 src, int why)
 	report(kind, flood, why);
 }
 
-#ifdef MRC_PKT_CREDIT_GRANT
+#ifdef MRC_ROGUE_CREDIT
 /*
- * Forged credit grants (credit branch): from the rogue's QP they must be
- * refused like every other type before they touch any credit state.
+ * Hook for the credit branch (wire.h with MRC_PKT_CREDIT_REQ/MRC_PKT_GRANT
+ * and mrc_wire_put_credit()): build with `make rogue ROGUE_CREDIT=1` and
+ * add the "grant" kind to rogue.sh.  Forged grants and credit requests
+ * from the rogue's own QP must be refused before they touch any credit
+ * state: WRONG_PATH once proto.c routes them through the path check like
+ * DATA/SACK (UNEXPECTED while it does not: adjust @why then).  A grant
+ * forged on a real path (k_spoof, raw frames) for a message never
+ * requested is the next step: its reason is the credit code's to define.
  */
 static void k_grant(void)
 {
-	struct mrc_pkt p = base_hdr(MRC_PKT_CREDIT_GRANT);
-	u32 len;
+	static const u8 types[] = { MRC_PKT_GRANT, MRC_PKT_CREDIT_REQ };
+	const int why = MRC_DROP_WRONG_PATH;
+	unsigned int i, n = 0;
 
-	p.credit = 0xffffffff;
-	mrc_wire_put_hdr(vbuf, &p);
-	len = MRC_WIRE_HDR_LEN;
-	vsend_kind("grant", len, MRC_DROP_WRONG_PATH, 64);
-	report("grant", 64, MRC_DROP_WRONG_PATH);
+	for (i = 0; i < sizeof(types); i++) {
+		struct mrc_pkt_credit c = {
+			.msg_len = 1 << 20, .granted = 1 << 20, .seq = 1,
+		};
+		struct mrc_pkt p = base_hdr(types[i]);
+
+		p.len = mrc_wire_put_credit(vbuf + MRC_WIRE_HDR_LEN, &c);
+		mrc_wire_put_hdr(vbuf, &p);
+		vsend_kind("grant", MRC_WIRE_HDR_LEN + p.len, why, 32);
+		n += 32;
+	}
+	report("grant", n, why);
 }
 #endif
 
@@ -954,7 +969,7 @@ int main(int argc, char **argv)
 		k_flood("probe_flood_stranger", MRC_PKT_PROBE, stranger,
 			MRC_DROP_UNKNOWN_PEER);
 	}
-#ifdef MRC_PKT_CREDIT_GRANT
+#ifdef MRC_ROGUE_CREDIT
 	if (want(argc, argv, "grant"))
 		k_grant();
 #endif
