@@ -291,7 +291,7 @@ run_guest() {
 	wait_for "16 paths to node$o active" 60 all_active "$o" 16
 
 	if is_node 2; then
-		py echo $ECHO_PORT > /tmp/echo.log 2>&1 &
+		"$PY3" -c "$PY" echo $ECHO_PORT > /tmp/echo.log 2>&1 &
 		pid=$!
 		wait_for 'echo endpoint bound' 30 grep -q echo /tmp/echo.log
 	fi
