@@ -331,6 +331,8 @@ static void report(const char *kind, unsigned long long n, int why)
 	} else if (why == -2) {
 		name = "qp_error";
 		expect_qp_error += n;
+	} else if (why == -3) {
+		name = "accepted";	/* the hole: nothing refuses it */
 	} else {
 		name = mrc_drop_reason_name(why);
 		expect[why] += n;
@@ -658,6 +660,7 @@ static u8 tmpl[BUF_LEN];	/* the captured frame */
 static size_t tmpl_hlen;	/* Ethernet .. DETH */
 static bool icrc_be;		/* ICRC stored big-endian */
 static u64 tmpl_msg_id;		/* its mrc msg_id */
+static bool tmpl_data;		/* it is DATA: tmpl_msg_id has the epoch */
 static u8 frame[BUF_LEN + 64];
 
 static u32 rd32(const u8 *p)
@@ -673,14 +676,38 @@ static bool in_list(u32 v, const u32 *l, u32 n)
 	return false;
 }
 
+/* An mrc frame from one of our mrc QPs to one of the target's? */
+static bool is_mrc_frame(const u8 *f, ssize_t n)
+{
+	const u8 *ip = f + 14, *udp = ip + 20, *bth = udp + 8;
+	const u8 *mrc = bth + BTH_LEN + DETH_LEN;
+
+	return n >= 14 + 20 + 8 + BTH_LEN + DETH_LEN + MRC_WIRE_HDR_LEN +
+		    ICRC_LEN &&
+	       ip[0] == 0x45 && ip[9] == IPPROTO_UDP &&
+	       !memcmp(ip + 16, &target, 4) &&
+	       (udp[2] << 8 | udp[3]) == ROCE_PORT &&
+	       bth[0] == OP_UD_SEND_ONLY &&
+	       in_list(rd32(bth + 4) & 0xffffff, qpns, nqpn) &&
+	       in_list(rd32(bth + 16) & 0xffffff, local_qpns, nlocal) &&
+	       (size_t)n >= 14 + (size_t)(ip[2] << 8 | ip[3]) &&
+	       mrc[0] == MRC_WIRE_VERSION;
+}
+
 /*
- * Waits for a DATA frame from one of our mrc QPs to one of the target's,
- * and learns the ICRC byte order from it.
+ * Waits for a frame that our mrc sends to the target on one of its paths:
+ * a DATA frame if one comes within 5 s (it tells the sender's epoch),
+ * else any (PROBEs flow all the time).  Learns the ICRC byte order from it.
  */
 static void raw_capture(void)
 {
+	static u8 fallback[BUF_LEN];
+	ssize_t n, fallback_n = 0;
 	struct timespec t0, t;
 	struct pollfd pfd;
+	const u8 *ip, *bth, *mrc;
+	size_t paylen;
+	u32 icrc, want;
 
 	/* Only ETH_P_ALL taps see outgoing frames (dev_queue_xmit_nit). */
 	rawfd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
@@ -697,56 +724,47 @@ static void raw_capture(void)
 	pfd.events = POLLIN;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		ssize_t n;
-		const u8 *ip, *udp, *bth, *mrc;
-		size_t paylen;
-		u32 icrc, want;
-
 		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (fallback_n && t.tv_sec - t0.tv_sec >= 5) {
+			memcpy(tmpl, fallback, fallback_n);
+			break;
+		}
 		if (t.tv_sec - t0.tv_sec > 30)
-			die("no mrc DATA frame to capture on %s in 30 s",
+			die("no mrc frame to the target to capture on %s in 30 s",
 			    ifname);
 		if (poll(&pfd, 1, 1000) <= 0)
 			continue;
 		n = recv(rawfd, tmpl, sizeof(tmpl), 0);
-		if (n < 14 + 20 + 8 + BTH_LEN + DETH_LEN + MRC_WIRE_HDR_LEN +
-		    ICRC_LEN)
+		if (!is_mrc_frame(tmpl, n))
 			continue;
-		ip = tmpl + 14;
-		udp = ip + 20;
-		bth = udp + 8;
-		mrc = bth + BTH_LEN + DETH_LEN;
-		if (ip[0] != 0x45 || ip[9] != IPPROTO_UDP ||
-		    memcmp(ip + 16, &target, 4) ||
-		    (udp[2] << 8 | udp[3]) != ROCE_PORT ||
-		    bth[0] != OP_UD_SEND_ONLY ||
-		    !in_list(rd32(bth + 4) & 0xffffff, qpns, nqpn) ||
-		    !in_list(rd32(bth + 16) & 0xffffff, local_qpns, nlocal) ||
-		    mrc[0] != MRC_WIRE_VERSION || mrc[1] != MRC_PKT_DATA)
-			continue;
-		paylen = (ip[2] << 8 | ip[3]) - 20 - 8 - ICRC_LEN;
-		if (14 + 20 + 8 + paylen + ICRC_LEN > (size_t)n)
-			continue;
-		want = roce_icrc(ip, paylen);
-		memcpy(&icrc, bth + paylen, 4);
-		if (icrc == want) {
-			icrc_be = false;
-		} else if (icrc == htonl(want)) {
-			icrc_be = true;
-		} else {
-			die("captured ICRC %08x, computed %08x: the ICRC rule here does not match rxe's",
-			    icrc, want);
+		if (tmpl[14 + 28 + BTH_LEN + DETH_LEN + 1] == MRC_PKT_DATA)
+			break;
+		if (!fallback_n) {
+			memcpy(fallback, tmpl, n);
+			fallback_n = n;
 		}
-		tmpl_hlen = 14 + 20 + 8 + BTH_LEN + DETH_LEN;
-		memcpy(&tmpl_msg_id, mrc + offsetof(struct mrc_wire_hdr,
-						    msg_id), 8);
-		tmpl_msg_id = be64toh(tmpl_msg_id);
-		printf("# captured DATA from QP %u to QP %u, msg_id %#llx, ICRC %s-endian verified\n",
-		       rd32(bth + 16) & 0xffffff, rd32(bth + 4) & 0xffffff,
-		       (unsigned long long)tmpl_msg_id,
-		       icrc_be ? "big" : "little");
-		return;
 	}
+	ip = tmpl + 14;
+	bth = ip + 28;
+	mrc = bth + BTH_LEN + DETH_LEN;
+	paylen = (ip[2] << 8 | ip[3]) - 20 - 8 - ICRC_LEN;
+	want = roce_icrc(ip, paylen);
+	memcpy(&icrc, bth + paylen, 4);
+	if (icrc == want)
+		icrc_be = false;
+	else if (icrc == htonl(want))
+		icrc_be = true;
+	else
+		die("captured ICRC %08x, computed %08x: the ICRC rule here does not match rxe's",
+		    icrc, want);
+	tmpl_hlen = 14 + 20 + 8 + BTH_LEN + DETH_LEN;
+	tmpl_data = mrc[1] == MRC_PKT_DATA;
+	memcpy(&tmpl_msg_id, mrc + offsetof(struct mrc_wire_hdr, msg_id), 8);
+	tmpl_msg_id = be64toh(tmpl_msg_id);
+	printf("# captured %s from QP %u to QP %u, msg_id %#llx, ICRC %s-endian verified\n",
+	       mrc_wire_type_name(mrc[1]), rd32(bth + 16) & 0xffffff,
+	       rd32(bth + 4) & 0xffffff, (unsigned long long)tmpl_msg_id,
+	       icrc_be ? "big" : "little");
 }
 
 /*
@@ -805,12 +823,17 @@ static void k_spoof(void)
 	unsigned int i;
 	u32 len;
 
-	/* DATA of an epoch before the current one: a given-up message. */
+	/*
+	 * DATA of an epoch before the current one: a given-up message.
+	 * Without a captured DATA, epoch 1 is older than any (real-time
+	 * seconds, compared as s32 differences).
+	 */
 	p = t;
-	p.msg_id = (t.msg_id - (1ULL << 32)) | 0x10;
+	p.type = MRC_PKT_DATA;
+	p.msg_id = tmpl_data ? (t.msg_id - (1ULL << 32)) | 0x10 : 1ULL << 32;
 	p.offset = 0;
 	p.msg_len = 100;
-	p.seg = t.seg;
+	p.seg = 1024;
 	p.len = 100;
 	p.flags = MRC_WF_LAST;
 	mrc_wire_put_hdr(b, &p);
@@ -864,6 +887,34 @@ static void k_spoof(void)
 	report("spoof_oversized", 2, -2);
 }
 
+/*
+ * Known hole, not part of rogue.sh (run "spoof_epoch" by hand): one DATA
+ * packet forged on a real path with a newer epoch makes the receiver
+ * restart its ordering for that epoch (mrc_msg_new_epoch), after which
+ * the real sender's packets are dropped as "given up" (duplicate) until
+ * the sender itself gives up and moves to an epoch above the forged one.
+ * Nothing in a packet authenticates the path; see the rogue.sh report.
+ */
+static void k_spoof_epoch(void)
+{
+	struct mrc_pkt t = tmpl_pkt(), p = t;
+	static u8 b[MRC_WIRE_HDR_LEN + 16];
+
+	p.type = MRC_PKT_DATA;
+	p.seg = 1024;
+	p.msg_id = tmpl_data ? (t.msg_id & ~0xffffffffULL) + (1000000ULL << 32) :
+			       (u64)((u32)time(NULL) + 1000000) << 32;
+	p.offset = 0;
+	p.msg_len = 16;
+	p.len = 16;
+	p.flags = MRC_WF_LAST;
+	mrc_wire_put_hdr(b, &p);
+	memset(b + MRC_WIRE_HDR_LEN, 0x66, 16);
+	check_expect(b, sizeof(b), -1, "spoof_epoch");
+	raw_send(b, sizeof(b));
+	report("spoof_epoch", 1, -3);
+}
+
 /* ------------------------------------------------------------ main */
 
 static u32 parse_list(const char *s, u32 *l)
@@ -889,7 +940,8 @@ static void usage(void)
 		"kinds: wrong_qkey truncated bad_version bad_type bad_length\n"
 		"       bad_offset msg_too_big bad_seg bad_sack not_for_us\n"
 		"       unknown_peer wrong_path hello_flood probe_flood spoof\n"
-		"       (default: all; spoof needs -i and -Q)\n");
+		"       (default: all; spoof needs -i and -Q)\n"
+		"       spoof_epoch (only by name: shows a known hole)\n");
 	exit(2);
 }
 
@@ -897,8 +949,9 @@ static bool want(int argc, char **argv, const char *kind)
 {
 	int i;
 
-	if (optind >= argc)
-		return strcmp(kind, "spoof") || ifname;
+	if (optind >= argc)	/* default: all but the demonstration */
+		return strcmp(kind, "spoof_epoch") &&
+		       (strcmp(kind, "spoof") || ifname);
 	for (i = optind; i < argc; i++)
 		if (!strcmp(argv[i], kind))
 			return true;
@@ -973,11 +1026,14 @@ int main(int argc, char **argv)
 	if (want(argc, argv, "grant"))
 		k_grant();
 #endif
-	if (want(argc, argv, "spoof")) {
+	if (want(argc, argv, "spoof") || want(argc, argv, "spoof_epoch")) {
 		if (!ifname || !nlocal)
 			die("spoof needs -i IFACE and -Q QPNS");
 		raw_capture();
-		k_spoof();
+		if (want(argc, argv, "spoof"))
+			k_spoof();
+		if (want(argc, argv, "spoof_epoch"))
+			k_spoof_epoch();
 	}
 
 	for (i = 1; i < MRC_DROP_NR; i++)
