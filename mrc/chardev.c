@@ -11,7 +11,10 @@
  * locklessly.  Sending: write() copies the header and payload from user
  * space, reserves one of SNDWIN slots (waits, or EAGAIN), and hands the
  * message to mrc_send(), which copies it again (the kernel API owns its
- * buffer); write() returns when the message is queued.  done() releases
+ * buffer); write() returns when the message is queued.  The payload bytes
+ * accepted but not completed are bounded too, by the dev_sndbuf_mb knob
+ * (one message always fits when none is outstanding): with SNDWIN alone
+ * one endpoint could pin 1024 x 64 MiB of kernel memory.  done() releases
  * the slot and counts the result; a failed send is also kept as the
  * file's pending error, returned (once) by the next write() or by
  * MRC_IOC_FLUSH, and shown as POLLERR until then.
@@ -70,6 +73,7 @@ struct mrc_dev_file {
 	u64 rcvbuf;			/* READ_ONCE */
 	u32 sndwin;			/* READ_ONCE */
 	atomic_t outstanding;		/* sends accepted, done() not run */
+	atomic64_t tx_queued;		/* their payload bytes (dev_sndbuf_mb) */
 	atomic_t err;			/* pending send error (-errno) or 0 */
 	atomic_t last_err;
 	atomic64_t tx_msgs, tx_bytes, tx_done, tx_failed;
@@ -190,9 +194,19 @@ out:
 
 /* ---- send ---- */
 
+/* One accepted send, the context of its done(): gives its bytes back. */
+struct mrc_dev_tx {
+	struct mrc_dev_file *f;
+	u32 len;
+};
+
 static void mrc_dev_sent(void *ctx, int status)
 {
-	struct mrc_dev_file *f = ctx;
+	struct mrc_dev_tx *tx = ctx;
+	struct mrc_dev_file *f = tx->f;
+
+	atomic64_sub(tx->len, &f->tx_queued);
+	kfree(tx);
 
 	if (status) {
 		atomic64_inc(&f->tx_failed);
@@ -206,20 +220,44 @@ static void mrc_dev_sent(void *ctx, int status)
 				   (status ? EPOLLERR : 0));
 }
 
-static bool mrc_dev_tx_reserve(struct mrc_dev_file *f)
+static u64 mrc_dev_sndbuf(void)
+{
+	return (u64)mrc_knob(MRC_KNOB_dev_sndbuf_mb) << 20;
+}
+
+/* @len more payload bytes fit (one message always fits alone). */
+static bool mrc_dev_tx_fits(struct mrc_dev_file *f, u32 len)
+{
+	s64 q = atomic64_read(&f->tx_queued);
+
+	return !q || q + len <= mrc_dev_sndbuf();
+}
+
+/* Takes a SNDWIN slot and @len bytes of the dev_sndbuf_mb budget. */
+static bool mrc_dev_tx_reserve(struct mrc_dev_file *f, u32 len)
 {
 	int n = atomic_read(&f->outstanding);
+	s64 q;
 
 	do {
 		if (n >= (int)READ_ONCE(f->sndwin))
 			return false;
 	} while (!atomic_try_cmpxchg(&f->outstanding, &n, n + 1));
-	return true;
+	q = atomic64_add_return(len, &f->tx_queued);
+	if (q == len || q <= mrc_dev_sndbuf())
+		return true;
+	atomic64_sub(len, &f->tx_queued);
+	atomic_dec(&f->outstanding);
+	/* A writer that saw our slot taken may wait for it. */
+	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
+	return false;
 }
 
-static bool mrc_dev_writable(struct mrc_dev_file *f)
+/* Room for @len more bytes (poll: 1). */
+static bool mrc_dev_writable(struct mrc_dev_file *f, u32 len)
 {
-	return atomic_read(&f->outstanding) < (int)READ_ONCE(f->sndwin);
+	return atomic_read(&f->outstanding) < (int)READ_ONCE(f->sndwin) &&
+	       mrc_dev_tx_fits(f, len);
 }
 
 static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
@@ -227,6 +265,7 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 {
 	struct mrc_dev_file *f = file->private_data;
 	struct mrc_dev_send_hdr h;
+	struct mrc_dev_tx *tx;
 	struct mrc_ep *ep;
 	void *data;
 	int err;
@@ -249,28 +288,39 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 	if (err)
 		return err;
 
-	while (!mrc_dev_tx_reserve(f)) {
+	while (!mrc_dev_tx_reserve(f, h.len)) {
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		err = wait_event_interruptible(f->wq, mrc_dev_writable(f));
+		err = wait_event_interruptible(f->wq,
+					       mrc_dev_writable(f, h.len));
 		if (err)
 			return err;
 	}
+	tx = kmalloc(sizeof(*tx), GFP_KERNEL);
+	if (!tx) {
+		err = -ENOMEM;
+		goto unreserve;
+	}
+	tx->f = f;
+	tx->len = h.len;
 	data = vmemdup_user(buf + sizeof(h), h.len);
 	if (IS_ERR(data)) {
 		err = PTR_ERR(data);
-		goto unreserve;
+		goto free_tx;
 	}
 	err = mrc_send(ep, h.dst_node, h.dst_port, data, h.len, mrc_dev_sent,
-		       f);
+		       tx);
 	kvfree(data);
 	if (err)
-		goto unreserve;
+		goto free_tx;
 	atomic64_inc(&f->tx_msgs);
 	atomic64_add(h.len, &f->tx_bytes);
 	return count;
 
+free_tx:
+	kfree(tx);
 unreserve:
+	atomic64_sub(h.len, &f->tx_queued);
 	atomic_dec(&f->outstanding);
 	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
 	return err;
@@ -287,7 +337,7 @@ static __poll_t mrc_dev_poll(struct file *file, poll_table *wait)
 	if (!list_empty_careful(&f->rxq))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	/* Pairs with the release in mrc_dev_bind(). */
-	if (smp_load_acquire(&f->ep) && mrc_dev_writable(f))
+	if (smp_load_acquire(&f->ep) && mrc_dev_writable(f, 1))
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (atomic_read(&f->err))
 		mask |= EPOLLERR;

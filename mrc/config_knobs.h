@@ -40,6 +40,10 @@
 	  "messages one peer may have in reassembly or waiting here")	\
 	X(rx_buffer_mb, MRC_CONFIG_A_RX_BUFFER_MB, 1, 65536, 256, 0,	\
 	  "MiB",							\
-	  "reassembly buffer memory for all peers together")
+	  "reassembly buffer memory for all peers together")	\
+	/* privilege.sh: bounds one /dev/mrc endpoint's send memory */	\
+	X(dev_sndbuf_mb, MRC_CONFIG_A_DEV_SNDBUF_MB, 1, 65536, 256, 0,	\
+	  "MiB",							\
+	  "most payload bytes one /dev/mrc endpoint has sent but not completed")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

@@ -1229,6 +1229,25 @@ static struct mrc_tx_msg *mrc_msg_tx_find(struct mrc_msg_peer *mp, u64 id)
 	return NULL;
 }
 
+/*
+ * A SACK/NACK whose message is not in the queue is normally late (the
+ * message completed or was given up: DUPLICATE).  An id this node never
+ * handed out (an epoch ahead of ours, or our epoch at or past next_seq) is
+ * a forgery or a peer bug: BAD_SACK (selftests/mrc/rogue.sh sends those).
+ * Caller holds peer->lock.
+ */
+static enum mrc_drop_reason mrc_msg_ack_stale(const struct mrc_msg_peer *mp,
+					      u64 id)
+{
+	u32 epoch = id >> 32, seq = (u32)id;
+
+	if (epoch == mp->epoch)
+		return (s32)(seq - mp->next_seq) >= 0 ? MRC_DROP_BAD_SACK :
+							MRC_DROP_DUPLICATE;
+	return (s32)(epoch - mp->epoch) > 0 ? MRC_DROP_BAD_SACK :
+					      MRC_DROP_DUPLICATE;
+}
+
 /* After a SACK: in-flight packets sent before an acked one on their path. */
 static void mrc_msg_sack_losses(struct mrc_peer *peer, struct mrc_tx_msg *m,
 				struct mrc_msg_cb *cb, u32 end)
@@ -1279,7 +1298,8 @@ enum mrc_drop_reason mrc_msg_rx_sack(struct mrc_ud_qp *uqp, u32 src_qp,
 	m = mrc_msg_tx_find(mp, pkt->msg_id);
 	if (!m || peer->dead) {
 		ms_inc(MS_SACKS_STALE);
-		why = MRC_DROP_DUPLICATE;
+		why = peer->dead ? MRC_DROP_DUPLICATE :
+			mrc_msg_ack_stale(mp, pkt->msg_id);
 		goto unlock;
 	}
 	cb.m = m;
@@ -1337,7 +1357,8 @@ enum mrc_drop_reason mrc_msg_rx_nack(struct mrc_ud_qp *uqp, u32 src_qp,
 	cb.now = ktime_get_ns();
 	m = mrc_msg_tx_find(&peer->mp, pkt->msg_id);
 	if (!m || peer->dead) {
-		why = MRC_DROP_DUPLICATE;
+		why = peer->dead ? MRC_DROP_DUPLICATE :
+			mrc_msg_ack_stale(&peer->mp, pkt->msg_id);
 		goto unlock;
 	}
 	cb.m = m;

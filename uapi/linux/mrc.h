@@ -162,6 +162,9 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_TX_MSGS_PER_PEER, /* queued sends per peer */
 	MRC_CONFIG_A_RX_MSGS_PER_PEER, /* reassembly contexts per peer */
 	MRC_CONFIG_A_RX_BUFFER_MB, /* reassembly memory, all peers, MiB */
+	MRC_CONFIG_A_DEV_SNDBUF_MB, /* /dev/mrc: most unfinished send bytes
+				     * per endpoint, MiB
+				     */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
@@ -309,7 +312,9 @@ enum mrc_dev_optname {
 				 */
 	MRC_OPT_SNDWIN = 2,	/* rw: most sends queued but not yet
 				 * completed (1..1024, default 64); write()
-				 * waits (or EAGAIN) beyond
+				 * waits (or EAGAIN) beyond; their payload
+				 * bytes are bounded by the dev_sndbuf_mb
+				 * knob (one message always fits alone)
 				 */
 	MRC_OPT_PORT = 3,	/* ro: bound port, 0 if unbound */
 	MRC_OPT_NODE = 4,	/* ro: this node's id (the node_id knob) */

@@ -1,0 +1,338 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Privilege and isolation boundaries, each tried by a process that lacks
+# the privilege and expecting the refusal:
+#  - netlink: config set, peer add, peer del need CAP_NET_ADMIN (EPERM,
+#    with mrcctl's "needs CAP_NET_ADMIN"), for user nobody and for root
+#    without the capability; nothing changed; reading stays open; the sysfs
+#    knobs are not writable by nobody.
+#  - /dev/mrc is 0600 root by default: nobody's open() is EACCES.  Then,
+#    as an operator's udev rule would (Documentation/mrc/devmrc.rst), the
+#    device is opened to everyone (0666) and:
+#  - ports below 1024 need CAP_NET_BIND_SERVICE (EACCES for nobody and for
+#    root without it; root with it binds);
+#  - a port held by root's endpoint cannot be taken by nobody (EADDRINUSE)
+#    and nobody's endpoint receives none of root's messages, while its own
+#    arrive;
+#  - memory per endpoint: nobody cannot raise RCVBUF past 256 MiB; an
+#    endpoint whose receive queue is full drops and counts while another
+#    endpoint on the node receives everything; the dev_sndbuf_mb knob
+#    bounds the bytes one endpoint has in flight (EAGAIN beyond, one
+#    message always fits alone) without blocking another endpoint.
+source "$(dirname "$0")/lib.sh"
+NODES=2
+TIMEOUT=${MRC_PRIVILEGE_TIMEOUT:-600}
+
+ECHO_PORT=7000
+PY3=$(command -v /usr/bin/python3 python3 | head -n1)
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups
+	--inh-caps=-all --bounding-set=-all --no-new-privs)
+# root (uid 0) without one capability: the check is on the capability.
+ROOT_WITHOUT() {	# ROOT_WITHOUT CAP CMD...
+	local cap=$1
+	shift
+	setpriv --inh-caps=-"$cap" --bounding-set=-"$cap" "$@"
+}
+
+read -r -d '' PY <<'EOF'
+import errno, fcntl, os, select, struct, sys, time
+
+MAGIC = 0xF7
+def ioc(d, nr, size): return (d << 30) | (size << 16) | (MAGIC << 8) | nr
+BIND = ioc(3, 1, 8)
+SETOPT = ioc(1, 2, 16)
+STATS_SIZE = 8 + 12 * 8
+STATS = ioc(3, 4, STATS_SIZE)
+FLUSH = ioc(0, 5, 0)
+RCVBUF = 1
+STAT_NAMES = ("tx_msgs tx_bytes tx_done tx_failed tx_outstanding rx_msgs "
+              "rx_bytes rx_dropped rx_dropped_bytes rx_queued_msgs "
+              "rx_queued_bytes rx_next_len").split()
+
+def dev(flags=0): return os.open("/dev/mrc", os.O_RDWR | flags)
+
+def bind(fd, port):
+    b = bytearray(struct.pack("=IHH", 8, port, 0))
+    fcntl.ioctl(fd, BIND, b)
+    return struct.unpack("=IHH", b)[1]
+
+def setopt(fd, opt, v): fcntl.ioctl(fd, SETOPT, struct.pack("=IIQ", 16, opt, v))
+
+def stats(fd):
+    b = bytearray(struct.pack("=Ii", STATS_SIZE, 0) + bytes(96))
+    fcntl.ioctl(fd, STATS, b)
+    return dict(zip(STAT_NAMES, struct.unpack("=Ii12Q", b)[2:]))
+
+def send(fd, node, port, payload):
+    return os.write(fd, struct.pack("=IIHHI", 1, node, port, 0,
+                                     len(payload)) + payload)
+
+def recv(fd, n=4 << 20):
+    m = os.read(fd, n)
+    node, port, flags, ln, _ = struct.unpack("=IHHII", m[:16])
+    return node, port, m[16:]
+
+def errno_of(f, *a):
+    try:
+        f(*a)
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+    return "success"
+
+def expect(what, want, got):
+    if want != got:
+        print("%s: expected %s, got %s" % (what, want, got), flush=True)
+        sys.exit(1)
+
+def readable(fd, t=30):
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    return bool(p.poll(t * 1000))
+
+def drop_to_nobody():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+def echo_server(port):
+    fd = dev()
+    bind(fd, port)
+    setopt(fd, RCVBUF, 256 << 20)
+    print("echo on", port, flush=True)
+    while True:
+        node, sport, data = recv(fd, 65 << 20)
+        if data.startswith(b"BURST "):
+            _, n, size = data.split()
+            for i in range(int(n)):
+                send(fd, node, sport, bytes([i & 0xff]) * int(size))
+        elif data.startswith(b"SINK"):
+            pass
+        else:
+            send(fd, node, sport, data)
+
+def check(name, peer):
+    if name == "open":
+        expect("open", "EACCES", errno_of(dev))
+    elif name == "lowport":
+        fd = dev()
+        expect("bind 80", "EACCES", errno_of(bind, fd, 80))
+        expect("bind 1023", "EACCES", errno_of(bind, fd, 1023))
+        expect("bind 1024", 1024, bind(fd, 1024))
+    elif name == "lowport_ok":
+        expect("bind 80 with CAP_NET_BIND_SERVICE", 80, bind(dev(), 80))
+    elif name == "isolation":
+        # Root's endpoint holds port 7100; a child drops to nobody.
+        a = dev()
+        bind(a, 7100)
+        r, w = os.pipe()
+        r2, w2 = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            drop_to_nobody()
+            b = dev(os.O_NONBLOCK)
+            expect("nobody binds root's port", "EADDRINUSE",
+                   errno_of(bind, b, 7100))
+            bind(b, 0)
+            os.write(w2, b"r")
+            os.read(r, 1)		# root's messages have come back
+            expect("nobody got none of root's", "EAGAIN",
+                   errno_of(os.read, b, 1 << 20))
+            expect("nobody's rx_msgs", 0, stats(b)["rx_msgs"])
+            send(b, peer, 7000, b"nobody's own")
+            expect("own reply readable", True, readable(b))
+            expect("own reply", (peer, 7000, b"nobody's own"), recv(b))
+            os._exit(0)
+        os.read(r2, 1)
+        for i in range(5):
+            send(a, peer, 7000, b"root %d" % i)
+        for i in range(5):
+            expect("root readable", True, readable(a))
+            expect("root's reply", (peer, 7000, b"root %d" % i), recv(a))
+        os.write(w, b"g")
+        _, st = os.waitpid(pid, 0)
+        expect("nobody's checks", 0, st)
+        time.sleep(0.3)
+        expect("root got nothing of nobody's", 5, stats(a)["rx_msgs"])
+    elif name == "rcvbuf":
+        drop_to_nobody()
+        full, other = dev(), dev()
+        bind(full, 0)
+        bind(other, 0)
+        expect("RCVBUF 512 MiB", "EINVAL",
+               errno_of(setopt, full, RCVBUF, 512 << 20))
+        setopt(full, RCVBUF, 4096)
+        send(full, peer, 7000, b"BURST 3 3000")
+        send(other, peer, 7000, b"BURST 3 3000")
+        t = time.time()
+        while time.time() - t < 30:
+            sf, so = stats(full), stats(other)
+            if (sf["rx_msgs"] + sf["rx_dropped"] >= 3 and
+                    so["rx_msgs"] >= 3):
+                break
+            time.sleep(0.1)
+        expect("full endpoint: kept / dropped", (1, 2),
+               (sf["rx_msgs"], sf["rx_dropped"]))
+        expect("other endpoint: all 3", (3, 0),
+               (so["rx_msgs"], so["rx_dropped"]))
+    elif name in ("sndbuf", "sndbuf_default"):
+        # With dev_sndbuf_mb 1: a 1 MiB message in flight leaves no room.
+        drop_to_nobody()
+        a, b = dev(os.O_NONBLOCK), dev(os.O_NONBLOCK)
+        bind(a, 0)
+        bind(b, 0)
+        big = b"SINK" + bytes((1 << 20) - 4)
+        eagain = 0
+        for i in range(5):
+            expect("1 MiB alone", 1 << 20, send(a, peer, 7000, big)
+                   - 16)
+            e = errno_of(send, a, peer, 7000, b"SINK more")
+            if e == "EAGAIN":
+                eagain += 1
+                p = select.poll()
+                p.register(a, select.POLLOUT)
+                expect("no POLLOUT while full", [], p.poll(0))
+                # Another endpoint is not held back by this one.
+                expect("other endpoint sends", 16 + 4 + 1000,
+                       send(b, peer, 7000, b"SINK" + bytes(1000)))
+            else:
+                expect("second write", "success", e)
+            fcntl.ioctl(a, FLUSH)
+        fcntl.ioctl(b, FLUSH)
+        if name == "sndbuf":
+            expect("EAGAIN seen with 1 MiB in flight (of 5)", True,
+                   eagain > 0)
+            # Above the cap, alone: always accepted.
+            expect("4 MiB alone", 4 << 20,
+                   send(a, peer, 7000, b"SINK" + bytes((4 << 20) - 4)) - 16)
+            fcntl.ioctl(a, FLUSH)
+        else:
+            expect("no EAGAIN at the default 256 MiB", 0, eagain)
+        s = stats(a)
+        expect("all sent, none failed", (0, 0),
+               (s["tx_outstanding"], s["tx_failed"]))
+        print("EAGAIN in", eagain, "of 5")
+    else:
+        print("unknown check", name)
+        sys.exit(2)
+
+if sys.argv[1] == "echo":
+    echo_server(int(sys.argv[2]))
+else:
+    check(sys.argv[1], int(sys.argv[2]))
+EOF
+
+peer_add() {	# peer_add NODE
+	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
+	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
+		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
+}
+
+active_paths() {
+	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
+		[ "$k" = active ] && echo "$v"
+	done
+}
+
+all_active() { [ "$(active_paths "$1")" = "$2" ]; }
+
+fails_with() {	# fails_with TEXT CMD...: CMD fails and prints TEXT
+	local out
+	out=$("$@" 2>&1) && { echo "succeeded: $out"; return 1; }
+	grep -q -- "$1" <<< "$out" || { echo "said: $out"; return 1; }
+}
+
+knob() { cat "/sys/kernel/mrc/$1"; }
+
+netlink_checks() {
+	local mrcctl addr5 who
+	local eperm='Operation not permitted (needs CAP_NET_ADMIN)'
+	mrcctl=$(command -v mrcctl)
+	addr5="$(node_ip 5 0),$(node_ip 5 1)"
+	for who in nobody root-without-cap; do
+		local -a run
+		if [ $who = nobody ]; then
+			run=("${NOBODY[@]}")
+		else
+			run=(ROOT_WITHOUT net_admin)
+		fi
+		ok "$who: config set probe_ms refused (EPERM, CAP_NET_ADMIN)" \
+			fails_with "$eperm" "${run[@]}" "$mrcctl" \
+			config set probe_ms 300
+		ok "$who: config set dev_sndbuf_mb refused" \
+			fails_with "$eperm" "${run[@]}" "$mrcctl" \
+			config set dev_sndbuf_mb 1
+		ok "$who: peer add refused" \
+			fails_with "$eperm" "${run[@]}" "$mrcctl" \
+			peer add 5 addr "$addr5"
+		ok "$who: peer del refused" \
+			fails_with "$eperm" "${run[@]}" "$mrcctl" \
+			peer del 2
+	done
+	ok_eq 'probe_ms unchanged' 250 "$(knob probe_ms)"
+	ok_eq 'dev_sndbuf_mb unchanged' 256 "$(knob dev_sndbuf_mb)"
+	ok 'peer 5 not added' sh -c "! mrcctl peer show 5 > /dev/null 2>&1"
+	ok 'peer 2 still there' mrcctl peer show 2
+	ok 'nobody may read: config show' "${NOBODY[@]}" "$mrcctl" config show
+	ok 'nobody may read: rail show' "${NOBODY[@]}" "$mrcctl" rail show
+	ok 'nobody may read: peer show' "${NOBODY[@]}" "$mrcctl" peer show
+	ok 'nobody cannot write a sysfs knob' \
+		"${NOBODY[@]}" sh -c '! echo 300 > /sys/kernel/mrc/probe_ms'
+	ok_eq 'probe_ms still unchanged' 250 "$(knob probe_ms)"
+}
+
+py() { "$PY3" -c "$PY" "$@"; }
+
+run_guest() {
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) pid
+
+	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
+	ok "add peer node$o on both planes" peer_add "$o"
+	wait_for "16 paths to node$o active" 60 all_active "$o" 16
+
+	if is_node 2; then
+		"$PY3" -c "$PY" echo $ECHO_PORT > /tmp/echo.log 2>&1 &
+		pid=$!
+		wait_for 'echo endpoint bound' 30 grep -q echo /tmp/echo.log
+	fi
+	barrier servers-up 300
+
+	if is_node 1; then
+		netlink_checks
+		ok_eq '/dev/mrc is 0600 root' 600:root \
+			"$(stat -c %a:%U /dev/mrc)"
+		ok 'nobody: open /dev/mrc is EACCES' \
+			"${NOBODY[@]}" "$PY3" -c "$PY" open 2
+		chmod 0666 /dev/mrc	# what a udev rule MODE="0666" does
+		ok 'nobody: bind 80 / 1023 EACCES, 1024 works' \
+			"${NOBODY[@]}" "$PY3" -c "$PY" lowport 2
+		ok 'root without CAP_NET_BIND_SERVICE: bind 80 / 1023 EACCES' \
+			ROOT_WITHOUT net_bind_service "$PY3" -c "$PY" lowport 2
+		ok 'root with CAP_NET_BIND_SERVICE binds 80' py lowport_ok 2
+		ok "nobody cannot take root's port nor read root's messages" \
+			py isolation 2
+		ok 'nobody: RCVBUF capped at 256 MiB; a full queue drops and counts, another endpoint gets all' \
+			py rcvbuf 2
+		ok 'dev_sndbuf_mb 256 (default): 1 MiB in flight leaves room' \
+			py sndbuf_default 2
+		ok 'mrcctl config set dev_sndbuf_mb 1' \
+			mrcctl config set dev_sndbuf_mb 1
+		ok 'dev_sndbuf_mb 1: EAGAIN with 1 MiB in flight, no POLLOUT, other endpoint unaffected, one message always fits' \
+			py sndbuf 2
+		ok 'dev_sndbuf_mb back to 256' \
+			mrcctl config set dev_sndbuf_mb 256
+		chmod 0600 /dev/mrc
+	fi
+	barrier checks-done 600
+
+	if is_node 2; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		diag "$(cat /tmp/echo.log)"
+	fi
+	wait_for 'endpoints closed' 30 \
+		sh -c '[ "$(cat /sys/module/mrc/refcnt)" = 0 ]'
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+
+mrc_test_main "$@"

@@ -1,0 +1,1048 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rogue - send hostile mrc packets to an mrc node (selftests/mrc/rogue.sh).
+ *
+ * Two ways of reaching the target, both real:
+ *
+ *  - verbs: the tool opens its own UD QP on a local rxe device (libibverbs)
+ *    and sends crafted datagrams to the target's mrc QPNs.  This is what any
+ *    process with an RDMA device on the fabric can do.  The source QPN is
+ *    the tool's own, so every packet that gets past header validation must
+ *    be refused as coming from a node that is not a peer or from a QP that
+ *    is not one of the peer's paths.
+ *
+ *  - raw (-i IFACE): the tool captures one DATA frame that the local mrc
+ *    sends to the target (RoCEv2: Ethernet/IPv4/UDP 4791/BTH/DETH/mrc/ICRC),
+ *    checks that it recomputes the captured ICRC exactly, and then sends
+ *    forged frames with the same addresses and QPNs through a packet socket:
+ *    they look like they come from one of the peer's real paths.  This
+ *    reaches what the verbs path cannot: datagrams larger than the target's
+ *    receive buffers (rxe puts the receiving QP into ERROR; mrc must recover
+ *    it) and SACK/NACK/DATA that pass the path check.
+ *
+ * Every crafted packet is first run through mrc_wire_parse() (mrc/wire.c,
+ * compiled in) with the target's limits: a kind that claims a header-level
+ * drop reason must get exactly that reason from the real parser, a kind
+ * that must pass the parser must pass it.  So the expectations printed are
+ * the parser's, not hard-coded guesses.
+ *
+ * Output, one line per kind and one per reason:
+ *	kind NAME sent N expect REASON
+ *	expect REASON N
+ * REASON is a drop reason name (sysfs rails/<rail>/drops/<reason>), or
+ * "qp_error" (the receiving QP goes to ERROR and is recovered: counters
+ * qp_errors/qp_recoveries), or "invisible" (rxe drops it before mrc sees
+ * it: wrong qkey).  Exit 0 if everything was sent, 1 on error.
+ *
+ * Hook for credit packets: built with -DMRC_ROGUE_CREDIT (make rogue
+ * ROGUE_CREDIT=1, once wire.h has the credit branch's CREDIT_REQ/GRANT),
+ * the "grant" kind sends forged grants; meanwhile "bad_type" covers every
+ * type above MRC_PKT_TYPE_MAX, so types added later drop out of it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+
+#include <infiniband/verbs.h>
+
+#include "../../mrc/wire.h"
+
+#define MRC_QKEY	0x4d524331	/* mrc/ud.h MRC_UD_QKEY */
+#define MRC_MSG_CAP	(64U << 20)	/* mrc/mrc_api.h MRC_MSG_MAX_LEN */
+#define MAX_QPNS	64
+#define BUF_LEN		9000
+#define PACE_BURST	16		/* sends between pauses ... */
+#define PACE_US		3000		/* ... so the target can repost */
+
+#define ROCE_PORT	4791
+#define BTH_LEN		12
+#define DETH_LEN	8
+#define ICRC_LEN	4
+#define OP_UD_SEND_ONLY	0x64
+
+static const char *dev_name = "rxe0";
+static struct in_addr target;
+static u32 qpns[MAX_QPNS], nqpn;		/* target's mrc QPNs, by ev */
+static u32 local_qpns[MAX_QPNS], nlocal;	/* our mrc's QPNs (raw) */
+static u32 peer_node = 2, target_node = 1, stranger = 99;
+static unsigned int flood = 1000;
+static const char *ifname;
+static bool verbose;
+
+static unsigned long long expect[MRC_DROP_NR], expect_qp_error,
+	expect_invisible;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "rogue: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static void pace(unsigned int i)
+{
+	if (i % PACE_BURST == PACE_BURST - 1)
+		usleep(PACE_US);
+}
+
+/* ------------------------------------------------------------ packets */
+
+static struct mrc_pkt base_hdr(u8 type)
+{
+	struct mrc_pkt p = {
+		.version = MRC_WIRE_VERSION,
+		.type = type,
+		.src_node = peer_node,
+		.dst_node = target_node,
+		.src_port = 7,
+		.dst_port = 7,
+		.msg_id = 0x7fffffff00000000ULL,
+	};
+	return p;
+}
+
+/* A valid packet of @type (body included) in @buf; returns its length. */
+static u32 build(u8 *buf, u8 type, u32 src_node)
+{
+	struct mrc_pkt p = base_hdr(type);
+	u8 *body = buf + MRC_WIRE_HDR_LEN;
+
+	p.src_node = src_node;
+	switch (type) {
+	case MRC_PKT_DATA:
+		p.msg_len = 1000;
+		p.seg = 1000;
+		p.len = 1000;
+		p.flags = MRC_WF_LAST;
+		memset(body, 0xa5, p.len);
+		break;
+	case MRC_PKT_SACK: {
+		struct mrc_pkt_sack s = { .cum = 1, .nbits = 8 };
+
+		s.bitmap[0] = 0xff;
+		p.len = mrc_wire_put_sack(body, &s);
+		break;
+	}
+	case MRC_PKT_NACK: {
+		struct mrc_pkt_nack_range r = { .first = 0, .count = 4 };
+
+		p.len = mrc_wire_put_nack(body, &r, 1);
+		break;
+	}
+	default: {
+		struct mrc_pkt_hello h = { .qpn = 1, .qkey = MRC_QKEY };
+
+		p.len = mrc_wire_put_hello(body, &h);
+		break;
+	}
+	}
+	mrc_wire_put_hdr(buf, &p);
+	return MRC_WIRE_HDR_LEN + p.len;
+}
+
+/* Rewrites header field @off (1, 2 or 4 bytes, big-endian) of @buf. */
+static void poke(u8 *buf, size_t off, unsigned int size, u32 v)
+{
+	if (size == 1) {
+		buf[off] = v;
+	} else if (size == 2) {
+		u16 x = htons(v);
+
+		memcpy(buf + off, &x, 2);
+	} else {
+		u32 x = htonl(v);
+
+		memcpy(buf + off, &x, 4);
+	}
+}
+
+#define POKE(b, f, v) poke(b, offsetof(struct mrc_wire_hdr, f), \
+			   sizeof(((struct mrc_wire_hdr *)0)->f), v)
+
+/*
+ * Checks @buf against the real parser: a header-level reason must be the
+ * parser's verdict; a post-parse reason needs the parser to accept it.
+ */
+static void check_expect(const u8 *buf, u32 len, int why, const char *kind)
+{
+	struct mrc_wire_limits lim = {
+		.max_msg_len = MRC_MSG_CAP,
+		.local_node = target_node,
+	};
+	struct mrc_pkt p;
+	enum mrc_drop_reason got = mrc_wire_parse(buf, len, &lim, &p);
+	bool post = why == MRC_DROP_UNKNOWN_PEER ||
+		why == MRC_DROP_WRONG_PATH || why == MRC_DROP_UNEXPECTED ||
+		why == MRC_DROP_DUPLICATE || why == MRC_DROP_UNRESOLVED ||
+		why == MRC_DROP_NO_MEMORY || why < 0;
+
+	if (post && why >= 0 && why != MRC_DROP_UNEXPECTED &&
+	    got == MRC_DROP_NONE && p.type == MRC_PKT_HELLO)
+		die("%s: HELLO would be UNEXPECTED", kind);
+	if (post ? got != MRC_DROP_NONE : (int)got != why)
+		die("%s: parser says %s, kind expects %s", kind,
+		    mrc_drop_reason_name(got),
+		    why < 0 ? "(accepted)" : mrc_drop_reason_name(why));
+}
+
+/* ------------------------------------------------------------ verbs */
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_qp *qp;
+static struct ibv_mr *mr;
+static struct ibv_ah *ah;
+static u8 *vbuf;
+
+static int find_gid(struct ibv_context *c, union ibv_gid *gid)
+{
+	struct ibv_port_attr pa;
+	int i;
+
+	if (ibv_query_port(c, 1, &pa))
+		die("ibv_query_port: %s", strerror(errno));
+	for (i = 0; i < pa.gid_tbl_len; i++) {
+		static const u8 v4[12] = { [10] = 0xff, [11] = 0xff };
+
+		if (ibv_query_gid(c, 1, i, gid))
+			continue;
+		if (!memcmp(gid->raw, v4, sizeof(v4)) &&
+		    memcmp(gid->raw + 12, "\0\0\0\0", 4))
+			return i;
+	}
+	die("%s: no RoCEv2 IPv4 GID", dev_name);
+	return -1;
+}
+
+static void verbs_open(void)
+{
+	struct ibv_device **list;
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+	};
+	struct ibv_qp_attr a = {};
+	struct ibv_ah_attr aa = {};
+	union ibv_gid gid;
+	int i, n, gidx;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		die("ibv_get_device_list: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		die("cannot open %s", dev_name);
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 128, NULL, NULL, 0) : NULL;
+	vbuf = calloc(1, BUF_LEN);
+	mr = cq && vbuf ? ibv_reg_mr(pd, vbuf, BUF_LEN, 0) : NULL;
+	if (!mr)
+		die("pd/cq/mr: %s", strerror(errno));
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ibv_create_qp(pd, &init);
+	if (!qp)
+		die("ibv_create_qp: %s", strerror(errno));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x1234;	/* ours: nobody should send to us */
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		die("INIT: %s", strerror(errno));
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("RTR: %s", strerror(errno));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("RTS: %s", strerror(errno));
+
+	gidx = find_gid(ctx, &gid);
+	aa.is_global = 1;
+	aa.port_num = 1;
+	aa.grh.sgid_index = gidx;
+	aa.grh.hop_limit = 64;
+	aa.grh.dgid.raw[10] = 0xff;
+	aa.grh.dgid.raw[11] = 0xff;
+	memcpy(aa.grh.dgid.raw + 12, &target, 4);
+	ah = ibv_create_ah(pd, &aa);
+	if (!ah)
+		die("ibv_create_ah: %s", strerror(errno));
+	printf("# rogue QP %u on %s gid index %d\n", qp->qp_num, dev_name,
+	       gidx);
+}
+
+/* Sends @len bytes of vbuf to target QP index @i with @qkey, waits. */
+static void vsend(u32 len, unsigned int i, u32 qkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)vbuf, .length = len, .lkey = mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+	}, *bad;
+	struct ibv_wc wc;
+	int n;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpns[i % nqpn];
+	wr.wr.ud.remote_qkey = qkey;
+	if (ibv_post_send(qp, &wr, &bad))
+		die("ibv_post_send: %s", strerror(errno));
+	do {
+		n = ibv_poll_cq(cq, 1, &wc);
+	} while (n == 0);
+	if (n < 0 || wc.status != IBV_WC_SUCCESS)
+		die("send completion: %s",
+		    n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
+	pace(i);
+}
+
+static void report(const char *kind, unsigned long long n, int why)
+{
+	const char *name;
+
+	if (why == -1) {
+		name = "invisible";
+		expect_invisible += n;
+	} else if (why == -2) {
+		name = "qp_error";
+		expect_qp_error += n;
+	} else if (why == -3) {
+		name = "accepted";	/* the hole: nothing refuses it */
+	} else {
+		name = mrc_drop_reason_name(why);
+		expect[why] += n;
+	}
+	printf("kind %s sent %llu expect %s\n", kind, n, name);
+	fflush(stdout);
+}
+
+/* Sends the packet in vbuf (@len bytes), checked against @why, @n times. */
+static void vsend_kind(const char *kind, u32 len, int why, unsigned int n)
+{
+	unsigned int i;
+
+	check_expect(vbuf, len, why, kind);
+	for (i = 0; i < n; i++)
+		vsend(len, i, MRC_QKEY);
+}
+
+static void k_wrong_qkey(void)
+{
+	u32 len = build(vbuf, MRC_PKT_PROBE, peer_node);
+	unsigned int i;
+
+	/* Would be WRONG_PATH if delivered: rxe drops it first. */
+	check_expect(vbuf, len, MRC_DROP_WRONG_PATH, "wrong_qkey");
+	for (i = 0; i < 64; i++)
+		vsend(len, i, MRC_QKEY ^ (1u << (i % 31)));
+	report("wrong_qkey", 64, -1);
+}
+
+static void k_truncated(void)
+{
+	static const u32 lens[] = { 0, 1, 8, 39, 40, 55 };
+	unsigned int i, n = 0;
+	u32 len;
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++, n++) {
+		build(vbuf, MRC_PKT_DATA, peer_node);
+		check_expect(vbuf, lens[i], MRC_DROP_TRUNCATED, "truncated");
+		vsend(lens[i], n, MRC_QKEY);
+	}
+	/* A whole header whose len claims more body than arrived. */
+	for (i = 0; i < 4; i++, n++) {
+		len = build(vbuf, MRC_PKT_SACK, peer_node);
+		check_expect(vbuf, len - 1 - i * 10, MRC_DROP_TRUNCATED,
+			     "truncated");
+		vsend(len - 1 - i * 10, n, MRC_QKEY);
+	}
+	build(vbuf, MRC_PKT_DATA, peer_node);
+	POKE(vbuf, len, 4040);
+	check_expect(vbuf, MRC_WIRE_HDR_LEN + 1000, MRC_DROP_TRUNCATED,
+		     "truncated");
+	vsend(MRC_WIRE_HDR_LEN + 1000, n++, MRC_QKEY);
+	report("truncated", n, MRC_DROP_TRUNCATED);
+}
+
+static void k_bad_version(void)
+{
+	unsigned int v, n = 0;
+	u32 len;
+
+	for (v = 0; v < 256; v++) {
+		if (v == MRC_WIRE_VERSION)
+			continue;
+		len = build(vbuf, MRC_PKT_PROBE, peer_node);
+		POKE(vbuf, version, v);
+		check_expect(vbuf, len, MRC_DROP_BAD_VERSION, "bad_version");
+		vsend(len, n++, MRC_QKEY);
+	}
+	report("bad_version", n, MRC_DROP_BAD_VERSION);
+}
+
+static void k_bad_type(void)
+{
+	unsigned int t, n = 0;
+	u32 len;
+
+	for (t = 0; t < 256; t++) {
+		if (t >= MRC_PKT_DATA && t <= MRC_PKT_TYPE_MAX)
+			continue;
+		len = build(vbuf, MRC_PKT_PROBE, peer_node);
+		POKE(vbuf, type, t);
+		check_expect(vbuf, len, MRC_DROP_BAD_TYPE, "bad_type");
+		vsend(len, n++, MRC_QKEY);
+	}
+	report("bad_type", n, MRC_DROP_BAD_TYPE);
+}
+
+/* Header-level kinds: each variant mutates one valid packet. */
+static void k_header(const char *kind, int why)
+{
+	unsigned int n = 0;
+	u32 len;
+
+#define SEND(l) do { check_expect(vbuf, (l), why, kind); \
+		     vsend((l), n++, MRC_QKEY); } while (0)
+	switch (why) {
+	case MRC_DROP_BAD_LENGTH:
+		len = build(vbuf, MRC_PKT_PROBE, peer_node);
+		SEND(len + 8);				/* trailing bytes */
+		POKE(vbuf, len, 8);
+		SEND(MRC_WIRE_HDR_LEN + 8);		/* PROBE body short */
+		len = build(vbuf, MRC_PKT_SACK, peer_node);
+		POKE(vbuf, len, 16);
+		SEND(MRC_WIRE_HDR_LEN + 16);		/* SACK body short */
+		build(vbuf, MRC_PKT_NACK, peer_node);
+		POKE(vbuf, len, 12);
+		SEND(MRC_WIRE_HDR_LEN + 12);		/* NACK not n*8 */
+		len = build(vbuf, MRC_PKT_DATA, peer_node);
+		POKE(vbuf, msg_len, 0);
+		SEND(len);				/* empty message */
+		build(vbuf, MRC_PKT_DATA, peer_node);
+		POKE(vbuf, msg_len, 3000);
+		POKE(vbuf, flags, 0);
+		POKE(vbuf, len, 500);
+		SEND(MRC_WIRE_HDR_LEN + 500);		/* len != seg, not last */
+		break;
+	case MRC_DROP_BAD_OFFSET:
+		len = build(vbuf, MRC_PKT_DATA, peer_node);
+		POKE(vbuf, offset, 1000);
+		SEND(len);				/* offset == msg_len */
+		POKE(vbuf, offset, 0xfffffc18);
+		SEND(len);				/* far past */
+		POKE(vbuf, msg_len, 5000);
+		POKE(vbuf, offset, 500);
+		SEND(len);				/* misaligned */
+		POKE(vbuf, msg_len, 1500);
+		POKE(vbuf, offset, 1000);
+		SEND(len);				/* len past the end */
+		POKE(vbuf, msg_len, 1000);
+		POKE(vbuf, offset, 0);
+		POKE(vbuf, flags, 0);
+		SEND(len);				/* last without LAST */
+		break;
+	case MRC_DROP_MSG_TOO_BIG:
+		len = build(vbuf, MRC_PKT_DATA, peer_node);
+		POKE(vbuf, flags, 0);
+		POKE(vbuf, msg_len, 0xffffffff);
+		SEND(len);
+		POKE(vbuf, msg_len, MRC_MSG_CAP + 1);
+		SEND(len);
+		POKE(vbuf, msg_len, 0x80000000);
+		SEND(len);
+		break;
+	case MRC_DROP_BAD_SEG:
+		len = build(vbuf, MRC_PKT_DATA, peer_node);
+		POKE(vbuf, seg, 0);
+		SEND(len);
+		POKE(vbuf, seg, MRC_WIRE_MIN_SEG - 1);
+		SEND(len);
+		POKE(vbuf, seg, MRC_WIRE_MAX_PAYLOAD + 1);
+		SEND(len);
+		POKE(vbuf, seg, 0xffff);
+		SEND(len);
+		break;
+	case MRC_DROP_BAD_SACK: {
+		u32 v;
+
+		len = build(vbuf, MRC_PKT_SACK, peer_node);
+		v = htonl(MRC_WIRE_SACK_BITS + 1);	/* nbits too big */
+		memcpy(vbuf + MRC_WIRE_HDR_LEN + 4, &v, 4);
+		SEND(len);
+		v = htonl(0xfffffff0);			/* cum + nbits wraps */
+		memcpy(vbuf + MRC_WIRE_HDR_LEN, &v, 4);
+		v = htonl(64);
+		memcpy(vbuf + MRC_WIRE_HDR_LEN + 4, &v, 4);
+		SEND(len);
+		len = build(vbuf, MRC_PKT_NACK, peer_node);
+		memset(vbuf + MRC_WIRE_HDR_LEN + 4, 0, 4);	/* count 0 */
+		SEND(len);
+		{
+			struct mrc_pkt_nack_range r[2] = {
+				{ .first = 10, .count = 5 },
+				{ .first = 12, .count = 1 },	/* overlap */
+			};
+			struct mrc_pkt p = base_hdr(MRC_PKT_NACK);
+
+			p.len = mrc_wire_put_nack(vbuf + MRC_WIRE_HDR_LEN,
+						  r, 2);
+			mrc_wire_put_hdr(vbuf, &p);
+			SEND(MRC_WIRE_HDR_LEN + p.len);
+			r[0].first = 0xfffffffe;	/* past U32_MAX */
+			r[0].count = 4;
+			p.len = mrc_wire_put_nack(vbuf + MRC_WIRE_HDR_LEN,
+						  r, 1);
+			mrc_wire_put_hdr(vbuf, &p);
+			SEND(MRC_WIRE_HDR_LEN + p.len);
+		}
+		break;
+	}
+	case MRC_DROP_NOT_FOR_US: {
+		static const u8 types[] = { MRC_PKT_DATA, MRC_PKT_SACK,
+			MRC_PKT_NACK, MRC_PKT_HELLO, MRC_PKT_PROBE };
+		unsigned int i;
+
+		for (i = 0; i < sizeof(types); i++) {
+			len = build(vbuf, types[i], peer_node);
+			POKE(vbuf, dst_node, target_node + 1000);
+			SEND(len);
+			POKE(vbuf, dst_node, 0);
+			SEND(len);
+		}
+		break;
+	}
+	default:
+		die("k_header: %d", why);
+	}
+#undef SEND
+	report(kind, n, why);
+}
+
+/* Valid packets of every type that mrc routes, claiming node @src. */
+static void k_valid_types(const char *kind, u32 src, int why)
+{
+	static const u8 types[] = { MRC_PKT_DATA, MRC_PKT_SACK, MRC_PKT_NACK,
+		MRC_PKT_PROBE, MRC_PKT_PROBE_REPLY };
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < sizeof(types); i++) {
+		u32 len = build(vbuf, types[i], src);
+
+		check_expect(vbuf, len, why, kind);
+		/* To every QP of the rail: each ev checks its own path. */
+		for (j = 0; j < nqpn; j++)
+			vsend(len, n++, MRC_QKEY);
+	}
+	report(kind, n, why);
+}
+
+static void k_flood(const char *kind, u8 type, u32 src, int why)
+{
+	u32 len = build(vbuf, type, src);
+
+	vsend_kind(kind, len, why, flood);
+	report(kind, flood, why);
+}
+
+#ifdef MRC_ROGUE_CREDIT
+/*
+ * Hook for the credit branch (wire.h with MRC_PKT_CREDIT_REQ/MRC_PKT_GRANT
+ * and mrc_wire_put_credit()): build with `make rogue ROGUE_CREDIT=1` and
+ * add the "grant" kind to rogue.sh.  Forged grants and credit requests
+ * from the rogue's own QP must be refused before they touch any credit
+ * state: WRONG_PATH once proto.c routes them through the path check like
+ * DATA/SACK (UNEXPECTED while it does not: adjust @why then).  A grant
+ * forged on a real path (k_spoof, raw frames) for a message never
+ * requested is the next step: its reason is the credit code's to define.
+ */
+static void k_grant(void)
+{
+	static const u8 types[] = { MRC_PKT_GRANT, MRC_PKT_CREDIT_REQ };
+	const int why = MRC_DROP_WRONG_PATH;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < sizeof(types); i++) {
+		struct mrc_pkt_credit c = {
+			.msg_len = 1 << 20, .granted = 1 << 20, .seq = 1,
+		};
+		struct mrc_pkt p = base_hdr(types[i]);
+
+		p.len = mrc_wire_put_credit(vbuf + MRC_WIRE_HDR_LEN, &c);
+		mrc_wire_put_hdr(vbuf, &p);
+		vsend_kind("grant", MRC_WIRE_HDR_LEN + p.len, why, 32);
+		n += 32;
+	}
+	report("grant", n, why);
+}
+#endif
+
+/* ------------------------------------------------------------ raw */
+
+/*
+ * CRC-32 as rxe computes its ICRC (crc32_le: reflected, 0xedb88320, no
+ * pre/post inversion; rxe seeds it and inverts the result itself).
+ */
+static u32 crc32_le(u32 crc, const u8 *p, size_t n)
+{
+	unsigned int k;
+
+	while (n--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (crc & 1 ? 0xedb88320 : 0);
+	}
+	return crc;
+}
+
+/*
+ * ICRC of a RoCEv2 IPv4 packet starting at @ip (IHL 5), @paylen bytes of
+ * BTH..payload+pad (without the ICRC): the IPv4 and UDP headers with TTL,
+ * TOS, both checksums and the BTH's resv8a masked to ones, then the BTH,
+ * DETH and payload (drivers/infiniband/sw/rxe/rxe_icrc.c).
+ */
+static u32 roce_icrc(const u8 *ip, size_t paylen)
+{
+	u8 ps[20 + 8 + BTH_LEN];
+	u32 crc;
+
+	memcpy(ps, ip, sizeof(ps));
+	ps[1] = 0xff;			/* tos */
+	ps[8] = 0xff;			/* ttl */
+	ps[10] = ps[11] = 0xff;		/* ip check */
+	ps[20 + 6] = ps[20 + 7] = 0xff;	/* udp check */
+	ps[28 + 4] = 0xff;		/* bth resv8a */
+	crc = crc32_le(0xdebb20e3, ps, sizeof(ps));
+	crc = crc32_le(crc, ip + sizeof(ps), paylen - BTH_LEN);
+	return ~crc;
+}
+
+static u16 ip_csum(const u8 *p, size_t n)
+{
+	u32 s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i += 2)
+		s += p[i] << 8 | p[i + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return ~s;
+}
+
+static int rawfd;
+static struct sockaddr_ll rawaddr;
+static u8 tmpl[BUF_LEN];	/* the captured frame */
+static size_t tmpl_hlen;	/* Ethernet .. DETH */
+static bool icrc_be;		/* ICRC stored big-endian */
+static u64 tmpl_msg_id;		/* its mrc msg_id */
+static bool tmpl_data;		/* it is DATA: tmpl_msg_id has the epoch */
+static u8 frame[BUF_LEN + 64];
+
+static u32 rd32(const u8 *p)
+{
+	return (u32)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+}
+
+static bool in_list(u32 v, const u32 *l, u32 n)
+{
+	while (n--)
+		if (l[n] == v)
+			return true;
+	return false;
+}
+
+/* An mrc frame from one of our mrc QPs to one of the target's? */
+static bool is_mrc_frame(const u8 *f, ssize_t n)
+{
+	const u8 *ip = f + 14, *udp = ip + 20, *bth = udp + 8;
+	const u8 *mrc = bth + BTH_LEN + DETH_LEN;
+
+	return n >= 14 + 20 + 8 + BTH_LEN + DETH_LEN + MRC_WIRE_HDR_LEN +
+		    ICRC_LEN &&
+	       ip[0] == 0x45 && ip[9] == IPPROTO_UDP &&
+	       !memcmp(ip + 16, &target, 4) &&
+	       (udp[2] << 8 | udp[3]) == ROCE_PORT &&
+	       bth[0] == OP_UD_SEND_ONLY &&
+	       in_list(rd32(bth + 4) & 0xffffff, qpns, nqpn) &&
+	       in_list(rd32(bth + 16) & 0xffffff, local_qpns, nlocal) &&
+	       (size_t)n >= 14 + (size_t)(ip[2] << 8 | ip[3]) &&
+	       mrc[0] == MRC_WIRE_VERSION;
+}
+
+/*
+ * Waits for a frame that our mrc sends to the target on one of its paths:
+ * a DATA frame if one comes within 5 s (it tells the sender's epoch),
+ * else any (PROBEs flow all the time).  Learns the ICRC byte order from it.
+ */
+static void raw_capture(void)
+{
+	static u8 fallback[BUF_LEN];
+	ssize_t n, fallback_n = 0;
+	struct timespec t0, t;
+	struct pollfd pfd;
+	const u8 *ip, *bth, *mrc;
+	size_t paylen;
+	u32 icrc, want;
+
+	/* Only ETH_P_ALL taps see outgoing frames (dev_queue_xmit_nit). */
+	rawfd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (rawfd < 0)
+		die("AF_PACKET: %s", strerror(errno));
+	rawaddr.sll_family = AF_PACKET;
+	rawaddr.sll_protocol = htons(ETH_P_ALL);
+	rawaddr.sll_ifindex = if_nametoindex(ifname);
+	if (!rawaddr.sll_ifindex)
+		die("%s: no such interface", ifname);
+	if (bind(rawfd, (struct sockaddr *)&rawaddr, sizeof(rawaddr)))
+		die("bind %s: %s", ifname, strerror(errno));
+	pfd.fd = rawfd;
+	pfd.events = POLLIN;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (fallback_n && t.tv_sec - t0.tv_sec >= 5) {
+			memcpy(tmpl, fallback, fallback_n);
+			break;
+		}
+		if (t.tv_sec - t0.tv_sec > 30)
+			die("no mrc frame to the target to capture on %s in 30 s",
+			    ifname);
+		if (poll(&pfd, 1, 1000) <= 0)
+			continue;
+		n = recv(rawfd, tmpl, sizeof(tmpl), 0);
+		if (!is_mrc_frame(tmpl, n))
+			continue;
+		if (tmpl[14 + 28 + BTH_LEN + DETH_LEN + 1] == MRC_PKT_DATA)
+			break;
+		if (!fallback_n) {
+			memcpy(fallback, tmpl, n);
+			fallback_n = n;
+		}
+	}
+	ip = tmpl + 14;
+	bth = ip + 28;
+	mrc = bth + BTH_LEN + DETH_LEN;
+	paylen = (ip[2] << 8 | ip[3]) - 20 - 8 - ICRC_LEN;
+	want = roce_icrc(ip, paylen);
+	memcpy(&icrc, bth + paylen, 4);
+	if (icrc == want)
+		icrc_be = false;
+	else if (icrc == htonl(want))
+		icrc_be = true;
+	else
+		die("captured ICRC %08x, computed %08x: the ICRC rule here does not match rxe's",
+		    icrc, want);
+	tmpl_hlen = 14 + 20 + 8 + BTH_LEN + DETH_LEN;
+	tmpl_data = mrc[1] == MRC_PKT_DATA;
+	memcpy(&tmpl_msg_id, mrc + offsetof(struct mrc_wire_hdr, msg_id), 8);
+	tmpl_msg_id = be64toh(tmpl_msg_id);
+	printf("# captured %s from QP %u to QP %u, msg_id %#llx, ICRC %s-endian verified\n",
+	       mrc_wire_type_name(mrc[1]), rd32(bth + 16) & 0xffffff,
+	       rd32(bth + 4) & 0xffffff, (unsigned long long)tmpl_msg_id,
+	       icrc_be ? "big" : "little");
+}
+
+/*
+ * Sends the captured frame with @len bytes of mrc packet @pkt instead of
+ * its own: lengths, checksums and ICRC recomputed.
+ */
+static void raw_send(const u8 *pkt, size_t len)
+{
+	size_t pad = (4 - len % 4) % 4, paylen, flen;
+	u8 *ip = frame + 14, *bth = ip + 28;
+	u32 icrc;
+	u16 v;
+
+	memcpy(frame, tmpl, tmpl_hlen);
+	memcpy(frame + tmpl_hlen, pkt, len);
+	memset(frame + tmpl_hlen + len, 0, pad);
+	paylen = BTH_LEN + DETH_LEN + len + pad;
+	bth[1] = (bth[1] & ~0x30) | pad << 4;
+	v = htons(20 + 8 + paylen + ICRC_LEN);
+	memcpy(ip + 2, &v, 2);
+	ip[10] = ip[11] = 0;
+	v = htons(ip_csum(ip, 20));
+	memcpy(ip + 10, &v, 2);
+	v = htons(8 + paylen + ICRC_LEN);
+	memcpy(ip + 24, &v, 2);
+	ip[26] = ip[27] = 0;		/* no UDP checksum (IPv4) */
+	icrc = roce_icrc(ip, paylen);
+	if (icrc_be)
+		icrc = htonl(icrc);
+	memcpy(bth + paylen, &icrc, 4);
+	flen = 14 + 28 + paylen + ICRC_LEN;
+	if (sendto(rawfd, frame, flen, 0, (struct sockaddr *)&rawaddr,
+		   sizeof(rawaddr)) != (ssize_t)flen)
+		die("raw send %zu bytes: %s", flen, strerror(errno));
+}
+
+/* The mrc header of the captured frame, parsed (it passed the parser). */
+static struct mrc_pkt tmpl_pkt(void)
+{
+	struct mrc_wire_limits lim = {
+		.max_msg_len = MRC_MSG_CAP, .local_node = target_node,
+	};
+	struct mrc_pkt p;
+	size_t len = (tmpl[14 + 2] << 8 | tmpl[14 + 3]) - 28 - BTH_LEN -
+		DETH_LEN - ICRC_LEN - ((tmpl[14 + 28 + 1] >> 4) & 3);
+
+	if (mrc_wire_parse(tmpl + tmpl_hlen, len, &lim, &p))
+		die("captured packet does not parse");
+	return p;
+}
+
+static void k_spoof(void)
+{
+	struct mrc_pkt t = tmpl_pkt(), p;
+	static u8 b[BUF_LEN];
+	unsigned int i;
+	u32 len;
+
+	/*
+	 * DATA of an epoch before the current one: a given-up message.
+	 * Without a captured DATA, epoch 1 is older than any (real-time
+	 * seconds, compared as s32 differences).
+	 */
+	p = t;
+	p.type = MRC_PKT_DATA;
+	p.msg_id = tmpl_data ? (t.msg_id - (1ULL << 32)) | 0x10 : 1ULL << 32;
+	p.offset = 0;
+	p.msg_len = 100;
+	p.seg = 1024;
+	p.len = 100;
+	p.flags = MRC_WF_LAST;
+	mrc_wire_put_hdr(b, &p);
+	memset(b + MRC_WIRE_HDR_LEN, 0x5a, 100);
+	len = MRC_WIRE_HDR_LEN + 100;
+	check_expect(b, len, MRC_DROP_DUPLICATE, "spoof_stale_data");
+	for (i = 0; i < 32; i++) {
+		raw_send(b, len);
+		pace(i);
+	}
+	report("spoof_stale_data", 32, MRC_DROP_DUPLICATE);
+
+	/*
+	 * SACK and NACK, from the peer's real path, for message ids the
+	 * target never sent: an epoch (real-time seconds, see msg.c) about
+	 * eleven days ahead of now.
+	 */
+	for (i = 0; i < 64; i++) {
+		struct mrc_pkt_sack s = { .cum = 4, .nbits = 16 };
+		struct mrc_pkt_nack_range r = { .first = 0, .count = 8 };
+
+		p = t;
+		p.flags = 0;
+		p.offset = p.msg_len = p.seg = 0;
+		p.msg_id = (u64)((u32)time(NULL) + 1000000) << 32 | i;
+		if (i % 2) {
+			p.type = MRC_PKT_NACK;
+			p.len = mrc_wire_put_nack(b + MRC_WIRE_HDR_LEN, &r, 1);
+		} else {
+			p.type = MRC_PKT_SACK;
+			s.bitmap[0] = ~0ULL;
+			p.len = mrc_wire_put_sack(b + MRC_WIRE_HDR_LEN, &s);
+		}
+		mrc_wire_put_hdr(b, &p);
+		/* Well-formed: only the sender's state can refuse it. */
+		check_expect(b, MRC_WIRE_HDR_LEN + p.len, -1,
+			     "spoof_ack_unsent");
+		raw_send(b, MRC_WIRE_HDR_LEN + p.len);
+		pace(i);
+	}
+	report("spoof_ack_unsent", 64, MRC_DROP_BAD_SACK);
+
+	/* Two datagrams larger than any receive buffer (40 + 4096). */
+	p = t;
+	mrc_wire_put_hdr(b, &p);
+	memset(b + MRC_WIRE_HDR_LEN, 0xee, 6000);
+	for (i = 0; i < 2; i++) {
+		raw_send(b, MRC_WIRE_HDR_LEN + 6000);
+		usleep(300000);
+	}
+	report("spoof_oversized", 2, -2);
+}
+
+/*
+ * Known hole, not part of rogue.sh (run "spoof_epoch" by hand): one DATA
+ * packet forged on a real path with a newer epoch makes the receiver
+ * restart its ordering for that epoch (mrc_msg_new_epoch), after which
+ * the real sender's packets are dropped as "given up" (duplicate) until
+ * the sender itself gives up and moves to an epoch above the forged one.
+ * Nothing in a packet authenticates the path; see the rogue.sh report.
+ */
+static void k_spoof_epoch(void)
+{
+	struct mrc_pkt t = tmpl_pkt(), p = t;
+	static u8 b[MRC_WIRE_HDR_LEN + 16];
+
+	p.type = MRC_PKT_DATA;
+	p.seg = 1024;
+	p.msg_id = tmpl_data ? (t.msg_id & ~0xffffffffULL) + (1000000ULL << 32) :
+			       (u64)((u32)time(NULL) + 1000000) << 32;
+	p.offset = 0;
+	p.msg_len = 16;
+	p.len = 16;
+	p.flags = MRC_WF_LAST;
+	mrc_wire_put_hdr(b, &p);
+	memset(b + MRC_WIRE_HDR_LEN, 0x66, 16);
+	check_expect(b, sizeof(b), -1, "spoof_epoch");
+	raw_send(b, sizeof(b));
+	report("spoof_epoch", 1, -3);
+}
+
+/* ------------------------------------------------------------ main */
+
+static u32 parse_list(const char *s, u32 *l)
+{
+	u32 n = 0;
+	char *end;
+
+	while (*s && n < MAX_QPNS) {
+		l[n++] = strtoul(s, &end, 0);
+		if (end == s)
+			die("bad number list: %s", s);
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: rogue -t TARGET_IP -q QPN[,QPN...] [-d DEV] [-s PEER_NODE]\n"
+		"             [-D TARGET_NODE] [-u STRANGER_NODE] [-n FLOOD]\n"
+		"             [-i IFACE -Q OUR_MRC_QPN[,...]] [-v] [KIND...]\n"
+		"kinds: wrong_qkey truncated bad_version bad_type bad_length\n"
+		"       bad_offset msg_too_big bad_seg bad_sack not_for_us\n"
+		"       unknown_peer wrong_path hello_flood probe_flood spoof\n"
+		"       (default: all; spoof needs -i and -Q)\n"
+		"       spoof_epoch (only by name: shows a known hole)\n");
+	exit(2);
+}
+
+static bool want(int argc, char **argv, const char *kind)
+{
+	int i;
+
+	if (optind >= argc)	/* default: all but the demonstration */
+		return strcmp(kind, "spoof_epoch") &&
+		       (strcmp(kind, "spoof") || ifname);
+	for (i = optind; i < argc; i++)
+		if (!strcmp(argv[i], kind))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+	int c;
+
+	while ((c = getopt(argc, argv, "d:t:q:s:D:u:n:i:Q:v")) != -1) {
+		switch (c) {
+		case 'd': dev_name = optarg; break;
+		case 't':
+			if (inet_pton(AF_INET, optarg, &target) != 1)
+				usage();
+			break;
+		case 'q': nqpn = parse_list(optarg, qpns); break;
+		case 's': peer_node = strtoul(optarg, NULL, 0); break;
+		case 'D': target_node = strtoul(optarg, NULL, 0); break;
+		case 'u': stranger = strtoul(optarg, NULL, 0); break;
+		case 'n': flood = strtoul(optarg, NULL, 0); break;
+		case 'i': ifname = optarg; break;
+		case 'Q': nlocal = parse_list(optarg, local_qpns); break;
+		case 'v': verbose = true; break;
+		default: usage();
+		}
+	}
+	if (!nqpn || !target.s_addr)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	verbs_open();
+
+	if (want(argc, argv, "wrong_qkey"))
+		k_wrong_qkey();
+	if (want(argc, argv, "truncated"))
+		k_truncated();
+	if (want(argc, argv, "bad_version"))
+		k_bad_version();
+	if (want(argc, argv, "bad_type"))
+		k_bad_type();
+	if (want(argc, argv, "bad_length"))
+		k_header("bad_length", MRC_DROP_BAD_LENGTH);
+	if (want(argc, argv, "bad_offset"))
+		k_header("bad_offset", MRC_DROP_BAD_OFFSET);
+	if (want(argc, argv, "msg_too_big"))
+		k_header("msg_too_big", MRC_DROP_MSG_TOO_BIG);
+	if (want(argc, argv, "bad_seg"))
+		k_header("bad_seg", MRC_DROP_BAD_SEG);
+	if (want(argc, argv, "bad_sack"))
+		k_header("bad_sack", MRC_DROP_BAD_SACK);
+	if (want(argc, argv, "not_for_us"))
+		k_header("not_for_us", MRC_DROP_NOT_FOR_US);
+	if (want(argc, argv, "unknown_peer"))
+		k_valid_types("unknown_peer", stranger, MRC_DROP_UNKNOWN_PEER);
+	if (want(argc, argv, "wrong_path"))
+		k_valid_types("wrong_path", peer_node, MRC_DROP_WRONG_PATH);
+	if (want(argc, argv, "hello_flood")) {
+		k_flood("hello_flood", MRC_PKT_HELLO, peer_node,
+			MRC_DROP_UNEXPECTED);
+		k_flood("hello_reply_flood", MRC_PKT_HELLO_REPLY, stranger,
+			MRC_DROP_UNEXPECTED);
+	}
+	if (want(argc, argv, "probe_flood")) {
+		k_flood("probe_flood", MRC_PKT_PROBE, peer_node,
+			MRC_DROP_WRONG_PATH);
+		k_flood("probe_flood_stranger", MRC_PKT_PROBE, stranger,
+			MRC_DROP_UNKNOWN_PEER);
+	}
+#ifdef MRC_ROGUE_CREDIT
+	if (want(argc, argv, "grant"))
+		k_grant();
+#endif
+	if (want(argc, argv, "spoof") || want(argc, argv, "spoof_epoch")) {
+		if (!ifname || !nlocal)
+			die("spoof needs -i IFACE and -Q QPNS");
+		raw_capture();
+		if (want(argc, argv, "spoof"))
+			k_spoof();
+		if (want(argc, argv, "spoof_epoch"))
+			k_spoof_epoch();
+	}
+
+	for (i = 1; i < MRC_DROP_NR; i++)
+		if (expect[i])
+			printf("expect %s %llu\n", mrc_drop_reason_name(i),
+			       expect[i]);
+	if (expect_qp_error)
+		printf("expect qp_error %llu\n", expect_qp_error);
+	if (expect_invisible)
+		printf("expect invisible %llu\n", expect_invisible);
+	return 0;
+}
