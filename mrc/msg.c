@@ -12,10 +12,15 @@
  * datagram on it with mrc_ud_send() under peer->lock (the lock that keeps
  * address handles alive).  A packet is seg = 4096 - 56 bytes (less if a
  * rail's MTU is smaller; such rails are skipped for larger segments), all
- * of one message carry the same seg.  At most MRC_MSG_WINDOW packets of a
- * peer are in flight (until receiver credits exist, this keeps UD
- * receive queues from overflowing).  When a send ring is full (-EAGAIN)
- * the work stops and the peer's hrtimer retries soon.
+ * of one message carry the same seg.  At most cwnd packets of a peer are
+ * in flight: a congestion window with additive increase (one packet per
+ * window of acks) and multiplicative decrease (halved on a loss of a
+ * packet sent after the previous decrease), between MRC_MSG_CWND_MIN and
+ * MRC_MSG_CWND_MAX, starting at MRC_MSG_WINDOW.  It keeps the queues of a
+ * bottleneck (and the UD receive queues) from overflowing, where packets
+ * declared lost but still queued would otherwise be sent again on top.
+ * When a send ring is full (-EAGAIN) the work stops and the peer's
+ * hrtimer retries soon.
  *
  * Acknowledgment.  SACKs come back on the path of the packet that
  * triggered them and echo its tstamp: one ACK event (with an RTT sample)
@@ -83,7 +88,9 @@
 #include "txsb.h"
 #include "ud.h"
 
-#define MRC_MSG_WINDOW		64	/* packets in flight per peer */
+#define MRC_MSG_WINDOW		64	/* initial cwnd, packets per peer */
+#define MRC_MSG_CWND_MIN	8
+#define MRC_MSG_CWND_MAX	128
 #define MRC_MSG_BUDGET		128	/* packets per tx_work run */
 #define MRC_MSG_TICK_NS		(2 * NSEC_PER_MSEC)
 #define MRC_MSG_RETRY_NS	(250 * NSEC_PER_USEC)
@@ -107,7 +114,8 @@ enum {
 	MS_PATH_DOWN_PKTS, MS_SACKS_RX, MS_SACKS_STALE, MS_SACKS_TX,
 	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
 	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED,
-	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_PEER_RESTARTS, MS_NR
+	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_PEER_RESTARTS,
+	MS_CWND_CUTS, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -117,6 +125,7 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"rx_pkts", "rx_dup_pkts", "rx_no_mem", "rx_msgs", "rx_bytes",
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
+	"cwnd_cuts",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
@@ -295,7 +304,20 @@ static void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 					   cb->how));
 	if (!WARN_ON_ONCE(!mp->inflight))
 		mp->inflight--;
+	if (cb->how == MRC_PATH_DONE_LOST &&
+	    (!mp->recover_valid || (s32)(ev->sent_us - mp->recover_us) > 0)) {
+		/* First loss since the last decrease: halve the window. */
+		mp->cwnd = max_t(u32, mp->cwnd / 2, MRC_MSG_CWND_MIN);
+		mp->cwnd_acc = 0;
+		mp->recover_us = mrc_now_us(cb->now);
+		mp->recover_valid = true;
+		ms_inc(MS_CWND_CUTS);
+	}
 	if (cb->how == MRC_PATH_DONE_ACKED) {
+		if (++mp->cwnd_acc >= mp->cwnd && mp->cwnd < MRC_MSG_CWND_MAX) {
+			mp->cwnd++;
+			mp->cwnd_acc = 0;
+		}
 		if (!mp->rack_valid || (s32)(ev->sent_us - mp->rack_us) > 0)
 			mp->rack_us = ev->sent_us;
 		mp->rack_valid = true;
@@ -407,7 +429,7 @@ static int mrc_msg_send_data(struct mrc_peer *peer, struct mrc_tx_msg *m,
 		pkt.flags |= MRC_WF_LAST | MRC_WF_ACK_NOW;
 	if (retrans)
 		pkt.flags |= MRC_WF_RETRANS | MRC_WF_ACK_NOW;
-	if (peer->mp.inflight + 1 >= MRC_MSG_WINDOW)
+	if (peer->mp.inflight + 1 >= peer->mp.cwnd)
 		pkt.flags |= MRC_WF_ACK_NOW;
 	pkt.path_seq = mrc_path_next_seq(&pp->p);
 	mrc_wire_put_hdr(hdr, &pkt);
@@ -528,7 +550,7 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 			bool retrans;
 			int pi, err = 0, tries;
 
-			if (mp->inflight >= MRC_MSG_WINDOW)
+			if (mp->inflight >= mp->cwnd)
 				return;
 			if (!budget--) {
 				*more = true;
@@ -1433,6 +1455,7 @@ void mrc_msg_peer_init(struct mrc_peer *peer)
 	INIT_LIST_HEAD(&mp->txq);
 	INIT_LIST_HEAD(&mp->done);
 	mp->epoch = (u32)ktime_get_real_seconds();
+	mp->cwnd = MRC_MSG_WINDOW;
 	mrc_sched_init(&mp->sched);
 	hrtimer_init(&mp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	mp->timer.function = mrc_msg_timer;

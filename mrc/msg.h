@@ -28,6 +28,10 @@ struct mrc_msg_peer {
 	u32 next_seq;			/* msg_id bits 31..0 of the next */
 	struct mrc_sched sched;
 	u32 inflight;			/* packets in flight, all messages */
+	u32 cwnd;			/* congestion window, packets */
+	u32 cwnd_acc;			/* acks towards the next increase */
+	u32 recover_us;			/* when cwnd was last halved */
+	bool recover_valid;
 	u64 stuck_ns;			/* since when no path was usable */
 	bool ring_full;			/* a send ring said -EAGAIN */
 	struct list_head done;		/* finished: done() to be called */
