@@ -278,6 +278,7 @@ struct mrc_msg_cb {
 	u64 now;
 	int how;			/* enum mrc_path_done */
 	int ev;				/* path event to raise, or 0 */
+	bool congestion;		/* LOST by queue drop evidence */
 };
 
 /* Send time in ns of a packet sent at @sent_us (u32 us clock). */
@@ -304,9 +305,15 @@ static void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 					   cb->how));
 	if (!WARN_ON_ONCE(!mp->inflight))
 		mp->inflight--;
-	if (cb->how == MRC_PATH_DONE_LOST &&
+	if (cb->how == MRC_PATH_DONE_LOST && cb->congestion &&
 	    (!mp->recover_valid || (s32)(ev->sent_us - mp->recover_us) > 0)) {
-		/* First loss since the last decrease: halve the window. */
+		/*
+		 * First drop since the last decrease: halve the window.  Only
+		 * drops proven by a later packet of the same path acked first
+		 * (a path is FIFO: a queue dropped it) count; time-based
+		 * losses and RTOs, mostly stalls of the VM under TCG, resend
+		 * without a cut.
+		 */
 		mp->cwnd = max_t(u32, mp->cwnd / 2, MRC_MSG_CWND_MIN);
 		mp->cwnd_acc = 0;
 		mp->recover_us = mrc_now_us(cb->now);
@@ -1280,6 +1287,7 @@ static void mrc_msg_sack_losses(struct mrc_peer *peer, struct mrc_tx_msg *m,
 
 	cb->how = MRC_PATH_DONE_LOST;
 	cb->ev = MRC_PATH_EV_LOSS;
+	cb->congestion = true;
 	for (idx = mrc_txsb_cum(sb); idx < end && idx < sb->hi_sent; idx++) {
 		u8 pi = sb->path[idx];
 
