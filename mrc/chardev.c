@@ -69,6 +69,7 @@ struct mrc_dev_file {
 
 	u64 rcvbuf;			/* READ_ONCE */
 	u32 sndwin;			/* READ_ONCE */
+	u32 cls;			/* READ_ONCE: MRC_OPT_CLASS */
 	atomic_t outstanding;		/* sends accepted, done() not run */
 	atomic_t err;			/* pending send error (-errno) or 0 */
 	atomic_t last_err;
@@ -261,8 +262,8 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 		err = PTR_ERR(data);
 		goto unreserve;
 	}
-	err = mrc_send(ep, h.dst_node, h.dst_port, data, h.len, mrc_dev_sent,
-		       f);
+	err = mrc_send_class(ep, READ_ONCE(f->cls), h.dst_node, h.dst_port,
+			     data, h.len, mrc_dev_sent, f);
 	kvfree(data);
 	if (err)
 		goto unreserve;
@@ -381,6 +382,11 @@ static int mrc_dev_setopt(struct mrc_dev_file *f, void __user *arg)
 		WRITE_ONCE(f->sndwin, o.value);
 		wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
 		return 0;
+	case MRC_OPT_CLASS:
+		if (o.value > MRC_CLASS_BACKGROUND)
+			return -EINVAL;
+		WRITE_ONCE(f->cls, o.value);
+		return 0;
 	case MRC_OPT_PORT:
 	case MRC_OPT_NODE:
 		return -EPERM;
@@ -411,6 +417,9 @@ static int mrc_dev_getopt(struct mrc_dev_file *f, void __user *arg)
 		break;
 	case MRC_OPT_NODE:
 		o.value = mrc_knob(MRC_KNOB_node_id);
+		break;
+	case MRC_OPT_CLASS:
+		o.value = READ_ONCE(f->cls);
 		break;
 	default:
 		return -ENOPROTOOPT;

@@ -31,6 +31,9 @@
 	  "upper bound of a path's retransmission timeout")		\
 	X(peer_timeout_ms, MRC_CONFIG_A_PEER_TIMEOUT_MS, 100, 600000,	\
 	  3000, 0, "ms",						\
-	  "no usable path this long: a peer's queued sends fail")
+	  "no usable path this long: a peer's queued sends fail")	\
+	X(sched_policy, MRC_CONFIG_A_SCHED_POLICY, 0, 3, 3, 0, "",	\
+	  "path scheduling policy: 0 round-robin, 1 min-inflight, "	\
+	  "2 min-latency, 3 load-aware")
 
 #endif /* _MRC_CONFIG_KNOBS_H */
