@@ -3033,9 +3033,11 @@ static int name_index(const char *const *names, unsigned int n,
 	for (i = 0; i < n; i++)
 		if (!strcmp(names[i], s))
 			return (int)i;
+	/* A number is passed as is: the kernel judges it (extack). */
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (!errno && *s && !*end && v < n)
+	(void)n;
+	if (!errno && *s && !*end && v <= 255)
 		return (int)v;
 	return -1;
 }

@@ -1,0 +1,274 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Path scheduling (issue 5) between two nodes, over /dev/mrc (mrc-perf):
+#  - configuration: sched_policy knob (default load-aware), rail weights,
+#    traffic classes; misconfigurations refused with their extack text
+#    (unknown class, rail that does not exist, weight above 100, class
+#    only on rails of weight 0, class mapped to no live rail);
+#  - slow plane: netem delay 5ms +-1ms on plane 1 of both nodes; 4 KiB
+#    request/response p50/p95/p99 under round-robin, load-aware, and with
+#    the delay removed; load-aware must beat round-robin's p95 at least
+#    MIN_GAIN times (the issue's 3x and 1.5x targets are reported);
+#  - recovery: delay removed during a bulk transfer: plane 1's share of
+#    the DATA packets sent per 100 ms, until it carries its share again;
+#  - isolation: bulk class on plane 0, latency class on plane 1; during a
+#    bulk transfer and a latency ping-pong, per-rail class counters (debugfs
+#    mrc/sched) show no bulk packet on plane 1 and no latency packet on
+#    plane 0; with plane 1 down, latency traffic falls back to plane 0
+#    (peer fallbacks counter) and nothing is lost;
+#  - live policy change: the policy changes every 0.3 s during a transfer;
+#    it completes, and per policy tag sent == acked + lost + released.
+source "$(dirname "$0")/lib.sh"
+NODES=2
+TIMEOUT=${MRC_SCHED_TIMEOUT:-900}
+PORT=18515
+MIN_GAIN=${MRC_SCHED_MIN_GAIN:-2}
+LAT_N=${MRC_SCHED_LAT_N:-200}
+D=/sys/kernel/debug
+
+peer_add() {
+	mrcctl peer add "$1" addr "$(node_ip "$1" 0),$(node_ip "$1" 1)"
+}
+all_active() {
+	[ "$(mrcctl -j peer show "$1" | jq '.[0].paths_active')" = 16 ]
+}
+policy() {	# policy N: on this node
+	echo "$1" > /sys/kernel/mrc/sched_policy
+}
+# pNN of a JSON lat run (p50_us, p95_us, p99_us) from file $1
+lat_of() { jq -r ".results[0].$2" "$1"; }
+lat_run() {	# lat_run OUT [mrc-perf args]
+	local out=$1
+	shift
+	mrc-perf -c 2 -p $PORT "$@" -j lat -m 4096 -n "$LAT_N" > "$out"
+}
+# Per-rail DATA packets of class $2 on rail id $1 (debugfs mrc/sched)
+rail_tx() {
+	local l w
+	mapfile -t l < $D/mrc/sched
+	for w in "${l[@]}"; do
+		set -- "$1" "$2" $w
+		# rail ID weight W tx_default N tx_latency N tx_bulk N tx_background N
+		[ "$3" = rail ] && [ "$4" = "$1" ] || { set -- "$1" "$2"; continue; }
+		case $2 in
+		default) echo "$8" ;;
+		latency) echo "${10}" ;;
+		bulk) echo "${12}" ;;
+		background) echo "${14}" ;;
+		esac
+		return 0
+	done
+	echo 0
+}
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+refused() {	# refused TEXT CMD...: fails, and says TEXT
+	local out
+	out=$("$@" 2>&1) && { echo "accepted: $*"; return 1; }
+	grep -qF -- "$1" <<<"$out" || { echo "said: $out"; return 1; }
+}
+tags_consistent() {
+	local l w bad=0 seen=0
+	mapfile -t l < $D/mrc/sched
+	for w in "${l[@]}"; do
+		set -- $w
+		[ "$1" = tag ] || continue
+		# tag P sent N acked N lost N released N
+		[ $(($4)) -eq $(($6 + $8 + ${10})) ] || { echo "$w"; bad=1; }
+		[ "$4" -gt 0 ] && seen=$((seen + 1))
+	done
+	echo "policies used: $seen"
+	[ $bad = 0 ] && [ $seen -ge 3 ]
+}
+
+run_guest() {
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) pid r0 r1 t0 t i s0 s1 p0 p1
+	local rr la un share
+
+	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
+	ok_eq 'sched_policy knob defaults to load-aware (3)' 3 \
+		"$(cat /sys/kernel/mrc/sched_policy)"
+	ok "add peer node$o on both planes" peer_add "$o"
+	wait_for "16 paths to node$o active" 60 all_active "$o"
+	r0=$(cat /sys/kernel/mrc/rails/rxe0:1/id)
+	r1=$(cat /sys/kernel/mrc/rails/rxe1:1/id)
+	if is_node 2; then
+		mrc-perf -s -p $PORT > /tmp/perf-server.log 2>&1 &
+		pid=$!
+		wait_for 'mrc-perf server bound' 30 \
+			grep -q server /tmp/perf-server.log
+	fi
+
+	# ---- configuration and refusals (node 1) ----
+	if is_node 1; then
+		ok 'peer show: policy load-aware (knob), SHARE column' \
+			sh -c "mrcctl peer show $o | grep -q 'policy load-aware (knob)' &&
+			       mrcctl peer show $o | grep -q SHARE"
+		ok 'unknown class refused by the kernel' \
+			refused 'unknown traffic class' \
+			mrcctl class set 9 rails rxe1:1
+		ok 'rail that does not exist refused' \
+			refused 'no such rail' mrcctl class set latency rails rxe7:1
+		ok 'weight above 100 refused (netlink)' \
+			refused 'rail weight above 100' \
+			mrcctl rail set rxe1:1 weight 101
+		ok 'weight above 100 refused (sysfs)' \
+			sh -c '! echo 101 > /sys/kernel/mrc/rails/rxe1:1/weight'
+		ok 'rail set rxe1:1 weight 0' mrcctl rail set rxe1:1 weight 0
+		ok_eq 'sysfs shows weight 0' 0 \
+			"$(cat /sys/kernel/mrc/rails/rxe1:1/weight)"
+		ok 'class only on rails of weight 0 refused' \
+			refused 'weight 0' mrcctl class set latency rails rxe1:1
+		ok 'weight back to 100 (sysfs)' \
+			sh -c 'echo 100 > /sys/kernel/mrc/rails/rxe1:1/weight'
+		ok 'peer set: unknown policy refused by the kernel' \
+			refused 'unknown scheduling policy' \
+			mrcctl peer set "$o" policy 7
+		ok 'peer set round-robin, then default' \
+			sh -c "mrcctl peer set $o policy round-robin &&
+			       mrcctl peer show $o | grep -q 'policy round-robin (peer)' &&
+			       mrcctl peer set $o policy default &&
+			       mrcctl peer show $o | grep -q 'policy load-aware (knob)'"
+	fi
+	barrier config-done 300
+
+	# ---- slow plane: netem on plane 1 of both nodes ----
+	ok 'netem delay 5ms 1ms on eth1' \
+		tc qdisc add dev eth1 root netem delay 5ms 1ms
+	policy 0
+	barrier rr 120
+	if is_node 1; then
+		ok "4 KiB lat x $LAT_N, round-robin, slow plane" \
+			lat_run /tmp/lat.rr
+	fi
+	barrier rr-done 300
+	policy 3
+	barrier la 120
+	if is_node 1; then
+		ok "4 KiB lat x $LAT_N, load-aware, slow plane" \
+			lat_run /tmp/lat.la
+	fi
+	barrier la-done 300
+	ok 'netem removed' tc qdisc del dev eth1 root
+	barrier unimpaired 120
+	if is_node 1; then
+		ok "4 KiB lat x $LAT_N, load-aware, no delay" \
+			lat_run /tmp/lat.un
+		diag "4 KiB request/response, usec   p50      p95      p99"
+		for t in rr la un; do
+			diag "$(printf '%-30s %8s %8s %8s' "$t" \
+				"$(lat_of /tmp/lat.$t p50_us)" \
+				"$(lat_of /tmp/lat.$t p95_us)" \
+				"$(lat_of /tmp/lat.$t p99_us)")"
+		done
+		rr=$(lat_of /tmp/lat.rr p95_us)
+		la=$(lat_of /tmp/lat.la p95_us)
+		un=$(lat_of /tmp/lat.un p95_us)
+		ok "load-aware p95 at least ${MIN_GAIN}x below round-robin's" \
+			awk -v a="$la" -v b="$rr" -v g="$MIN_GAIN" \
+			'BEGIN { exit !(a * g <= b) }'
+		diag "p95 round-robin / load-aware = $(awk -v a="$la" -v b="$rr" \
+			'BEGIN { printf "%.2f", b / a }') (issue target >= 3);" \
+		     "load-aware / unimpaired = $(awk -v a="$la" -v b="$un" \
+			'BEGIN { printf "%.2f", a / b }') (target <= 1.5)"
+	fi
+	barrier slow-done 300
+
+	# ---- recovery: delay removed mid-transfer (node 1 sends) ----
+	if is_node 1; then
+		tc qdisc add dev eth1 root netem delay 5ms 1ms
+		mrc-perf -c 2 -p $PORT bw -m 65536 -n 3000 -w 16 \
+			> /tmp/bw.rec 2>&1 &
+		pid=$!
+		_sleep 1.5
+		tc qdisc del dev eth1 root
+		t0=$(now_ms)
+		p0=$(rail_tx "$r0" default)
+		p1=$(rail_tx "$r1" default)
+		share=
+		for i in $(seq 1 20); do
+			_sleep 0.1
+			s0=$(rail_tx "$r0" default)
+			s1=$(rail_tx "$r1" default)
+			t=$(( $(now_ms) - t0 ))
+			if [ $((s0 + s1 - p0 - p1)) -gt 0 ]; then
+				share=$(( 100 * (s1 - p1) / (s0 + s1 - p0 - p1) ))
+				diag "+${t} ms: plane 1 carried ${share}% of $((s0 + s1 - p0 - p1)) DATA packets"
+				[ "$share" -ge 30 ] && break
+			fi
+			p0=$s0
+			p1=$s1
+		done
+		ok "plane 1 carries >= 30% again within 1.5 s (+${t} ms)" \
+			test "${share:-0}" -ge 30 -a "$t" -le 1500
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	barrier recovery-done 300
+
+	# ---- isolation: bulk on plane 0, latency on plane 1 (node 1) ----
+	if is_node 1; then
+		ok 'class set bulk rails rxe0:1' mrcctl class set bulk rails rxe0:1
+		ok 'class set latency rails rxe1:1' \
+			mrcctl class set latency rails rxe1:1
+		ok 'class show' sh -c "mrcctl class show | grep -q 'class latency rails rxe1:1'"
+		s0=$(rail_tx "$r0" bulk) s1=$(rail_tx "$r1" bulk)
+		p0=$(rail_tx "$r0" latency) p1=$(rail_tx "$r1" latency)
+		mrc-perf -c 2 -p $PORT -C bulk bw -m 65536 -n 1000 -w 16 \
+			> /tmp/bw.iso 2>&1 &
+		pid=$!
+		ok "latency class ping-pong during a bulk transfer" \
+			lat_run /tmp/lat.iso -C latency
+		ok 'bulk transfer completes' wait "$pid"
+		diag "latency class under bulk, isolated: p50 $(lat_of /tmp/lat.iso p50_us)" \
+		     "p99 $(lat_of /tmp/lat.iso p99_us) us"
+		ok_eq 'no bulk packet on plane 1' 0 $(( $(rail_tx "$r1" bulk) - s1 ))
+		ok 'bulk packets on plane 0' test $(( $(rail_tx "$r0" bulk) - s0 )) -gt 0
+		ok_eq 'no latency packet on plane 0' 0 \
+			$(( $(rail_tx "$r0" latency) - p0 ))
+		ok 'latency packets on plane 1' \
+			test $(( $(rail_tx "$r1" latency) - p1 )) -gt 0
+		# Plane 1 down: a class mapped to no live rail is refused, and
+		# latency traffic falls back to plane 0.
+		ip link set eth1 down
+		wait_for 'rail rxe1:1 down' 10 \
+			grep -qv active /sys/kernel/mrc/rails/rxe1:1/state
+		ok 'class mapped to no live rail refused' \
+			refused 'no live rail' \
+			mrcctl class set background rails rxe1:1
+		ok 'latency class falls back to plane 0 (20 x 4 KiB)' \
+			mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 20
+		ok 'peer fallbacks counted' sh -c \
+			"[ \$(mrcctl -j peer show $o | jq '.[0].fallbacks') -gt 0 ]"
+		ip link set eth1 up
+		wait_for "16 paths to node$o active again" 60 all_active "$o"
+		ok 'classes back to all rails' sh -c \
+			'mrcctl class set bulk rails all && mrcctl class set latency rails all'
+	fi
+	barrier isolation-done 300
+
+	# ---- live policy change mid-transfer (node 1) ----
+	if is_node 1; then
+		mrc-perf -c 2 -p $PORT bw -m 65536 -n 600 -w 16 > /tmp/bw.live 2>&1 &
+		pid=$!
+		for i in 0 3 1 2 3 0 3; do
+			_sleep 0.3
+			policy "$i"
+		done
+		ok 'transfer with live policy changes completes' wait "$pid"
+		ok_eq 'no message failed' 0 \
+			"$(awk '$1 == "tx_failed" { print $2 }' $D/mrc/msg)"
+		wait_for 'per policy tag: sent == acked + lost + released' 30 \
+			tags_consistent
+		diag "$(cat $D/mrc/sched)"
+		mrcctl peer show "$o" | sed 's/^/# /'
+	fi
+	barrier live-done 300
+	if is_node 2; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	barrier server-down 60
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+mrc_test_main "$@"
