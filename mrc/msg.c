@@ -434,6 +434,7 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 	struct mrc_tx_msg *m;
 	u16 seg = 0;
 	bool no_path = false;
+	u32 blocked = 0;	/* sched: classes with no path this run */
 
 	/* sched: the live configuration, copied once per run (schedcfg.c) */
 	mrc_schedcfg_params(&sp, mp->policy);
@@ -441,6 +442,9 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 	list_for_each_entry(m, &mp->txq, node) {
 		u32 idx;
 
+		/* sched: a class waiting for its rails blocks only itself */
+		if (blocked & BIT(m->cls))
+			continue;
 		if (m->seg != seg) {
 			seg = m->seg;
 			n = mrc_msg_paths(peer, seg);
@@ -476,6 +480,7 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 			}
 			if (pi < 0) {
 				no_path = true;
+				blocked |= BIT(m->cls);
 				break;
 			}
 			if (err == -EAGAIN) {
@@ -499,8 +504,6 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 			if (retrans)
 				ms_inc(MS_TX_RETRANS);
 		}
-		if (no_path)
-			break;
 	}
 	if (no_path && !mp->stuck_ns)
 		mp->stuck_ns = cb->now ? cb->now : 1;

@@ -62,6 +62,16 @@ void mrc_schedcfg_params(struct mrc_sched_params *sp, u8 peer_policy)
 	spin_unlock_bh(&mrc_schedcfg_lock);
 	sp->policy = peer_policy < MRC_SCHED_POLICY_NR ? peer_policy :
 		     mrc_knob(MRC_KNOB_sched_policy);
+	/*
+	 * A class whose rails still have live paths (assumed bad after a
+	 * loss or a timeout, probed) waits this long for one of them to
+	 * answer before it falls back (sched.h): a quarter of the
+	 * peer_timeout_ms knob (750 ms by default), so that a class whose
+	 * rails silently stopped working falls back well before its
+	 * messages would fail.  A loaded rxe rail answers in tens of ms.
+	 */
+	sp->fallback_grace_ns = mrc_knob(MRC_KNOB_peer_timeout_ms) / 4 *
+				NSEC_PER_MSEC;
 }
 
 u64 mrc_schedcfg_class(u32 cls)
@@ -182,7 +192,7 @@ void mrc_schedcfg_count_tx(u32 id, u32 cls, u32 policy)
  *   rail <id> weight <w> tx_default <n> tx_latency <n> tx_bulk <n>
  *   tx_background <n>
  * then one line per class: class <name> rails <hex mask | all>.
- * Before those: "policy <knob>", and per policy tag
+ * Before those: "policy <knob>", and one line per policy tag:
  *   tag <policy> sent <n> acked <n> lost <n> released <n>
  */
 static int mrc_schedcfg_show(struct seq_file *s, void *unused)

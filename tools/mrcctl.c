@@ -4170,6 +4170,53 @@ static void peer__plain(void)
 	opt.stats = false;
 }
 
+/* sched: policy line, SHARE and INFL_BYTES (WEIGHT, TX_BYTES with -s). */
+static void peer__sched(void)
+{
+	char buf[2048], *got;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest, *pn;
+	unsigned int i;
+
+	reset_state();
+	nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 2, &nest);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_POLICY, MRC_SCHED_POLICY_MIN_LATENCY);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_POLICY_NOW,
+			 MRC_SCHED_POLICY_MIN_LATENCY);
+	mnl_attr_put_u64(nlh, MRC_PEER_A_FALLBACKS, 7);
+	mnl_attr_put_u64(nlh, MRC_PEER_A_EXPLORES, 9);
+	for (i = 0; i < 2; i++) {
+		pn = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
+		mnl_attr_put_u32(nlh, MRC_PATH_A_PLANE, i);
+		mnl_attr_put_u32(nlh, MRC_PATH_A_ENTROPY, 0);
+		mnl_attr_put_u8(nlh, MRC_PATH_A_STATE, MRC_PATH_STATE_ACTIVE);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_TX_BYTES, i ? 3000 : 1000);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_INFLIGHT_BYTES, 4040 * i);
+		mnl_attr_put_u32(nlh, MRC_PATH_A_WEIGHT, i ? 50 : 100);
+		mnl_attr_nest_end(nlh, pn);
+	}
+	mnl_attr_nest_end(nlh, nest);
+	got = peer_show_of(nlh);
+	CHECK(got && strstr(got,
+			    "    policy min-latency (peer)  fallbacks 7  explores 9\n"));
+	CHECK(got && strstr(got, "  INFLIGHT  SHARE  INFL_BYTES\n"));
+	CHECK(got && strstr(got, "  25.0%  0\n") && strstr(got, "  75.0%  4040\n"));
+	free(got);
+	opt.stats = true;
+	got = peer_show_of(nlh);
+	CHECK(got && strstr(got, "  SHARE  INFL_BYTES  WEIGHT  TX_BYTES\n"));
+	CHECK(got && strstr(got, "  75.0%  4040        50      3000\n"));
+	free(got);
+	opt.stats = false;
+	opt.json = true;
+	got = peer_show_of(nlh);
+	CHECK(got && strstr(got, "\"policy\":\"min-latency\",\"policy_from\":\"peer\","
+			    "\"fallbacks\":7,\"explores\":9"));
+	CHECK(got && strstr(got, "\"inflight_bytes\":4040,\"tx_bytes\":3000,\"weight\":50}"));
+	free(got);
+	opt.json = false;
+}
+
 static void peer__plain_minimal(void)
 {
 	char buf[1024], *got;
@@ -5325,6 +5372,7 @@ static const struct {
 	T(rail__filter),
 	T(peer__plain),
 	T(peer__plain_minimal),
+	T(peer__sched),
 	T(peer__json),
 	T(peer__list_sorted),
 	T(peer__malformed),
