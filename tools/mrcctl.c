@@ -2669,6 +2669,8 @@ static const char *event_name(u8 cmd)
 		return "peer_removed";
 	case MRC_CMD_PATH_STATE:
 		return "path_state";
+	case MRC_CMD_CLASS_FALLBACK:
+		return "class_fallback";
 	}
 	return "unknown";
 }
@@ -2791,6 +2793,72 @@ static void event_print_json(u8 cmd, const char *ts, const struct rail *r,
 	jw_obj_close(&w);
 }
 
+/* sched: a class-fallback event's class nest. */
+struct class_ev {
+	u32 id, node;
+	u8 fallback;
+};
+
+static int class_ev_cb(const struct nlattr *a, void *data)
+{
+	struct class_ev *c = data;
+	unsigned int t = mnl_attr_get_type(a);
+
+	if (t == MRC_CLASS_A_ID || t == MRC_CLASS_A_NODE) {
+		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			return bad_attr("class", t);
+		*(t == MRC_CLASS_A_ID ? &c->id : &c->node) =
+			mnl_attr_get_u32(a);
+	} else if (t == MRC_CLASS_A_FALLBACK) {
+		if (mnl_attr_validate(a, MNL_TYPE_U8) < 0)
+			return bad_attr("class", t);
+		c->fallback = mnl_attr_get_u8(a);
+	}
+	return MNL_CB_OK;
+}
+
+static const char *class_name(u32 id);
+
+/*
+ * "[class fallback] node 2 class latency: on other rails" or "...: back
+ * on its rails"; JSON {"event":"class_fallback","node":2,...}.
+ */
+static int class_event_print(const struct mrc_msg *m)
+{
+	struct class_ev c = { 0 };
+	char ts[64];
+	struct jw w;
+
+	if (!m->nest[MRC_A_CLASS] ||
+	    mnl_attr_parse_nested(m->nest[MRC_A_CLASS], class_ev_cb, &c) < 0) {
+		if (!m->nest[MRC_A_CLASS])
+			nlerr_set(EPROTO, "class_fallback event without a class");
+		return -1;
+	}
+	if (opt.timestamp)
+		timestamp_str(ts, sizeof(ts));
+	if (opt.json) {
+		jw_init(&w, out, false);
+		jw_obj_open(&w);
+		if (opt.timestamp)
+			jw_kv_str(&w, "timestamp", ts);
+		jw_kv_str(&w, "event", "class_fallback");
+		jw_kv_u64(&w, "node", c.node);
+		jw_kv_str(&w, "class", class_name(c.id));
+		jw_key(&w, "fallback");
+		jw_bool(&w, c.fallback);
+		jw_obj_close(&w);
+	} else {
+		if (opt.timestamp)
+			fprintf(out, "[%s] ", ts);
+		fprintf(out, "[class fallback] node %u class %s: %s\n", c.node,
+			class_name(c.id),
+			c.fallback ? "on other rails" : "back on its rails");
+	}
+	fflush(out);
+	return 0;
+}
+
 /* Decodes and prints one event message.  0, or -1 (nlerr set). */
 static int event_print(const struct nlmsghdr *nlh)
 {
@@ -2804,6 +2872,8 @@ static int event_print(const struct nlmsghdr *nlh)
 
 	if (mrc_msg_parse(nlh, &m))
 		return -1;
+	if (m.cmd == MRC_CMD_CLASS_FALLBACK)	/* sched */
+		return mon_filter & MON_PEER ? class_event_print(&m) : 0;
 	is_rail = m.cmd == MRC_CMD_RAIL_ADDED ||
 		  m.cmd == MRC_CMD_RAIL_REMOVED || m.cmd == MRC_CMD_RAIL_STATE;
 	is_peer = m.cmd == MRC_CMD_PEER_ADDED ||
@@ -3015,6 +3085,11 @@ static const char *const class_names[] = {
 	[MRC_CLASS_BULK]	= "bulk",
 	[MRC_CLASS_BACKGROUND]	= "background",
 };
+
+static const char *class_name(u32 id)
+{
+	return id < ARRAY_SIZE(class_names) ? class_names[id] : "unknown";
+}
 
 static const char *sched_policy_name(u64 v)
 {
