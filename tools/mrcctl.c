@@ -4764,6 +4764,32 @@ static void event__json(void)
 	free(got);
 }
 
+/* sched: class-fallback events, plain and JSON, and the peer filter. */
+static void event__class_fallback(void)
+{
+	char buf[1024], *got;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	reset_state();
+	nlh = mk_nest(buf, MRC_CMD_CLASS_FALLBACK, MRC_A_CLASS, &nest);
+	mnl_attr_put_u32(nlh, MRC_CLASS_A_ID, MRC_CLASS_LATENCY);
+	mnl_attr_put_strz(nlh, MRC_CLASS_A_NAME, "latency");
+	mnl_attr_put_u32(nlh, MRC_CLASS_A_NODE, 2);
+	mnl_attr_put_u8(nlh, MRC_CLASS_A_FALLBACK, 1);
+	mnl_attr_nest_end(nlh, nest);
+	CHECK_EVENT(nlh, "[class fallback] node 2 class latency: on other rails\n");
+	opt.json = true;
+	got = event_of(nlh);
+	CHECK_STR(got, "{\"event\":\"class_fallback\",\"node\":2,"
+		  "\"class\":\"latency\",\"fallback\":true}\n");
+	free(got);
+	opt.json = false;
+	mon_filter = MON_RAIL;
+	CHECK_EVENT(nlh, "");
+	mon_filter = MON_ALL;
+}
+
 static void event__peer_plain(void)
 {
 	char buf[8192], buf2[1024], *got;
@@ -5448,6 +5474,7 @@ static const struct {
 	T(peer__plain),
 	T(peer__plain_minimal),
 	T(peer__sched),
+	T(event__class_fallback),
 	T(peer__json),
 	T(peer__list_sorted),
 	T(peer__malformed),

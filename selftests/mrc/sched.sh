@@ -20,7 +20,8 @@
 #    (debugfs mrc/sched) show no bulk packet on plane 1 and no latency
 #    packet on plane 0; latency p50/p95/p99 reported with and without
 #    isolation; with plane 1 down a class set on it alone is refused and
-#    latency traffic falls back to plane 0 (peer fallbacks counter);
+#    latency traffic falls back to plane 0 (peer fallbacks counter,
+#    class_fallback events in mrcctl monitor, out and back);
 #  - live policy change: the policy changes every 0.3 s during a bulk
 #    transfer; it completes, no message fails, and per policy tag
 #    sent == acked + lost + released.
@@ -279,6 +280,8 @@ run_guest() {
 			test $(( $(tx "$r1" latency) - p1 )) -gt 0
 		# Plane 1 down: a class mapped to no live rail is refused, and
 		# latency traffic falls back to plane 0.
+		mrcctl monitor peer > /tmp/mon.log 2>&1 &
+		p=$!
 		ip link set eth1 down
 		wait_for 'rail rxe1:1 down' 10 \
 			grep -qv active /sys/kernel/mrc/rails/rxe1:1/state
@@ -291,6 +294,15 @@ run_guest() {
 			"[ \$(mrcctl -j peer show $o | jq '.[0].fallbacks') -gt 0 ]"
 		ip link set eth1 up
 		wait_for "16 paths to node$o active again" 60 all_active "$o"
+		ok 'latency class back on plane 1 (5 x 4 KiB)' \
+			mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 5
+		wait_for 'monitor: class_fallback events, out and back' 10 \
+			grep -q 'class latency: back on its rails' /tmp/mon.log
+		ok 'monitor: latency fell back to other rails' \
+			grep -q '\[class fallback\] node 2 class latency: on other rails' \
+			/tmp/mon.log
+		kill "$p"
+		wait "$p" 2>/dev/null
 		ok 'classes back to all rails' sh -c \
 			'mrcctl class set bulk rails all && mrcctl class set latency rails all'
 	fi
