@@ -32,6 +32,9 @@ PORT=18515
 MIN_GAIN=${MRC_SCHED_MIN_GAIN:-1.3}
 LAT_N=${MRC_SCHED_LAT_N:-200}
 RECOVER_MS=${MRC_SCHED_RECOVER_MS:-1500}
+# Optional (bench/sched): a background-class transfer of this many MiB
+# next to a latency-class ping-pong; 0 = skipped (the default, CI).
+BG_MB=${MRC_SCHED_BACKGROUND_MB:-0}
 D=/sys/kernel/debug
 
 peer_add() {
@@ -66,6 +69,11 @@ tx_read() {
 	done
 }
 tx() { echo "${TX[$1,$2]:-0}"; }	# tx RAIL CLASS (after tx_read)
+# The figures as markdown, for bench/sched: $MRC_SHARED/sched-results.md
+md() { printf '%s\n' "$@" >> "$MRC_SHARED/sched-results.md"; }
+md_lat() {	# md_lat LABEL FILE [EXTRA]
+	md "| $1 | $(lat_of "$2" p50_us) | $(lat_of "$2" p95_us) | $(lat_of "$2" p99_us) | ${3:-} |"
+}
 refused() {	# refused TEXT CMD...: fails, and says TEXT
 	local out
 	out=$("$@" 2>&1) && { echo "accepted: $*"; return 1; }
@@ -85,11 +93,38 @@ tags_consistent() {
 	[ $bad = 0 ] && [ $seen -ge 3 ]
 }
 
+# Background class (bench/sched only): BG_MB x 1 MiB on plane 0 next to
+# a latency-class ping-pong on plane 1; p99 against the unloaded one.
+background_run() {
+	local pid rc t0 t1
+
+	ok 'class set background rails rxe0:1' \
+		mrcctl class set background rails rxe0:1
+	t0=$SECONDS
+	mrc-perf -c 2 -p $PORT -C background -j bw -m 1048576 -n "$BG_MB" -w 8 \
+		> /tmp/bw.bg 2>&1 &
+	pid=$!
+	ok "latency ping-pong next to a $BG_MB MiB background transfer" \
+		lat_run /tmp/lat.bg -C latency
+	wait "$pid"
+	rc=$?
+	t1=$SECONDS
+	ok_eq "background transfer of $BG_MB MiB completes" 0 "$rc"
+	md "" "## Background: $BG_MB MiB (1 MiB messages) in the background class on plane 0, latency class on plane 1" "" \
+	   "| latency class | p50 us | p95 us | p99 us | note |" "|---|---|---|---|---|"
+	md_lat "alone (no bulk)" /tmp/lat.un
+	md_lat "next to the background transfer" /tmp/lat.bg \
+		"transfer took $((t1 - t0)) s, rc $rc"
+	diag "$(cat /tmp/bw.bg)"
+	mrcctl class set background rails all
+}
+
 run_guest() {
 	local n=$MRC_NODE o=$((3 - MRC_NODE)) pid r0 r1 t0 t i s0 s1 p0 p1 s
 	local rr la un share rc d0 d1 p t1 samples
 
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
+	is_node 1 && : > "$MRC_SHARED/sched-results.md"
 	ok_eq 'sched_policy knob defaults to load-aware (3)' 3 \
 		"$(cat /sys/kernel/mrc/sched_policy)"
 	ok "add peer node$o on both planes" peer_add "$o"
@@ -148,6 +183,7 @@ run_guest() {
 		tx_read; d0=$(( $(tx "$r0" default) - s0 ))
 		d1=$(( $(tx "$r1" default) - s1 ))
 		diag "round-robin: plane 0 sent $d0, plane 1 $d1 DATA packets"
+		RR_SHARE="$((100 * d1 / (d0 + d1 ? d0 + d1 : 1)))% of $((d0 + d1))"
 		ok 'round-robin: the slow plane carries >= 35% of the packets' \
 			test $((100 * d1)) -ge $((35 * (d0 + d1)))
 	fi
@@ -161,6 +197,7 @@ run_guest() {
 		tx_read; d0=$(( $(tx "$r0" default) - s0 ))
 		d1=$(( $(tx "$r1" default) - s1 ))
 		diag "load-aware: plane 0 sent $d0, plane 1 $d1 DATA packets"
+		LA_SHARE="$((100 * d1 / (d0 + d1 ? d0 + d1 : 1)))% of $((d0 + d1))"
 		ok 'load-aware: the slow plane carries <= 10% of the packets' \
 			test $((100 * d1)) -le $((10 * (d0 + d1)))
 	fi
@@ -170,6 +207,12 @@ run_guest() {
 	if is_node 1; then
 		ok "4 KiB lat x $LAT_N, load-aware, no delay" \
 			lat_run /tmp/lat.un
+		md "## Slow path: netem delay 5ms 1ms on plane 1, 4 KiB request/response x $LAT_N" "" \
+		   "| policy | p50 us | p95 us | p99 us | plane 1 share (node 1 DATA) |" \
+		   "|---|---|---|---|---|"
+		md_lat round-robin /tmp/lat.rr "$RR_SHARE"
+		md_lat load-aware /tmp/lat.la "$LA_SHARE"
+		md_lat "load-aware, delay removed" /tmp/lat.un
 		diag "4 KiB request/response, usec   p50      p95      p99"
 		for t in rr la un; do
 			diag "$(printf '%-30s %8s %8s %8s' "$t" \
@@ -228,6 +271,8 @@ run_guest() {
 			[ -n "$t1" ] && [ "$share" -ge 30 ] && break
 		done
 		diag "$(printf '%s\n' "${samples[@]}")"
+		md "" "## Recovery: plane 1's share of a 4 KiB ping-pong's DATA packets" ""
+		md "${samples[@]/#/    }"
 		ok "with the delay, plane 1 carried <= 15% (at most $s%)" \
 			test "$s" -le 15
 		t=$(( (t - t1) / 1000 ))
@@ -264,6 +309,11 @@ run_guest() {
 			lat_run /tmp/lat.iso -C latency
 		wait "$pid"
 		ok_eq 'bulk transfer (isolated) completes' 0 $?
+		md "" "## Isolation: latency-class 4 KiB ping-pong x $LAT_N next to a bulk-class transfer (400 x 64 KiB)" "" \
+		   "| latency class | p50 us | p95 us | p99 us |" "|---|---|---|---|"
+		md_lat "alone (no bulk)" /tmp/lat.un
+		md_lat "with bulk, no isolation" /tmp/lat.noiso
+		md_lat "with bulk, bulk on plane 0, latency on plane 1" /tmp/lat.iso
 		diag "latency class, usec            p50      p95      p99"
 		for t in un noiso iso; do
 			diag "$(printf '%-30s %8s %8s %8s' "$t" \
@@ -303,6 +353,9 @@ run_guest() {
 			/tmp/mon.log
 		kill "$p"
 		wait "$p" 2>/dev/null
+		if [ "$BG_MB" -gt 0 ]; then
+			background_run
+		fi
 		ok 'classes back to all rails' sh -c \
 			'mrcctl class set bulk rails all && mrcctl class set latency rails all'
 	fi
