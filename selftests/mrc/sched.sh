@@ -243,11 +243,20 @@ run_guest() {
 		mrc-perf -c 2 -p $PORT lat -m 4096 -n 100000 > /tmp/lat.rec 2>&1 &
 		pid=$!
 		# Plane 1's share of node 1's DATA packets per interval of
-		# >= 0.1 s and >= 10 packets, from ~0.8 s before the delay goes
-		# until plane 1 is back (or ~3 s after); the first second lets
-		# plane 1's srtt catch up with the delay.
-		_sleep 1
+		# >= 0.1 s and >= 10 packets, from ~0.7 s before the delay goes
+		# until plane 1 is back (or ~3 s after).  First 300 packets
+		# (at most 20 s) let plane 1's srtt catch up with the delay: on
+		# a loaded host the ping-pong may crawl.
 		tx_read; p0=$(tx "$r0" default) p1=$(tx "$r1" default)
+		t0=$SECONDS
+		while :; do
+			_sleep 0.2
+			tx_read; s0=$(tx "$r0" default) s1=$(tx "$r1" default)
+			[ $((s0 + s1 - p0 - p1)) -ge 300 ] && break
+			[ $((SECONDS - t0)) -ge 20 ] && break
+		done
+		p0=$s0 p1=$s1
+		rr=0 la=0	# packets on plane 1 / in all, with the delay
 		t0=${EPOCHREALTIME/./}
 		t1=
 		share=
@@ -267,13 +276,14 @@ run_guest() {
 			p0=$s0 p1=$s1
 			share=$(( 100 * d1 / (d0 + d1) ))
 			samples+=("+$(( (t - t0) / 1000 )) ms: plane 1 ${share}% of $((d0 + d1)) DATA packets")
-			[ -z "$t1" ] && [ "$share" -gt "$s" ] && s=$share
+			[ -z "$t1" ] && rr=$((rr + d1)) la=$((la + d0 + d1))
 			[ -n "$t1" ] && [ "$share" -ge 30 ] && break
 		done
+		s=$(( la ? 100 * rr / la : 100 ))
 		diag "$(printf '%s\n' "${samples[@]}")"
 		md "" "## Recovery: plane 1's share of a 4 KiB ping-pong's DATA packets" ""
 		md "${samples[@]/#/    }"
-		ok "with the delay, plane 1 carried <= 15% (at most $s%)" \
+		ok "with the delay, plane 1 carried <= 15% ($s% of $la)" \
 			test "$s" -le 15
 		t=$(( (t - t1) / 1000 ))
 		# The issue asks for 1 s; the bound adds the sampling slack of
