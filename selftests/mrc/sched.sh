@@ -35,6 +35,15 @@ RECOVER_MS=${MRC_SCHED_RECOVER_MS:-1500}
 # Optional (bench/sched): a background-class transfer of this many MiB
 # next to a latency-class ping-pong; 0 = skipped (the default, CI).
 BG_MB=${MRC_SCHED_BACKGROUND_MB:-0}
+# The guests get the script's arguments, not the environment: bench/sched
+# passes lat_n=N bg_mb=M recover_ms=T.
+for a in "$@"; do
+	case $a in
+	lat_n=*) LAT_N=${a#*=} ;;
+	bg_mb=*) BG_MB=${a#*=} ;;
+	recover_ms=*) RECOVER_MS=${a#*=} ;;
+	esac
+done
 D=/sys/kernel/debug
 
 peer_add() {
@@ -71,8 +80,8 @@ tx_read() {
 tx() { echo "${TX[$1,$2]:-0}"; }	# tx RAIL CLASS (after tx_read)
 # The figures as markdown, for bench/sched: $MRC_SHARED/sched-results.md
 md() { printf '%s\n' "$@" >> "$MRC_SHARED/sched-results.md"; }
-md_lat() {	# md_lat LABEL FILE [EXTRA]
-	md "| $1 | $(lat_of "$2" p50_us) | $(lat_of "$2" p95_us) | $(lat_of "$2" p99_us) | ${3:-} |"
+md_lat() {	# md_lat LABEL FILE [EXTRA column]
+	md "| $1 | $(lat_of "$2" p50_us) | $(lat_of "$2" p95_us) | $(lat_of "$2" p99_us) |${3+ $3 |}"
 }
 refused() {	# refused TEXT CMD...: fails, and says TEXT
 	local out
@@ -112,7 +121,7 @@ background_run() {
 	ok_eq "background transfer of $BG_MB MiB completes" 0 "$rc"
 	md "" "## Background: $BG_MB MiB (1 MiB messages) in the background class on plane 0, latency class on plane 1" "" \
 	   "| latency class | p50 us | p95 us | p99 us | note |" "|---|---|---|---|---|"
-	md_lat "alone (no bulk)" /tmp/lat.un
+	md_lat "alone (no bulk)" /tmp/lat.un ""
 	md_lat "next to the background transfer" /tmp/lat.bg \
 		"transfer took $((t1 - t0)) s, rc $rc"
 	diag "$(cat /tmp/bw.bg)"
@@ -212,7 +221,7 @@ run_guest() {
 		   "|---|---|---|---|---|"
 		md_lat round-robin /tmp/lat.rr "$RR_SHARE"
 		md_lat load-aware /tmp/lat.la "$LA_SHARE"
-		md_lat "load-aware, delay removed" /tmp/lat.un
+		md_lat "load-aware, delay removed" /tmp/lat.un ""
 		diag "4 KiB request/response, usec   p50      p95      p99"
 		for t in rr la un; do
 			diag "$(printf '%-30s %8s %8s %8s' "$t" \
