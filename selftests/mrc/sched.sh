@@ -231,9 +231,20 @@ run_guest() {
 		done
 		rr=$(lat_of /tmp/lat.rr p50_us)
 		la=$(lat_of /tmp/lat.la p50_us)
-		ok "load-aware p50 at least ${MIN_GAIN}x below round-robin's" \
-			awk -v a="$la" -v b="$rr" -v g="$MIN_GAIN" \
-			'BEGIN { exit !(a * g <= b) }'
+		un=$(lat_of /tmp/lat.un p50_us)
+		# Load-aware put (almost) nothing on the slow plane (checked
+		# above), so its p50 should be near the undelayed one; if it is
+		# far above, the host's load drowned the 5 ms and the latency
+		# comparison says nothing (seen with a load average of 12 on 2
+		# cores): skipped, not passed.
+		if awk -v a="$la" -v u="$un" 'BEGIN { exit !(a > 1.3 * u) }'; then
+			skip "load-aware p50 at least ${MIN_GAIN}x below round-robin's" \
+			     "host too noisy: load-aware p50 $la us > 1.3 x undelayed $un us"
+		else
+			ok "load-aware p50 at least ${MIN_GAIN}x below round-robin's" \
+				awk -v a="$la" -v b="$rr" -v g="$MIN_GAIN" \
+				'BEGIN { exit !(a * g <= b) }'
+		fi
 		rr=$(lat_of /tmp/lat.rr p95_us)
 		la=$(lat_of /tmp/lat.la p95_us)
 		un=$(lat_of /tmp/lat.un p95_us)
