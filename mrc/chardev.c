@@ -72,6 +72,7 @@ struct mrc_dev_file {
 
 	u64 rcvbuf;			/* READ_ONCE */
 	u32 sndwin;			/* READ_ONCE */
+	u32 cls;			/* READ_ONCE: MRC_OPT_CLASS */
 	atomic_t outstanding;		/* sends accepted, done() not run */
 	atomic64_t tx_queued;		/* their payload bytes (dev_sndbuf_mb) */
 	atomic_t err;			/* pending send error (-errno) or 0 */
@@ -308,8 +309,8 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 		err = PTR_ERR(data);
 		goto free_tx;
 	}
-	err = mrc_send(ep, h.dst_node, h.dst_port, data, h.len, mrc_dev_sent,
-		       tx);
+	err = mrc_send_class(ep, READ_ONCE(f->cls), h.dst_node, h.dst_port,
+			     data, h.len, mrc_dev_sent, tx);
 	kvfree(data);
 	if (err)
 		goto free_tx;
@@ -431,6 +432,11 @@ static int mrc_dev_setopt(struct mrc_dev_file *f, void __user *arg)
 		WRITE_ONCE(f->sndwin, o.value);
 		wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
 		return 0;
+	case MRC_OPT_CLASS:
+		if (o.value > MRC_CLASS_BACKGROUND)
+			return -EINVAL;
+		WRITE_ONCE(f->cls, o.value);
+		return 0;
 	case MRC_OPT_PORT:
 	case MRC_OPT_NODE:
 		return -EPERM;
@@ -461,6 +467,9 @@ static int mrc_dev_getopt(struct mrc_dev_file *f, void __user *arg)
 		break;
 	case MRC_OPT_NODE:
 		o.value = mrc_knob(MRC_KNOB_node_id);
+		break;
+	case MRC_OPT_CLASS:
+		o.value = READ_ONCE(f->cls);
 		break;
 	default:
 		return -ENOPROTOOPT;

@@ -44,6 +44,9 @@
 	/* privilege.sh: bounds one /dev/mrc endpoint's send memory */	\
 	X(dev_sndbuf_mb, MRC_CONFIG_A_DEV_SNDBUF_MB, 1, 65536, 256, 0,	\
 	  "MiB",							\
-	  "most payload bytes one /dev/mrc endpoint has sent but not completed")
+	  "most payload bytes one /dev/mrc endpoint has sent but not completed")	\
+	X(sched_policy, MRC_CONFIG_A_SCHED_POLICY, 0, 3, 3, 0, "",	\
+	  "path scheduling policy: 0 round-robin, 1 min-inflight, "	\
+	  "2 min-latency, 3 load-aware")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

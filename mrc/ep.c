@@ -26,6 +26,7 @@
 
 struct mrc_ep {
 	u16 port;
+	u8 cls;				/* traffic class of mrc_send() */
 	const struct mrc_ep_ops *ops;
 	void *ctx;
 	refcount_t ref;			/* table + deliveries in progress */
@@ -79,19 +80,45 @@ u16 mrc_ep_port(const struct mrc_ep *ep)
 }
 EXPORT_SYMBOL_GPL(mrc_ep_port);
 
-int mrc_send(struct mrc_ep *ep, u32 node, u16 port, const void *buf, u32 len,
-	     void (*done)(void *ctx, int status), void *ctx)
+int mrc_send_class(struct mrc_ep *ep, unsigned int cls, u32 node, u16 port,
+		   const void *buf, u32 len,
+		   void (*done)(void *ctx, int status), void *ctx)
 {
 	int err;
 
 	might_sleep();
+	if (cls >= MRC_SCHED_CLASS_NR)
+		return -EINVAL;
 	atomic_inc(&ep->pending);
-	err = mrc_msg_send(ep, ep->port, node, port, buf, len, done, ctx);
+	err = mrc_msg_send(ep, ep->port, node, port, cls, buf, len, done, ctx);
 	if (err)
 		mrc_ep_sent_done(ep);
 	return err;
 }
+EXPORT_SYMBOL_GPL(mrc_send_class);
+
+int mrc_send(struct mrc_ep *ep, u32 node, u16 port, const void *buf, u32 len,
+	     void (*done)(void *ctx, int status), void *ctx)
+{
+	return mrc_send_class(ep, READ_ONCE(ep->cls), node, port, buf, len,
+			      done, ctx);
+}
 EXPORT_SYMBOL_GPL(mrc_send);
+
+int mrc_ep_set_class(struct mrc_ep *ep, unsigned int cls)
+{
+	if (cls >= MRC_SCHED_CLASS_NR)
+		return -EINVAL;
+	WRITE_ONCE(ep->cls, cls);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(mrc_ep_set_class);
+
+unsigned int mrc_ep_class(const struct mrc_ep *ep)
+{
+	return READ_ONCE(ep->cls);
+}
+EXPORT_SYMBOL_GPL(mrc_ep_class);
 
 /* A send of @ep is over (its done() returned, or it was refused). */
 void mrc_ep_sent_done(struct mrc_ep *ep)

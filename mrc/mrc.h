@@ -161,6 +161,11 @@ void mrc_nl_peer_event(struct mrc_peer *peer, u8 cmd);
 /* Under peer->lock (any context): a path of @link changed state. */
 void mrc_nl_path_event(struct mrc_peer *peer, struct mrc_peer_link *link,
 		       unsigned int i, u8 prev);
+/*
+ * Any context (GFP_ATOMIC): class @cls's traffic to @node now falls back
+ * to rails outside its set (@fallback) or is back on its own rails.
+ */
+void mrc_nl_class_event(u32 node, u32 cls, bool fallback);
 /* Sends the knobs whose bit (1 << enum mrc_knob_id) is set in @changed. */
 void mrc_nl_config_event(unsigned long changed);
 

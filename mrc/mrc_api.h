@@ -54,4 +54,21 @@ u16 mrc_ep_port(const struct mrc_ep *ep);
 int mrc_send(struct mrc_ep *ep, u32 node, u16 port, const void *buf, u32 len,
 	     void (*done)(void *ctx, int status), void *ctx);
 
+/*
+ * Traffic classes (uapi enum mrc_class): MRC_CLASS_DEFAULT (0), LATENCY
+ * (1), BULK (2), BACKGROUND (3).  The operator maps each to a set of
+ * rails (mrcctl class set); a class whose rails are all unusable falls
+ * back to the others (and an event says so).
+ *
+ * mrc_ep_set_class() sets the class of the endpoint's later mrc_send()s
+ * (default MRC_CLASS_DEFAULT); -EINVAL for an unknown class.
+ * mrc_send_class() is mrc_send() with a class for this message only;
+ * same returns, plus -EINVAL for an unknown class.
+ */
+int mrc_ep_set_class(struct mrc_ep *ep, unsigned int cls);
+unsigned int mrc_ep_class(const struct mrc_ep *ep);
+int mrc_send_class(struct mrc_ep *ep, unsigned int cls, u32 node, u16 port,
+		   const void *buf, u32 len,
+		   void (*done)(void *ctx, int status), void *ctx);
+
 #endif /* _MRC_API_H */

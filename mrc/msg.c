@@ -85,6 +85,7 @@
 #include "msg.h"
 #include "peer.h"
 #include "reasm.h"
+#include "schedcfg.h"
 #include "txsb.h"
 #include "ud.h"
 
@@ -170,6 +171,7 @@ struct mrc_tx_msg {
 	u32 len;
 	u16 seg;
 	u16 src_port, dst_port;
+	u8 cls;				/* sched: traffic class */
 	void *buf;			/* kvmalloc, len bytes */
 	void *sb_mem;			/* kvmalloc, txsb storage */
 	size_t mem;			/* counted in mrc_tx_bytes_used */
@@ -303,6 +305,8 @@ static void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 	WARN_ON_ONCE(mrc_path_inflight_sub(p, 1,
 					   mrc_msg_pkt_len(cb->m, ev->idx),
 					   cb->how));
+	/* sched: charged to the policy that sent it, not the current one */
+	mrc_schedcfg_count_done(ev->tag, cb->how);
 	if (!WARN_ON_ONCE(!mp->inflight))
 		mp->inflight--;
 	if (cb->how == MRC_PATH_DONE_LOST && cb->congestion &&
@@ -539,16 +543,22 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 {
 	struct mrc_msg_peer *mp = &peer->mp;
 	struct mrc_sched_params sp;
+	struct mrc_sched_res res;
 	unsigned int budget = MRC_MSG_BUDGET, n = 0;
 	struct mrc_tx_msg *m;
 	u16 seg = 0;
 	bool no_path = false;
+	u32 blocked = 0;	/* sched: classes with no path this run */
 
-	mrc_sched_params_default(&sp);
+	/* sched: the live configuration, copied once per run (schedcfg.c) */
+	mrc_schedcfg_params(&sp, mp->policy);
 	mp->ring_full = false;
 	list_for_each_entry(m, &mp->txq, node) {
 		u32 idx;
 
+		/* sched: a class waiting for its rails blocks only itself */
+		if (blocked & BIT(m->cls))
+			continue;
 		if (m->seg != seg) {
 			seg = m->seg;
 			n = mrc_msg_paths(peer, seg);
@@ -565,10 +575,18 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 			}
 			retrans = mrc_txsb_state(&m->sb, idx) == MRC_TXSB_LOST;
 			for (tries = 0; tries < 4; tries++) {
-				pi = mrc_sched_pick(&mp->sched, &sp, mp->paths,
-						    n, cb->now);
+				/* sched: the message's class, this packet's length */
+				pi = mrc_sched_select(&mp->sched, &sp,
+						      mp->paths, n, m->cls,
+						      mrc_msg_pkt_len(m, idx),
+						      cb->now, &res);
 				if (pi < 0)
 					break;
+				if (res.flags & MRC_SCHED_F_FALLBACK_CHANGED)
+					mrc_nl_class_event(peer->node_id,
+							   m->cls,
+							   res.flags &
+							   MRC_SCHED_F_FALLBACK);
 				err = mrc_msg_send_data(peer, m, idx, pi,
 							retrans, cb->now);
 				if (err != -ENETDOWN)
@@ -576,6 +594,7 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 			}
 			if (pi < 0) {
 				no_path = true;
+				blocked |= BIT(m->cls);
 				break;
 			}
 			if (err == -EAGAIN) {
@@ -587,6 +606,10 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 				pr_debug("mrc: send to %u: %d\n",
 					 peer->node_id, err);
 			mrc_txsb_sent(&m->sb, idx, pi, mrc_now_us(cb->now));
+			/* sched: the policy tag, for per-policy counters */
+			mrc_txsb_set_tag(&m->sb, idx, res.policy);
+			mrc_schedcfg_count_tx(mp->paths[pi]->local_rail, m->cls,
+					      res.policy);
 			mrc_path_inflight_add(mp->paths[pi], 1,
 					      mrc_msg_pkt_len(m, idx));
 			mp->inflight++;
@@ -595,8 +618,6 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 			if (retrans)
 				ms_inc(MS_TX_RETRANS);
 		}
-		if (no_path)
-			break;
 	}
 	if (no_path && !mp->stuck_ns)
 		mp->stuck_ns = cb->now ? cb->now : 1;
@@ -690,7 +711,7 @@ static void mrc_msg_push_now(struct mrc_peer *peer)
 }
 
 int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
-		 const void *buf, u32 len,
+		 u8 cls, const void *buf, u32 len,
 		 void (*done)(void *ctx, int status), void *ctx)
 {
 	struct mrc_peer *peer;
@@ -733,6 +754,7 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 	m->seg = seg;
 	m->src_port = src_port;
 	m->dst_port = port;
+	m->cls = cls < MRC_SCHED_CLASS_NR ? cls : MRC_SCHED_CLASS_DEFAULT;
 	sbb = mrc_txsb_storage_bytes(mrc_wire_npkts(len, seg));
 	m->buf = kvmalloc(len, GFP_KERNEL);
 	m->sb_mem = kvmalloc(sbb, GFP_KERNEL);
@@ -1465,6 +1487,7 @@ void mrc_msg_peer_init(struct mrc_peer *peer)
 	mp->epoch = (u32)ktime_get_real_seconds();
 	mp->cwnd = MRC_MSG_WINDOW;
 	mrc_sched_init(&mp->sched);
+	mp->policy = MRC_SCHED_POLICY_GLOBAL;
 	hrtimer_init(&mp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	mp->timer.function = mrc_msg_timer;
 	INIT_WORK(&mp->tx_work, mrc_msg_tx_workfn);
@@ -1561,6 +1584,7 @@ int mrc_msg_init(void)
 			    &mrc_msg_stats_fops);
 	debugfs_create_file("deliveries", 0444, mrc_msg_debugfs, NULL,
 			    &mrc_msg_trace_fops);
+	mrc_schedcfg_init(mrc_msg_debugfs);	/* debugfs mrc/sched */
 	return 0;
 }
 

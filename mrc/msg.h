@@ -27,6 +27,9 @@ struct mrc_msg_peer {
 	u32 epoch;			/* msg_id bits 63..32 */
 	u32 next_seq;			/* msg_id bits 31..0 of the next */
 	struct mrc_sched sched;
+	u8 policy;			/* sched: the peer's own policy, or
+					 * MRC_SCHED_POLICY_GLOBAL (the knob)
+					 */
 	u32 inflight;			/* packets in flight, all messages */
 	u32 cwnd;			/* congestion window, packets */
 	u32 cwnd_acc;			/* acks towards the next increase */
@@ -95,7 +98,7 @@ void mrc_ep_deliver(struct mrc_ep *ep, u32 src_node, u16 src_port,
 		    const void *data, u32 len);
 void mrc_ep_sent_done(struct mrc_ep *ep);
 int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
-		 const void *buf, u32 len,
+		 u8 cls, const void *buf, u32 len,
 		 void (*done)(void *ctx, int status), void *ctx);
 void mrc_ep_exit(void);
 

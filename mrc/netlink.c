@@ -14,6 +14,7 @@
 
 #include "mrc.h"
 #include "peer.h"
+#include "schedcfg.h"
 #include "ud.h"
 
 static struct genl_family mrc_genl_family;
@@ -36,6 +37,8 @@ static const struct nla_policy mrc_rail_policy[MRC_RAIL_A_MAX + 1] = {
 	[MRC_RAIL_A_ID]		= NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_rail_id_range),
 	[MRC_RAIL_A_NAME]	= { .type = NLA_NUL_STRING,
 				    .len = MRC_RAIL_NAME_MAX - 1 },
+	/* range checked by RAIL_SET, with its own extack text */
+	[MRC_RAIL_A_WEIGHT]	= { .type = NLA_U32 },
 };
 
 #define MRC_KNOB_RANGE(n, a, mi, ma, d, f, u, h)			\
@@ -61,12 +64,21 @@ static struct netlink_range_validation mrc_node_range = {
 static const struct nla_policy mrc_peer_policy[MRC_PEER_A_MAX + 1] = {
 	[MRC_PEER_A_NODE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_node_range),
 	[MRC_PEER_A_ADDRS]	= { .type = NLA_NESTED },
+	[MRC_PEER_A_POLICY]	= { .type = NLA_U32 },	/* PEER_SET checks */
+};
+
+/* RAILS holds repeated RAIL strings: checked by mrc_nl_class_set_doit(). */
+static const struct nla_policy mrc_class_policy[MRC_CLASS_A_MAX + 1] = {
+	[MRC_CLASS_A_ID]	= { .type = NLA_U32 },	/* checked, extack */
+	[MRC_CLASS_A_RAILS]	= { .type = NLA_NESTED },
+	[MRC_CLASS_A_ALL]	= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy mrc_policy[MRC_A_MAX + 1] = {
 	[MRC_A_RAIL]	= NLA_POLICY_NESTED(mrc_rail_policy),
 	[MRC_A_CONFIG]	= NLA_POLICY_NESTED(mrc_config_policy),
 	[MRC_A_PEER]	= NLA_POLICY_NESTED(mrc_peer_policy),
+	[MRC_A_CLASS]	= NLA_POLICY_NESTED(mrc_class_policy),
 };
 
 /* ---- message builders ---- */
@@ -91,7 +103,8 @@ static int mrc_nl_put_rail(struct sk_buff *skb, struct mrc_rail *rail,
 	    nla_put_u32(skb, MRC_RAIL_A_MTU, info.mtu) ||
 	    nla_put_u32(skb, MRC_RAIL_A_SPEED, info.speed) ||
 	    nla_put_u8(skb, MRC_RAIL_A_STATE, info.state) ||
-	    nla_put_u32(skb, MRC_RAIL_A_QPS, rail->ud ? rail->ud->nqp : 0))
+	    nla_put_u32(skb, MRC_RAIL_A_QPS, rail->ud ? rail->ud->nqp : 0) ||
+	    nla_put_u32(skb, MRC_RAIL_A_WEIGHT, mrc_schedcfg_weight(rail->id)))
 		goto cancel;
 	if (info.ifindex &&
 	    (nla_put_string(skb, MRC_RAIL_A_NETDEV, info.netdev) ||
@@ -513,6 +526,289 @@ static int mrc_nl_peer_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
+/* ---- scheduling: rail weights, classes, peer policy (issue 5) ---- */
+
+/* extack with a static reason from schedcfg.c / sched.c. */
+static void mrc_nl_why(struct netlink_ext_ack *extack,
+		       const struct nlattr *attr, const char *why)
+{
+	if (extack) {
+		extack->_msg = why;
+		extack->bad_attr = attr;
+	}
+}
+
+static int mrc_nl_rail_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[MRC_RAIL_A_MAX + 1];
+	struct mrc_rail *rail;
+	const char *why;
+	int err;
+
+	err = mrc_nl_parse_nest(info, MRC_A_RAIL, tb, MRC_RAIL_A_MAX,
+				mrc_rail_policy,
+				"rail nest (MRC_A_RAIL) missing");
+	if (err)
+		return err;
+	if (!tb[MRC_RAIL_A_ID] == !tb[MRC_RAIL_A_NAME]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_RAIL],
+				    "give the rail's id or its name (one of them)");
+		return -EINVAL;
+	}
+	if (!tb[MRC_RAIL_A_WEIGHT]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_RAIL],
+				    "nothing to set (MRC_RAIL_A_WEIGHT missing)");
+		return -EINVAL;
+	}
+	mutex_lock(&mrc_rails_lock);
+	rail = mrc_rail_find_locked(tb[MRC_RAIL_A_ID] ?
+				    nla_get_u32(tb[MRC_RAIL_A_ID]) : 0,
+				    tb[MRC_RAIL_A_NAME] ?
+				    nla_data(tb[MRC_RAIL_A_NAME]) : NULL);
+	if (!rail) {
+		mutex_unlock(&mrc_rails_lock);
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[MRC_RAIL_A_NAME] ?: tb[MRC_RAIL_A_ID],
+				    "no such rail");
+		return -ENODEV;
+	}
+	err = mrc_schedcfg_set_weight(rail->id,
+				      nla_get_u32(tb[MRC_RAIL_A_WEIGHT]),
+				      &why);
+	mutex_unlock(&mrc_rails_lock);
+	if (err)
+		mrc_nl_why(info->extack, tb[MRC_RAIL_A_WEIGHT], why);
+	return err;
+}
+
+static int mrc_nl_parse_class(struct genl_info *info,
+			      struct nlattr *tb[MRC_CLASS_A_MAX + 1],
+			      bool need_id)
+{
+	int err;
+
+	err = mrc_nl_parse_nest(info, MRC_A_CLASS, tb, MRC_CLASS_A_MAX,
+				mrc_class_policy,
+				"class nest (MRC_A_CLASS) missing");
+	if (err)
+		return err;
+	if (!tb[MRC_CLASS_A_ID]) {
+		if (!need_id)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_CLASS],
+				    "traffic class (MRC_CLASS_A_ID) missing");
+		return -EINVAL;
+	}
+	if (nla_get_u32(tb[MRC_CLASS_A_ID]) >= MRC_SCHED_CLASS_NR) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_CLASS_A_ID],
+				    "unknown traffic class (latency, bulk, background, default)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Puts one CLASS nest; under mrc_rails_lock (rail names). */
+static int mrc_nl_put_class(struct sk_buff *skb, u32 cls)
+{
+	u64 mask = mrc_schedcfg_class(cls);
+	struct nlattr *nest, *rails;
+	struct mrc_rail *rail;
+
+	lockdep_assert_held(&mrc_rails_lock);
+	nest = nla_nest_start(skb, MRC_A_CLASS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MRC_CLASS_A_ID, cls) ||
+	    nla_put_string(skb, MRC_CLASS_A_NAME, mrc_sched_class_name(cls)))
+		goto cancel;
+	if (mask != MRC_SCHED_RAILS_ALL) {
+		rails = nla_nest_start(skb, MRC_CLASS_A_RAILS);
+		if (!rails)
+			goto cancel;
+		list_for_each_entry(rail, &mrc_rails, node)
+			if (rail->id < MRC_SCHED_MAX_RAILS &&
+			    (mask & BIT_ULL(rail->id)) &&
+			    nla_put_string(skb, MRC_CLASS_A_RAIL, rail->name))
+				goto cancel;
+		nla_nest_end(skb, rails);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int mrc_nl_class_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[MRC_CLASS_A_MAX + 1];
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	err = mrc_nl_parse_class(info, tb, true);
+	if (err)
+		return err;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
+				MRC_CMD_CLASS_GET);
+	mutex_lock(&mrc_rails_lock);
+	err = hdr ? mrc_nl_put_class(msg, nla_get_u32(tb[MRC_CLASS_A_ID])) :
+		    -EMSGSIZE;
+	mutex_unlock(&mrc_rails_lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int mrc_nl_class_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	int err = 0;
+
+	mutex_lock(&mrc_rails_lock);
+	for (; cb->args[0] < MRC_SCHED_CLASS_NR; cb->args[0]++) {
+		void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq, &mrc_genl_family,
+					NLM_F_MULTI, MRC_CMD_CLASS_GET);
+
+		err = hdr ? mrc_nl_put_class(skb, cb->args[0]) : -EMSGSIZE;
+		if (err) {
+			if (hdr)
+				genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	mutex_unlock(&mrc_rails_lock);
+	return err && !skb->len ? err : skb->len;
+}
+
+/*
+ * CLASS_SET: every rail named must exist and have an id below 64, and
+ * at least one of them must be ACTIVE now (a class mapped to no live
+ * rail is refused; rails that die later make the class fall back).
+ */
+static int mrc_nl_class_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[MRC_CLASS_A_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	const struct nlattr *a;
+	struct mrc_rail *rail;
+	unsigned int live = 0;
+	u64 mask = 0;
+	const char *why;
+	int err, rem;
+
+	err = mrc_nl_parse_class(info, tb, true);
+	if (err)
+		return err;
+	if (!tb[MRC_CLASS_A_RAILS] == !tb[MRC_CLASS_A_ALL]) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[MRC_A_CLASS],
+				    "give the class's rails or ALL (one of them)");
+		return -EINVAL;
+	}
+	if (tb[MRC_CLASS_A_ALL]) {
+		err = mrc_schedcfg_set_class(nla_get_u32(tb[MRC_CLASS_A_ID]),
+					     MRC_SCHED_RAILS_ALL, &why);
+		if (err)
+			mrc_nl_why(extack, tb[MRC_CLASS_A_ALL], why);
+		return err;
+	}
+	mutex_lock(&mrc_rails_lock);
+	nla_for_each_nested(a, tb[MRC_CLASS_A_RAILS], rem) {
+		struct mrc_rail_info ri;
+		char name[MRC_RAIL_NAME_MAX];
+
+		if (nla_type(a) != MRC_CLASS_A_RAIL) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "only MRC_CLASS_A_RAIL in RAILS");
+			err = -EINVAL;
+			goto unlock;
+		}
+		if (nla_strscpy(name, a, sizeof(name)) < 0) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "rail name too long");
+			err = -EINVAL;
+			goto unlock;
+		}
+		rail = mrc_rail_find_locked(0, name);
+		if (!rail) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "no such rail");
+			err = -ENODEV;
+			goto unlock;
+		}
+		if (rail->id >= MRC_SCHED_MAX_RAILS) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "rail id above 63 cannot be in a class");
+			err = -EINVAL;
+			goto unlock;
+		}
+		mask |= BIT_ULL(rail->id);
+		mrc_rail_get_info(rail, &ri);
+		if (ri.state == MRC_RAIL_STATE_ACTIVE)
+			live++;
+	}
+	if (!mask) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_CLASS_A_RAILS],
+				    "traffic class mapped to no rail");
+		err = -EINVAL;
+		goto unlock;
+	}
+	if (!live) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MRC_CLASS_A_RAILS],
+				    "traffic class mapped to no live rail (none is active)");
+		err = -ENETDOWN;
+		goto unlock;
+	}
+	err = mrc_schedcfg_set_class(nla_get_u32(tb[MRC_CLASS_A_ID]), mask,
+				     &why);
+	if (err)
+		mrc_nl_why(extack, tb[MRC_CLASS_A_RAILS], why);
+unlock:
+	mutex_unlock(&mrc_rails_lock);
+	return err;
+}
+
+static int mrc_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[MRC_PEER_A_MAX + 1];
+	struct mrc_peer *peer;
+	u32 pol;
+	int err;
+
+	err = mrc_nl_parse_peer(info, tb);
+	if (err)
+		return err;
+	if (!tb[MRC_PEER_A_POLICY]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_PEER],
+				    "nothing to set (MRC_PEER_A_POLICY missing)");
+		return -EINVAL;
+	}
+	pol = nla_get_u32(tb[MRC_PEER_A_POLICY]);
+	if (pol >= MRC_SCHED_POLICY_NR && pol != MRC_SCHED_POLICY_GLOBAL) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_PEER_A_POLICY],
+				    "unknown scheduling policy");
+		return -EINVAL;
+	}
+	peer = mrc_peer_get(nla_get_u32(tb[MRC_PEER_A_NODE]));
+	if (!peer) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_PEER_A_NODE],
+				    "no such peer");
+		return -ENOENT;
+	}
+	/* Live: the next tx_work run picks with it (msg.c, schedcfg.c). */
+	spin_lock_bh(&peer->lock);
+	peer->mp.policy = pol;
+	spin_unlock_bh(&peer->lock);
+	mrc_peer_put(peer);
+	return 0;
+}
+
 static const struct genl_small_ops mrc_genl_ops[] = {
 	{
 		.cmd	= MRC_CMD_RAIL_GET,
@@ -542,6 +838,26 @@ static const struct genl_small_ops mrc_genl_ops[] = {
 		.cmd	= MRC_CMD_PEER_GET,
 		.doit	= mrc_nl_peer_get_doit,
 		.dumpit	= mrc_nl_peer_get_dumpit,
+	},
+	{
+		.cmd	= MRC_CMD_CLASS_GET,
+		.doit	= mrc_nl_class_get_doit,
+		.dumpit	= mrc_nl_class_get_dumpit,
+	},
+	{
+		.cmd	= MRC_CMD_CLASS_SET,
+		.doit	= mrc_nl_class_set_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MRC_CMD_RAIL_SET,
+		.doit	= mrc_nl_rail_set_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MRC_CMD_PEER_SET,
+		.doit	= mrc_nl_peer_set_doit,
+		.flags	= GENL_ADMIN_PERM,
 	},
 };
 
@@ -653,6 +969,28 @@ void mrc_nl_path_event(struct mrc_peer *peer, struct mrc_peer_link *link,
 	nest = nla_nest_start(msg, MRC_A_PEER);
 	if (nest && !nla_put_u32(msg, MRC_PEER_A_NODE, peer->node_id) &&
 	    !mrc_peer_fill_path(msg, link, i, prev)) {
+		nla_nest_end(msg, nest);
+		err = 0;
+	}
+	mrc_nl_event_send(msg, hdr, err, GFP_ATOMIC);
+}
+
+void mrc_nl_class_event(u32 node, u32 cls, bool fallback)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+	int err = -EMSGSIZE;
+
+	msg = mrc_nl_event_new(NLMSG_GOODSIZE, MRC_CMD_CLASS_FALLBACK,
+			       GFP_ATOMIC, &hdr);
+	if (!msg)
+		return;
+	nest = nla_nest_start(msg, MRC_A_CLASS);
+	if (nest && !nla_put_u32(msg, MRC_CLASS_A_ID, cls) &&
+	    !nla_put_string(msg, MRC_CLASS_A_NAME, mrc_sched_class_name(cls)) &&
+	    !nla_put_u32(msg, MRC_CLASS_A_NODE, node) &&
+	    !nla_put_u8(msg, MRC_CLASS_A_FALLBACK, fallback)) {
 		nla_nest_end(msg, nest);
 		err = 0;
 	}

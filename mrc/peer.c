@@ -53,6 +53,7 @@
 
 #include "mrc.h"
 #include "peer.h"
+#include "schedcfg.h"
 #include "ud.h"
 
 static DEFINE_MUTEX(mrc_peers_lock);	/* writers of mrc_peers */
@@ -869,6 +870,15 @@ int mrc_peer_fill_path(struct sk_buff *skb, struct mrc_peer_link *link,
 	    nla_put_u32(skb, MRC_PATH_A_SRTT_US,
 			div_u64(p->rtt.srtt_ns, NSEC_PER_USEC)))
 		goto cancel;
+	/* sched (issue 5): load and weight of the path */
+	if (link->ah &&
+	    (nla_put_u64_64bit(skb, MRC_PATH_A_INFLIGHT_BYTES,
+			       p->inflight_bytes, MRC_PATH_A_PAD) ||
+	     nla_put_u64_64bit(skb, MRC_PATH_A_TX_BYTES, p->stats.tx_bytes,
+			       MRC_PATH_A_PAD) ||
+	     nla_put_u32(skb, MRC_PATH_A_WEIGHT,
+			 mrc_schedcfg_weight(p->local_rail))))
+		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
 cancel:
@@ -880,12 +890,30 @@ int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
 {
 	struct nlattr *nest, *addrs;
 	unsigned int l, i, active = 0;
+	u64 fallbacks, explores;
+	u8 policy;
 	int err = -EMSGSIZE;
 
 	nest = nla_nest_start(skb, MRC_A_PEER);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, MRC_PEER_A_NODE, peer->node_id))
+		goto cancel;
+	/* sched (issue 5): the peer's policy and scheduler counters */
+	spin_lock_bh(&peer->lock);
+	policy = peer->mp.policy;
+	fallbacks = peer->mp.sched.fallbacks;
+	explores = peer->mp.sched.explores;
+	spin_unlock_bh(&peer->lock);
+	if ((policy != MRC_SCHED_POLICY_GLOBAL &&
+	     nla_put_u32(skb, MRC_PEER_A_POLICY, policy)) ||
+	    nla_put_u32(skb, MRC_PEER_A_POLICY_NOW,
+			policy < MRC_SCHED_POLICY_NR ? policy :
+			mrc_knob(MRC_KNOB_sched_policy)) ||
+	    nla_put_u64_64bit(skb, MRC_PEER_A_FALLBACKS, fallbacks,
+			      MRC_PEER_A_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_PEER_A_EXPLORES, explores,
+			      MRC_PEER_A_PAD))
 		goto cancel;
 	addrs = nla_nest_start(skb, MRC_PEER_A_ADDRS);
 	if (!addrs)

@@ -38,6 +38,7 @@
 #include "mrc.h"
 #include "names.h"
 #include "peer.h"
+#include "schedcfg.h"
 #include "ud.h"
 
 /* Protects mrc_rails, mrc_rails_gen, mrc_rails_count and rail info updates. */
@@ -312,6 +313,7 @@ void mrc_rail_release(struct kobject *kobj)
 	struct mrc_rail *rail = container_of(kobj, struct mrc_rail, kobj);
 
 	free_percpu(rail->pcpu);
+	mrc_schedcfg_rail_gone(rail->id);	/* before the id is reused */
 	ida_free(&mrc_rail_ida, rail->id);
 	kfree(rail);
 }

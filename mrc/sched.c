@@ -57,6 +57,7 @@ void mrc_sched_params_default(struct mrc_sched_params *sp)
 	sp->recent_ns = MRC_SCHED_DEF_RECENT_NS;
 	sp->explore_every = MRC_SCHED_DEF_EXPLORE_EVERY;
 	sp->explore_ns = MRC_SCHED_DEF_EXPLORE_NS;
+	sp->fallback_grace_ns = 0;
 	for (i = 0; i < MRC_SCHED_MAX_RAILS; i++)
 		sp->weight[i] = MRC_SCHED_WEIGHT_DEF;
 	for (i = 0; i < MRC_SCHED_CLASS_NR; i++)
@@ -73,6 +74,10 @@ int mrc_sched_params_check(const struct mrc_sched_params *sp, const char **why)
 	}
 	if (sp->recent_ns > MRC_SCHED_RECENT_MAX_NS) {
 		*why = "recent interval above 4 s";
+		return -EINVAL;
+	}
+	if (sp->fallback_grace_ns > MRC_SCHED_EXPLORE_MAX_NS) {
+		*why = "class fallback grace above 4 s";
 		return -EINVAL;
 	}
 	if (sp->explore_ns > MRC_SCHED_EXPLORE_MAX_NS) {
@@ -317,6 +322,23 @@ static int mrc_sched_best(struct mrc_sched *s, const struct mrc_sched_ctx *c,
 	return best < 0 ? -EAGAIN : best;
 }
 
+/* Whether class c->cls has a live path: not DEAD or DENIED, weight > 0. */
+static bool mrc_sched_class_alive(const struct mrc_sched_ctx *c)
+{
+	const struct mrc_path *p;
+	u32 i;
+
+	for (i = 0; i < c->n; i++) {
+		p = c->paths[i];
+		if (p && p->state != MRC_PATH_DEAD &&
+		    p->state != MRC_PATH_DENIED &&
+		    mrc_sched_in_class(c->sp, c->cls, p) &&
+		    mrc_sched_weight(c->sp, p))
+			return true;
+	}
+	return false;
+}
+
 static int mrc_sched_run(struct mrc_sched *s, const struct mrc_sched_ctx *c,
 			 u8 *flags)
 {
@@ -348,6 +370,13 @@ int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
 
 	idx = mrc_sched_run(s, &c, &flags);
 	if (idx == -EAGAIN && sp->class_rails[cls] != MRC_SCHED_RAILS_ALL) {
+		/* Live class paths: wait out the grace (see sched.h). */
+		if (sp->fallback_grace_ns && mrc_sched_class_alive(&c)) {
+			if (!s->nocand_ns[cls] || s->nocand_ns[cls] > now)
+				s->nocand_ns[cls] = now ? now : 1;
+			if (now - s->nocand_ns[cls] < sp->fallback_grace_ns)
+				return -EAGAIN;
+		}
 		c.any_rail = true;
 		idx = mrc_sched_run(s, &c, &flags);
 		if (idx >= 0)
@@ -355,6 +384,8 @@ int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
 	}
 	if (idx < 0)
 		return idx;
+	if (!(flags & MRC_SCHED_F_FALLBACK))
+		s->nocand_ns[cls] = 0;
 
 	bit = 1u << cls;
 	if (!(flags & MRC_SCHED_F_FALLBACK) != !(s->fallback & bit)) {

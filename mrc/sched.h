@@ -17,6 +17,14 @@
  *     (MRC_SCHED_F_FALLBACK; MRC_SCHED_F_FALLBACK_CHANGED on the first
  *     such pick and on the first pick back on the class's own rails, so
  *     that the caller emits one event per transition, not per packet).
+ *     With fallback_grace_ns set, a class whose rails still have live
+ *     paths (PROBING or ASSUMED_BAD: not DEAD, not DENIED, weight > 0)
+ *     waits instead (-EAGAIN) until it has had no candidate for that
+ *     long: a loss or a timeout on the class's rails (the path is probed
+ *     and normally back within an RTT) does not send its traffic onto
+ *     the other classes' rails; rails that die (every class path DEAD,
+ *     DENIED or gone) fall back at once, and a class whose live paths
+ *     never answer falls back after the grace.
  *  3. Policy: which of the remaining paths wins.
  *
  * Accounting: the scheduler only chooses.  The caller sends on the chosen
@@ -135,11 +143,15 @@ struct mrc_sched_params {
 	u8 weight[MRC_SCHED_MAX_RAILS];
 	/* Rail set of each class: bit r = local rail id r. */
 	u64 class_rails[MRC_SCHED_CLASS_NR];
+	/* Class fallback grace (see step 2), <= 4 s; 0 = at once. */
+	u32 fallback_grace_ns;
 };
 
 /*
- * Defaults.  Policy: round-robin until the kernel caller passes packet
- * lengths and classes (then load-aware).  Exploration: at most 1 pick in
+ * Defaults.  Policy: round-robin here; the kernel passes packet lengths
+ * and classes and takes its policy from the sched_policy knob, whose
+ * default is load-aware (schedcfg.c).  Class fallback grace: 0 here; the
+ * kernel uses a quarter of peer_timeout_ms.  Exploration: at most 1 pick in
  * 128 (0.8% of the traffic: below a p99, so a latency class's p99 is not
  * made of exploration picks), for paths silent for 50 ms.  A recovered
  * path is measured again within 50 ms + 128 picks per stale path (and an
@@ -179,6 +191,10 @@ struct mrc_sched {
 	u32 round;		/* round-robin: the weighted round */
 	u32 explore;		/* picks since the last exploration (sat.) */
 	u32 fallback;		/* bit c: class c's last pick fell back */
+	u64 nocand_ns[MRC_SCHED_CLASS_NR];	/* since when class c's rails
+						 * have had live paths but no
+						 * candidate (0: not so)
+						 */
 	u64 picks[MRC_SCHED_POLICY_NR];	/* successful picks by policy */
 	u64 fallbacks;		/* picks with F_FALLBACK */
 	u64 explores;		/* picks with F_EXPLORE */
@@ -226,7 +242,8 @@ u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len);
  * the path's index (also in @res, with the policy tag and flags), -EAGAIN
  * if no path may be used now, not even by falling back (the caller waits:
  * probes are already due), or -EINVAL for an unknown policy or class or
- * n > INT_MAX; on error @res and @s are untouched.  Without a class
+ * n > INT_MAX; on error @res is untouched, and so is @s except the
+ * fallback grace's start (nocand_ns).  Without a class
  * (MRC_SCHED_CLASS_DEFAULT mapped to all rails), one scan of @paths.
  */
 int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,

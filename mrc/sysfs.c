@@ -16,6 +16,7 @@
 
 #include "mrc.h"
 #include "names.h"
+#include "schedcfg.h"
 #include "ud.h"
 #include "wire.h"
 
@@ -208,6 +209,35 @@ static ssize_t inject_qp_error_store(struct kobject *kobj,
 	return err ?: count;
 }
 
+/* sched: the rail's scheduling weight, 0 (never) .. 100 (schedcfg.c). */
+static ssize_t weight_show(struct kobject *kobj, struct kobj_attribute *a,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", mrc_schedcfg_weight(to_rail(kobj)->id));
+}
+
+static ssize_t weight_store(struct kobject *kobj, struct kobj_attribute *a,
+			    const char *buf, size_t count)
+{
+	const char *why;
+	unsigned int w;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	err = kstrtouint(buf, 0, &w);
+	if (err)
+		return err;
+	err = mrc_schedcfg_set_weight(to_rail(kobj)->id, w, &why);
+	if (err) {
+		pr_info_ratelimited("mrc: %s: weight %u refused: %s\n",
+				    to_rail(kobj)->name, w, why);
+		return err;
+	}
+	return count;
+}
+
+static struct kobj_attribute mrc_rail_attr_weight = __ATTR_RW(weight);
 static struct kobj_attribute mrc_rail_attr_qpns = __ATTR_RO(qpns);
 static struct kobj_attribute mrc_rail_attr_inject_qp_error =
 	__ATTR_WO(inject_qp_error);
@@ -225,6 +255,7 @@ static struct attribute *mrc_rail_info_attrs[] = {
 	&mrc_rail_attr_state.attr.attr,
 	&mrc_rail_attr_qps.attr.attr,
 	&mrc_rail_attr_qpns.attr,
+	&mrc_rail_attr_weight.attr,
 	&mrc_rail_attr_inject_qp_error.attr,
 	NULL
 };

@@ -14,6 +14,9 @@
 #define MRC_TXSB_F_SENT		0x01	/* sent at least once */
 #define MRC_TXSB_F_ACKED	0x02
 #define MRC_TXSB_F_RETX		0x04	/* sent more than once (Karn) */
+/* Bits 3-4: the caller's tag of the last send (the scheduling policy). */
+#define MRC_TXSB_TAG_SHIFT	3
+#define MRC_TXSB_TAG_MASK	(MRC_TXSB_TAG_MAX << MRC_TXSB_TAG_SHIFT)
 
 size_t mrc_txsb_storage_bytes(u32 npkts)
 {
@@ -72,10 +75,20 @@ static void mrc_txsb_report(const struct mrc_txsb *sb, u32 idx,
 		.path = sb->path[idx],
 		.inflight = inflight,
 		.retrans = !!(sb->flags[idx] & MRC_TXSB_F_RETX),
+		.tag = (sb->flags[idx] & MRC_TXSB_TAG_MASK) >>
+		       MRC_TXSB_TAG_SHIFT,
 	};
 
 	if (fn)
 		fn(arg, &ev);
+}
+
+void mrc_txsb_set_tag(struct mrc_txsb *sb, u32 idx, u8 tag)
+{
+	if (idx >= sb->npkts || tag > MRC_TXSB_TAG_MAX)
+		return;
+	sb->flags[idx] = (sb->flags[idx] & ~MRC_TXSB_TAG_MASK) |
+			 tag << MRC_TXSB_TAG_SHIFT;
 }
 
 u32 mrc_txsb_next(struct mrc_txsb *sb)

@@ -76,6 +76,7 @@ struct mrc_txsb_event {
 	u8	path;		/* path of its last send */
 	bool	inflight;
 	bool	retrans;
+	u8	tag;		/* mrc_txsb_set_tag() of its last send */
 };
 
 typedef void (*mrc_txsb_fn)(void *arg, const struct mrc_txsb_event *ev);
@@ -161,6 +162,14 @@ u32 mrc_txsb_lose_path(struct mrc_txsb *sb, u8 path, mrc_txsb_fn fn,
  */
 u32 mrc_txsb_lose_older(struct mrc_txsb *sb, u32 before_us, mrc_txsb_fn fn,
 			void *arg);
+
+/*
+ * Tags packet @idx's last send with @tag (0..MRC_TXSB_TAG_MAX; e.g. the
+ * scheduling policy that chose its path), reported in its events until
+ * it is tagged again.  Ignored if @idx or @tag is out of range.
+ */
+#define MRC_TXSB_TAG_MAX	3
+void mrc_txsb_set_tag(struct mrc_txsb *sb, u32 idx, u8 tag);
 
 /* State of packet @idx (< npkts). */
 enum mrc_txsb_pkt_state mrc_txsb_state(const struct mrc_txsb *sb, u32 idx);

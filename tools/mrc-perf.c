@@ -81,6 +81,9 @@ static void set_opt(int fd, uint32_t opt, uint64_t val)
 		die("MRC_IOC_SETOPT");
 }
 
+/* -C: traffic class of every endpoint (MRC_OPT_CLASS), -1 = unset. */
+static int ep_class = -1;
+
 static int ep_open(uint16_t port, uint32_t sndwin, uint64_t rcvbuf)
 {
 	struct mrc_dev_bind b = { .size = sizeof(b), .port = port };
@@ -95,6 +98,8 @@ static int ep_open(uint16_t port, uint32_t sndwin, uint64_t rcvbuf)
 	}
 	set_opt(fd, MRC_OPT_SNDWIN, sndwin);
 	set_opt(fd, MRC_OPT_RCVBUF, rcvbuf);
+	if (ep_class >= 0)
+		set_opt(fd, MRC_OPT_CLASS, ep_class);
 	return fd;
 }
 
@@ -575,7 +580,7 @@ static void usage(int code)
 	fprintf(code ? stderr : stdout,
 		"usage: mrc-perf -s [-p PORT]\n"
 		"       mrc-perf -c NODE [-p PORT] bw|lat [-m SIZE | -a] [-n ITERS]\n"
-		"                [-w WINDOW] [-e ENDPOINTS] [-j]\n"
+		"                [-w WINDOW] [-e ENDPOINTS] [-C CLASS] [-j]\n"
 		"  -s            server: sink and acknowledge (bw), echo (lat)\n"
 		"  -c NODE       client of the server on node NODE\n"
 		"  -p PORT       server port (default %u)\n"
@@ -584,6 +589,8 @@ static void usage(int code)
 		"  -n ITERS      messages per size (default 1000)\n"
 		"  -w WINDOW     bw: sends outstanding per endpoint (default 64)\n"
 		"  -e ENDPOINTS  bw: client endpoints sharing ITERS (default 1)\n"
+		"  -C CLASS      traffic class of the endpoints: default, latency,\n"
+		"                bulk, background (or 0..3)\n"
 		"  -j            JSON on stdout\n"
 		"  -D PATH       device (default /dev/mrc)\n"
 		"bw prints BW in MB/s (10^6 B/s) from the first send until the\n"
@@ -614,8 +621,20 @@ int main(int argc, char **argv)
 	bool server = false, client = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "sc:p:m:an:w:e:jD:h")) != -1) {
+	while ((c = getopt(argc, argv, "sc:p:m:an:w:e:jD:C:h")) != -1) {
 		switch (c) {
+		case 'C': {
+			static const char *const cls[] = {
+				"default", "latency", "bulk", "background",
+			};
+			unsigned int i;
+
+			for (i = 0; i < 4 && strcmp(optarg, cls[i]); i++)
+				;
+			ep_class = i < 4 ? (int)i :
+				   (int)num(optarg, 0, 255, "class");
+			break;
+		}
 		case 's':
 			server = true;
 			break;

@@ -1031,7 +1031,8 @@ static int top_attr_cb(const struct nlattr *a, void *data)
 	struct mrc_msg *m = data;
 	unsigned int t = mnl_attr_get_type(a);
 
-	if (t != MRC_A_RAIL && t != MRC_A_CONFIG && t != MRC_A_PEER)
+	if (t != MRC_A_RAIL && t != MRC_A_CONFIG && t != MRC_A_PEER &&
+	    t != MRC_A_CLASS)
 		return MNL_CB_OK;
 	if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
 		return bad_attr("top-level", t);
@@ -1372,6 +1373,7 @@ static void usage_rail(FILE *f)
 {
 	fprintf(f,
 		"Usage: mrcctl [OPTIONS] rail [ show [ [dev] DEV | id ID ] ]\n"
+		"       mrcctl rail set IBDEV:PORT weight W\n"
 		"       mrcctl rail help\n"
 		"where  DEV := { IBDEV:PORT | IBDEV | NETDEV }\n"
 		"\n"
@@ -1495,10 +1497,14 @@ static int do_rail_show(int argc, char **argv)
 	return 0;
 }
 
+static int do_rail_set(int argc, char **argv);
+
 static int do_rail(int argc, char **argv)
 {
 	if (argc < 1 || matches(argv[0], "show") || matches(argv[0], "list"))
 		return do_rail_show(argc ? argc - 1 : 0, argv + !!argc);
+	if (matches(argv[0], "set") && strlen(argv[0]) >= 2)	/* sched */
+		return do_rail_set(argc - 1, argv + 1);
 	return help_or_unknown(argv[0], usage_rail, "rail");
 }
 
@@ -1523,6 +1529,8 @@ struct path {
 struct peer {
 	u32 present;			/* 1 << MRC_PEER_A_* */
 	u32 node, paths_active;
+	u32 policy, policy_now;		/* sched */
+	u64 fallbacks, explores;
 	unsigned int naddrs;
 	struct peer_addr addrs[PEER_ADDRS_KEPT];
 	struct path *paths;		/* malloc'ed; peer_free() */
@@ -1550,6 +1558,9 @@ static const u8 path_attr_type[MRC_PATH_A_MAX + 1] = {
 	[MRC_PATH_A_TIMEOUTS]		= MNL_TYPE_U64,
 	[MRC_PATH_A_STATE_CHANGES]	= MNL_TYPE_U64,
 	[MRC_PATH_A_PREV_STATE]		= MNL_TYPE_U8,
+	[MRC_PATH_A_INFLIGHT_BYTES]	= MNL_TYPE_U64,
+	[MRC_PATH_A_TX_BYTES]		= MNL_TYPE_U64,
+	[MRC_PATH_A_WEIGHT]		= MNL_TYPE_U32,
 };
 
 static void peer_free(struct peer *p)
@@ -1620,6 +1631,24 @@ static int peer_attr_cb(const struct nlattr *a, void *data)
 			p->node = mnl_attr_get_u32(a);
 		else
 			p->paths_active = mnl_attr_get_u32(a);
+		break;
+	case MRC_PEER_A_POLICY:		/* sched */
+	case MRC_PEER_A_POLICY_NOW:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			return bad_attr("peer", t);
+		if (t == MRC_PEER_A_POLICY)
+			p->policy = mnl_attr_get_u32(a);
+		else
+			p->policy_now = mnl_attr_get_u32(a);
+		break;
+	case MRC_PEER_A_FALLBACKS:
+	case MRC_PEER_A_EXPLORES:
+		if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+			return bad_attr("peer", t);
+		if (t == MRC_PEER_A_FALLBACKS)
+			p->fallbacks = mnl_attr_get_u64(a);
+		else
+			p->explores = mnl_attr_get_u64(a);
 		break;
 	case MRC_PEER_A_ADDRS:
 		if (nest_parse(a, "peer", t, peer_addr_cb, p))
@@ -1711,30 +1740,40 @@ static void fmt_us(char *buf, size_t sz, u64 us)
 }
 
 /* The table of paths: which attribute each column shows and how. */
-enum { PC_NUM, PC_STR, PC_STATE, PC_US };
+enum { PC_NUM, PC_STR, PC_STATE, PC_US, PC_SHARE };
+
+/* sched: tx bytes of all the paths of the peer being printed (SHARE). */
+static u64 share_total;
+static const char *sched_policy_name(u64 v);
 
 static const struct path_col {
 	const char *hdr;
 	unsigned int attr;
 	u8 how;
 	bool stats;		/* only with -s */
+	bool if_sent;		/* only if some path has it (newer kernels) */
 } path_cols[] = {
-	{ "PLANE", MRC_PATH_A_PLANE, PC_NUM, false },
-	{ "RAIL", MRC_PATH_A_RAIL, PC_STR, false },
-	{ "EV", MRC_PATH_A_ENTROPY, PC_NUM, false },
-	{ "LQPN", MRC_PATH_A_LOCAL_QPN, PC_NUM, false },
-	{ "RQPN", MRC_PATH_A_REMOTE_QPN, PC_NUM, false },
-	{ "STATE", MRC_PATH_A_STATE, PC_STATE, false },
-	{ "SRTT", MRC_PATH_A_SRTT_US, PC_US, false },
-	{ "RTO", MRC_PATH_A_RTO_US, PC_US, false },
-	{ "INFLIGHT", MRC_PATH_A_INFLIGHT, PC_NUM, false },
-	{ "TX", MRC_PATH_A_TX_PKTS, PC_NUM, true },
-	{ "ACKED", MRC_PATH_A_ACKED_PKTS, PC_NUM, true },
-	{ "LOST", MRC_PATH_A_LOST_PKTS, PC_NUM, true },
-	{ "PROBES", MRC_PATH_A_PROBES, PC_NUM, true },
-	{ "REPLIES", MRC_PATH_A_REPLIES, PC_NUM, true },
-	{ "TIMEOUTS", MRC_PATH_A_TIMEOUTS, PC_NUM, true },
-	{ "CHANGES", MRC_PATH_A_STATE_CHANGES, PC_NUM, true },
+	{ "PLANE", MRC_PATH_A_PLANE, PC_NUM, false, false },
+	{ "RAIL", MRC_PATH_A_RAIL, PC_STR, false, false },
+	{ "EV", MRC_PATH_A_ENTROPY, PC_NUM, false, false },
+	{ "LQPN", MRC_PATH_A_LOCAL_QPN, PC_NUM, false, false },
+	{ "RQPN", MRC_PATH_A_REMOTE_QPN, PC_NUM, false, false },
+	{ "STATE", MRC_PATH_A_STATE, PC_STATE, false, false },
+	{ "SRTT", MRC_PATH_A_SRTT_US, PC_US, false, false },
+	{ "RTO", MRC_PATH_A_RTO_US, PC_US, false, false },
+	{ "INFLIGHT", MRC_PATH_A_INFLIGHT, PC_NUM, false, false },
+	{ "TX", MRC_PATH_A_TX_PKTS, PC_NUM, true, false },
+	{ "ACKED", MRC_PATH_A_ACKED_PKTS, PC_NUM, true, false },
+	{ "LOST", MRC_PATH_A_LOST_PKTS, PC_NUM, true, false },
+	{ "PROBES", MRC_PATH_A_PROBES, PC_NUM, true, false },
+	{ "REPLIES", MRC_PATH_A_REPLIES, PC_NUM, true, false },
+	{ "TIMEOUTS", MRC_PATH_A_TIMEOUTS, PC_NUM, true, false },
+	{ "CHANGES", MRC_PATH_A_STATE_CHANGES, PC_NUM, true, false },
+	/* sched: share of the peer's bytes sent, load, weight */
+	{ "SHARE", MRC_PATH_A_TX_BYTES, PC_SHARE, false, true },
+	{ "INFL_BYTES", MRC_PATH_A_INFLIGHT_BYTES, PC_NUM, false, true },
+	{ "WEIGHT", MRC_PATH_A_WEIGHT, PC_NUM, true, true },
+	{ "TX_BYTES", MRC_PATH_A_TX_BYTES, PC_NUM, true, true },
 };
 
 #define PATH_NCOLS	ARRAY_SIZE(path_cols)
@@ -1758,9 +1797,22 @@ static void path_cell(const struct path *pa, const struct path_col *c,
 	case PC_US:
 		fmt_us(buf, sz, v);
 		break;
+	case PC_SHARE:	/* this path's part of the peer's bytes sent */
+		snprintf(buf, sz, "%.1f%%",
+			 share_total ? 100.0 * v / share_total : 0.0);
+		break;
 	default:
 		snprintf(buf, sz, "%" PRIu64, v);
 	}
+}
+
+static void share_total_set(const struct peer *p)
+{
+	size_t i;
+
+	share_total = 0;
+	for (i = 0; i < p->npaths; i++)
+		share_total += p->paths[i].v[MRC_PATH_A_TX_BYTES];
 }
 
 static unsigned int peer_count_active(const struct peer *p)
@@ -1795,12 +1847,24 @@ static void peer_print_plain(const struct peer *p)
 		addrs_print(p);
 		fputc('\n', out);
 	}
+	if (PHAS(p, MRC_PEER_A_POLICY_NOW))	/* sched */
+		fprintf(out, "    policy %s (%s)  fallbacks %" PRIu64
+			"  explores %" PRIu64 "\n",
+			sched_policy_name(p->policy_now),
+			PHAS(p, MRC_PEER_A_POLICY) ? "peer" : "knob",
+			p->fallbacks, p->explores);
 	if (!p->npaths)
 		return;
+	share_total_set(p);
 
-	for (c = 0; c < PATH_NCOLS; c++)
-		if (opt.stats || !path_cols[c].stats)
+	for (c = 0; c < PATH_NCOLS; c++) {
+		bool sent = !path_cols[c].if_sent;
+
+		for (i = 0; i < p->npaths && !sent; i++)
+			sent = PHAS(&p->paths[i], path_cols[c].attr);
+		if (sent && (opt.stats || !path_cols[c].stats))
 			col[ncols++] = c;
+	}
 	for (c = 0; c < ncols; c++)
 		w[c] = (int)strlen(path_cols[col[c]].hdr);
 	for (i = 0; i < p->npaths; i++)
@@ -1846,6 +1910,9 @@ static const struct {
 	{ "replies", MRC_PATH_A_REPLIES },
 	{ "timeouts", MRC_PATH_A_TIMEOUTS },
 	{ "state_changes", MRC_PATH_A_STATE_CHANGES },
+	{ "inflight_bytes", MRC_PATH_A_INFLIGHT_BYTES },
+	{ "tx_bytes", MRC_PATH_A_TX_BYTES },
+	{ "weight", MRC_PATH_A_WEIGHT },
 };
 
 static void path_json(struct jw *w, const struct path *pa, bool all_keys)
@@ -1856,7 +1923,8 @@ static void path_json(struct jw *w, const struct path *pa, bool all_keys)
 	for (i = 0; i < ARRAY_SIZE(path_keys); i++) {
 		t = path_keys[i].attr;
 		if (!PHAS(pa, t)) {
-			if (all_keys) {
+			/* sched's keys only when sent (newer kernels) */
+			if (all_keys && t <= MRC_PATH_A_PREV_STATE) {
 				jw_key(w, path_keys[i].key);
 				jw_null(w);
 			}
@@ -1905,6 +1973,13 @@ static void peer_json(struct jw *w, const struct peer *p, bool all_keys)
 		jw_kv_u64(w, "paths_active", p->paths_active);
 	else if (all_keys)
 		jw_kv_str(w, "paths_active", NULL);
+	if (PHAS(p, MRC_PEER_A_POLICY_NOW)) {	/* sched */
+		jw_kv_str(w, "policy", sched_policy_name(p->policy_now));
+		jw_kv_str(w, "policy_from",
+			  PHAS(p, MRC_PEER_A_POLICY) ? "peer" : "knob");
+		jw_kv_u64(w, "fallbacks", p->fallbacks);
+		jw_kv_u64(w, "explores", p->explores);
+	}
 	if (p->npaths || all_keys) {
 		jw_key(w, "paths");
 		jw_arr_open(w);
@@ -1983,6 +2058,7 @@ static void usage_peer(FILE *f)
 		"Usage: mrcctl [OPTIONS] peer [ show [ [node] NODE ] ]\n"
 		"       mrcctl peer add [node] NODE addr ADDR[,ADDR...]\n"
 		"       mrcctl peer del [node] NODE\n"
+		"       mrcctl peer set [node] NODE policy POLICY\n"
 		"       mrcctl peer help\n"
 		"where  NODE := the peer's node id, 1..%u (decimal or 0x hex)\n"
 		"       ADDR := IPv4 or IPv6 address of the peer on one plane;\n"
@@ -2261,6 +2337,8 @@ static int do_peer_del(int argc, char **argv)
 	return 0;
 }
 
+static int do_peer_set(int argc, char **argv);
+
 static int do_peer(int argc, char **argv)
 {
 	if (argc < 1 || matches(argv[0], "show") || matches(argv[0], "list"))
@@ -2269,6 +2347,8 @@ static int do_peer(int argc, char **argv)
 		return do_peer_add(argc - 1, argv + 1);
 	if (matches(argv[0], "del") || matches(argv[0], "delete"))
 		return do_peer_del(argc - 1, argv + 1);
+	if (matches(argv[0], "set") && strlen(argv[0]) >= 2)	/* sched */
+		return do_peer_set(argc - 1, argv + 1);
 	return help_or_unknown(argv[0], usage_peer, "peer");
 }
 
@@ -2589,6 +2669,8 @@ static const char *event_name(u8 cmd)
 		return "peer_removed";
 	case MRC_CMD_PATH_STATE:
 		return "path_state";
+	case MRC_CMD_CLASS_FALLBACK:
+		return "class_fallback";
 	}
 	return "unknown";
 }
@@ -2711,6 +2793,72 @@ static void event_print_json(u8 cmd, const char *ts, const struct rail *r,
 	jw_obj_close(&w);
 }
 
+/* sched: a class-fallback event's class nest. */
+struct class_ev {
+	u32 id, node;
+	u8 fallback;
+};
+
+static int class_ev_cb(const struct nlattr *a, void *data)
+{
+	struct class_ev *c = data;
+	unsigned int t = mnl_attr_get_type(a);
+
+	if (t == MRC_CLASS_A_ID || t == MRC_CLASS_A_NODE) {
+		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			return bad_attr("class", t);
+		*(t == MRC_CLASS_A_ID ? &c->id : &c->node) =
+			mnl_attr_get_u32(a);
+	} else if (t == MRC_CLASS_A_FALLBACK) {
+		if (mnl_attr_validate(a, MNL_TYPE_U8) < 0)
+			return bad_attr("class", t);
+		c->fallback = mnl_attr_get_u8(a);
+	}
+	return MNL_CB_OK;
+}
+
+static const char *class_name(u32 id);
+
+/*
+ * "[class fallback] node 2 class latency: on other rails" or "...: back
+ * on its rails"; JSON {"event":"class_fallback","node":2,...}.
+ */
+static int class_event_print(const struct mrc_msg *m)
+{
+	struct class_ev c = { 0 };
+	char ts[64];
+	struct jw w;
+
+	if (!m->nest[MRC_A_CLASS] ||
+	    mnl_attr_parse_nested(m->nest[MRC_A_CLASS], class_ev_cb, &c) < 0) {
+		if (!m->nest[MRC_A_CLASS])
+			nlerr_set(EPROTO, "class_fallback event without a class");
+		return -1;
+	}
+	if (opt.timestamp)
+		timestamp_str(ts, sizeof(ts));
+	if (opt.json) {
+		jw_init(&w, out, false);
+		jw_obj_open(&w);
+		if (opt.timestamp)
+			jw_kv_str(&w, "timestamp", ts);
+		jw_kv_str(&w, "event", "class_fallback");
+		jw_kv_u64(&w, "node", c.node);
+		jw_kv_str(&w, "class", class_name(c.id));
+		jw_key(&w, "fallback");
+		jw_bool(&w, c.fallback);
+		jw_obj_close(&w);
+	} else {
+		if (opt.timestamp)
+			fprintf(out, "[%s] ", ts);
+		fprintf(out, "[class fallback] node %u class %s: %s\n", c.node,
+			class_name(c.id),
+			c.fallback ? "on other rails" : "back on its rails");
+	}
+	fflush(out);
+	return 0;
+}
+
 /* Decodes and prints one event message.  0, or -1 (nlerr set). */
 static int event_print(const struct nlmsghdr *nlh)
 {
@@ -2724,6 +2872,8 @@ static int event_print(const struct nlmsghdr *nlh)
 
 	if (mrc_msg_parse(nlh, &m))
 		return -1;
+	if (m.cmd == MRC_CMD_CLASS_FALLBACK)	/* sched */
+		return mon_filter & MON_PEER ? class_event_print(&m) : 0;
 	is_rail = m.cmd == MRC_CMD_RAIL_ADDED ||
 		  m.cmd == MRC_CMD_RAIL_REMOVED || m.cmd == MRC_CMD_RAIL_STATE;
 	is_peer = m.cmd == MRC_CMD_PEER_ADDED ||
@@ -2918,6 +3068,361 @@ static int do_monitor(int argc, char **argv)
 /* main                                                                */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* scheduling: class, rail set, peer set (issue 5)                     */
+/* ------------------------------------------------------------------ */
+
+static const char *const sched_policy_names[] = {
+	[MRC_SCHED_POLICY_ROUND_ROBIN]	= "round-robin",
+	[MRC_SCHED_POLICY_MIN_INFLIGHT]	= "min-inflight",
+	[MRC_SCHED_POLICY_MIN_LATENCY]	= "min-latency",
+	[MRC_SCHED_POLICY_LOAD_AWARE]	= "load-aware",
+};
+
+static const char *const class_names[] = {
+	[MRC_CLASS_DEFAULT]	= "default",
+	[MRC_CLASS_LATENCY]	= "latency",
+	[MRC_CLASS_BULK]	= "bulk",
+	[MRC_CLASS_BACKGROUND]	= "background",
+};
+
+static const char *class_name(u32 id)
+{
+	return id < ARRAY_SIZE(class_names) ? class_names[id] : "unknown";
+}
+
+static const char *sched_policy_name(u64 v)
+{
+	return v < ARRAY_SIZE(sched_policy_names) ? sched_policy_names[v] :
+	       "unknown";
+}
+
+/* Index of @s in @names (exact, or a number), or -1. */
+static int name_index(const char *const *names, unsigned int n,
+		      const char *s)
+{
+	unsigned int i;
+	char *end;
+	unsigned long v;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return (int)i;
+	/* A number is passed as is: the kernel judges it (extack). */
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	(void)n;
+	if (!errno && *s && !*end && v <= 255)
+		return (int)v;
+	return -1;
+}
+
+static void usage_class(FILE *f)
+{
+	fprintf(f,
+		"Usage: mrcctl [OPTIONS] class [ show [ CLASS ] ]\n"
+		"       mrcctl class set CLASS rails { RAIL[,RAIL...] | all }\n"
+		"       mrcctl class help\n"
+		"where  CLASS := { default | latency | bulk | background }\n"
+		"       RAIL := IBDEV:PORT, e.g. rxe1:1\n"
+		"\n"
+		"Maps a traffic class to the rails its traffic may use (rail\n"
+		"isolation; all rails by default).  Endpoints choose a class\n"
+		"(/dev/mrc MRC_OPT_CLASS, mrc_ep_set_class()).  A class mapped\n"
+		"to no existing or no active rail is refused; if its rails all\n"
+		"die later, its traffic falls back to the other rails and\n"
+		"\"mrcctl monitor\" shows a class_fallback event.  set needs\n"
+		"CAP_NET_ADMIN.\n");
+}
+
+struct class_row {
+	u32 id;
+	bool all;
+	char rails[1024];
+};
+
+struct class_list {
+	struct class_row v[8];
+	unsigned int n;
+};
+
+static int class_rail_cb(const struct nlattr *a, void *data)
+{
+	struct class_row *c = data;
+	size_t len = strlen(c->rails);
+
+	if (mnl_attr_get_type(a) != MRC_CLASS_A_RAIL)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+		return bad_attr("class rail", MRC_CLASS_A_RAIL);
+	snprintf(c->rails + len, sizeof(c->rails) - len, "%s%s",
+		 len ? "," : "", mnl_attr_get_str(a));
+	return MNL_CB_OK;
+}
+
+static int class_attr_cb(const struct nlattr *a, void *data)
+{
+	struct class_row *c = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case MRC_CLASS_A_ID:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			return bad_attr("class", MRC_CLASS_A_ID);
+		c->id = mnl_attr_get_u32(a);
+		break;
+	case MRC_CLASS_A_RAILS:
+		c->all = false;
+		if (mnl_attr_parse_nested(a, class_rail_cb, c) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int class_list_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct class_list *l = data;
+	const struct nlattr *nest;
+	struct class_row *c;
+
+	if (reply_nest(nlh, MRC_A_CLASS, &nest))
+		return MNL_CB_ERROR;
+	if (!nest || l->n >= ARRAY_SIZE(l->v))
+		return MNL_CB_OK;
+	c = &l->v[l->n];
+	memset(c, 0, sizeof(*c));
+	c->all = true;
+	if (mnl_attr_parse_nested(nest, class_attr_cb, c) < 0)
+		return MNL_CB_ERROR;
+	l->n++;
+	return MNL_CB_OK;
+}
+
+static void class_list_reset(void *data)
+{
+	((struct class_list *)data)->n = 0;
+}
+
+static int do_class_show(int argc, char **argv)
+{
+	struct class_list l = { .n = 0 };
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	char buf[256];
+	unsigned int i;
+	struct jw w;
+	int cls = -1, ret;
+
+	if (argc > 0 && matches(argv[0], "help")) {
+		usage_class(stdout);
+		return 0;
+	}
+	if (argc > 0) {
+		cls = name_index(class_names, ARRAY_SIZE(class_names), argv[0]);
+		if (cls < 0) {
+			fprintf(stderr,
+				"Error: unknown class \"%s\" (default, latency, bulk, background)\n",
+				argv[0]);
+			return 1;
+		}
+		argc--;
+		argv++;
+	}
+	if (argc > 0)
+		return try_help("unexpected argument", argv[0], "class");
+	if (mrc_connect())
+		return 1;
+	if (cls >= 0) {
+		nlh = mrc_put(buf, MRC_CMD_CLASS_GET, NLM_F_ACK);
+		nest = mnl_attr_nest_start(nlh, MRC_A_CLASS);
+		mnl_attr_put_u32(nlh, MRC_CLASS_A_ID, cls);
+		mnl_attr_nest_end(nlh, nest);
+		ret = nl_request(nlh, class_list_cb, &l);
+	} else {
+		ret = mrc_dump(MRC_CMD_CLASS_GET, class_list_cb, &l,
+			       class_list_reset);
+	}
+	if (ret < 0) {
+		nlerr_print();
+		return 1;
+	}
+	if (opt.json) {
+		jw_init(&w, out, opt.pretty);
+		jw_arr_open(&w);
+		for (i = 0; i < l.n; i++) {
+			jw_obj_open(&w);
+			jw_kv_str(&w, "class", l.v[i].id < ARRAY_SIZE(class_names) ?
+				  class_names[l.v[i].id] : "unknown");
+			jw_kv_str(&w, "rails", l.v[i].all ? "all" : l.v[i].rails);
+			jw_obj_close(&w);
+		}
+		jw_arr_close(&w);
+		fputc('\n', out);
+		return 0;
+	}
+	for (i = 0; i < l.n; i++)
+		fprintf(out, "class %s rails %s\n",
+			l.v[i].id < ARRAY_SIZE(class_names) ?
+			class_names[l.v[i].id] : "unknown",
+			l.v[i].all ? "all" : l.v[i].rails);
+	return 0;
+}
+
+static int do_class_set(int argc, char **argv)
+{
+	struct nlattr *nest, *rnest;
+	struct nlmsghdr *nlh;
+	char buf[4096], list[1024], *tok, *save;
+	int cls;
+
+	if (argc > 0 && matches(argv[0], "help")) {
+		usage_class(stdout);
+		return 0;
+	}
+	if (argc != 3 || strcmp(argv[1], "rails")) {
+		fprintf(stderr,
+			"Error: class set needs CLASS rails { RAIL[,RAIL...] | all }, try \"mrcctl class help\"\n");
+		return 1;
+	}
+	cls = name_index(class_names, ARRAY_SIZE(class_names), argv[0]);
+	if (cls < 0) {
+		fprintf(stderr,
+			"Error: unknown class \"%s\" (default, latency, bulk, background)\n",
+			argv[0]);
+		return 1;
+	}
+	if (strlen(argv[2]) >= sizeof(list)) {
+		fprintf(stderr, "Error: rail list too long\n");
+		return 1;
+	}
+	if (mrc_connect())
+		return 1;
+	nlh = mrc_put(buf, MRC_CMD_CLASS_SET, NLM_F_ACK);
+	nest = mnl_attr_nest_start(nlh, MRC_A_CLASS);
+	mnl_attr_put_u32(nlh, MRC_CLASS_A_ID, cls);
+	req_nlabels = 0;
+	if (!strcmp(argv[2], "all")) {
+		mnl_attr_put(nlh, MRC_CLASS_A_ALL, 0, NULL);
+	} else {
+		snprintf(list, sizeof(list), "%s", argv[2]);
+		rnest = mnl_attr_nest_start(nlh, MRC_CLASS_A_RAILS);
+		for (tok = strtok_r(list, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (strlen(tok) >= MRC_RAIL_NAME_MAX) {
+				fprintf(stderr, "Error: rail name \"%s\" too long\n",
+					tok);
+				return 1;
+			}
+			req_label(nlh, "rail %s", tok);
+			mnl_attr_put_strz(nlh, MRC_CLASS_A_RAIL, tok);
+		}
+		mnl_attr_nest_end(nlh, rnest);
+	}
+	mnl_attr_nest_end(nlh, nest);
+	if (nl_request(nlh, NULL, NULL) < 0) {
+		nlerr_print();
+		return 1;
+	}
+	return 0;
+}
+
+static int do_class(int argc, char **argv)
+{
+	if (argc < 1 || matches(argv[0], "show") || matches(argv[0], "list"))
+		return do_class_show(argc ? argc - 1 : 0, argv + !!argc);
+	if (matches(argv[0], "set") && strlen(argv[0]) >= 2)
+		return do_class_set(argc - 1, argv + 1);
+	return help_or_unknown(argv[0], usage_class, "class");
+}
+
+/* mrcctl rail set DEV weight W */
+static int do_rail_set(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	char buf[512], *end;
+	unsigned long w;
+
+	if (argc > 0 && matches(argv[0], "help")) {
+		usage_rail(stdout);
+		return 0;
+	}
+	if (argc > 0 && !strcmp(argv[0], "dev")) {
+		argc--;
+		argv++;
+	}
+	if (argc != 3 || strcmp(argv[1], "weight")) {
+		fprintf(stderr,
+			"Error: rail set needs IBDEV:PORT weight W, try \"mrcctl rail help\"\n");
+		return 1;
+	}
+	errno = 0;
+	w = strtoul(argv[2], &end, 0);
+	if (errno || !*argv[2] || *end || w > 0xffffffffUL) {
+		fprintf(stderr, "Error: bad weight \"%s\" (0..100)\n", argv[2]);
+		return 1;
+	}
+	if (strlen(argv[0]) >= MRC_RAIL_NAME_MAX) {
+		fprintf(stderr, "Error: rail name too long\n");
+		return 1;
+	}
+	if (mrc_connect())
+		return 1;
+	nlh = mrc_put(buf, MRC_CMD_RAIL_SET, NLM_F_ACK);
+	nest = mnl_attr_nest_start(nlh, MRC_A_RAIL);
+	mnl_attr_put_strz(nlh, MRC_RAIL_A_NAME, argv[0]);
+	mnl_attr_put_u32(nlh, MRC_RAIL_A_WEIGHT, (u32)w);
+	mnl_attr_nest_end(nlh, nest);
+	if (nl_request(nlh, NULL, NULL) < 0) {
+		nlerr_print();
+		return 1;
+	}
+	return 0;
+}
+
+/* mrcctl peer set NODE policy { POLICY | default } */
+static int do_peer_set(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	char buf[256];
+	u32 node;
+	int pol;
+
+	if (argc > 0 && matches(argv[0], "help")) {
+		usage_peer(stdout);
+		return 0;
+	}
+	if (take_node(&argc, &argv, "set", &node))
+		return 1;
+	if (argc != 2 || strcmp(argv[0], "policy")) {
+		fprintf(stderr,
+			"Error: peer set needs NODE policy { round-robin | min-inflight | min-latency | load-aware | default }\n");
+		return 1;
+	}
+	if (!strcmp(argv[1], "default") || !strcmp(argv[1], "global"))
+		pol = MRC_SCHED_POLICY_GLOBAL;
+	else
+		pol = name_index(sched_policy_names,
+				 ARRAY_SIZE(sched_policy_names), argv[1]);
+	if (pol < 0) {
+		fprintf(stderr,
+			"Error: unknown policy \"%s\" (round-robin, min-inflight, min-latency, load-aware, default)\n",
+			argv[1]);
+		return 1;
+	}
+	if (mrc_connect())
+		return 1;
+	nlh = peer_req(buf, MRC_CMD_PEER_SET, node, &nest);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_POLICY, (u32)pol);
+	mnl_attr_nest_end(nlh, nest);
+	if (nl_request(nlh, NULL, NULL) < 0) {
+		peer_err_print(node, true);
+		return 1;
+	}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -2929,8 +3434,12 @@ static void usage(FILE *f)
 		"       mrcctl [OPTIONS] config [ show [KEY...] ]\n"
 		"       mrcctl config set KEY VALUE [KEY VALUE ...]\n"
 		"       mrcctl [OPTIONS] monitor [ all | rail | config | peer | path ]\n"
+		"       mrcctl rail set DEV weight W\n"
+		"       mrcctl peer set NODE policy POLICY\n"
+		"       mrcctl [OPTIONS] class [ show [CLASS] ]\n"
+		"       mrcctl class set CLASS rails { RAIL[,RAIL...] | all }\n"
 		"       mrcctl help\n"
-		"where  OBJECT := { rail | peer | config | monitor | help }\n"
+		"where  OBJECT := { rail | peer | config | class | monitor | help }\n"
 		"       DEV := { IBDEV:PORT | IBDEV | NETDEV }\n"
 		"       NODE := a node id, 1..2147483647\n"
 		"       ADDR := the peer's IPv4 or IPv6 address on one plane\n"
@@ -3019,6 +3528,8 @@ int main(int argc, char **argv)
 		ret = do_config(argc - 1, argv + 1);
 	} else if (matches(argv[0], "monitor")) {
 		ret = do_monitor(argc - 1, argv + 1);
+	} else if (matches(argv[0], "class")) {
+		ret = do_class(argc - 1, argv + 1);
 	} else if (matches(argv[0], "help")) {
 		usage(stdout);
 		ret = 0;
@@ -3734,6 +4245,53 @@ static void peer__plain(void)
 	opt.stats = false;
 }
 
+/* sched: policy line, SHARE and INFL_BYTES (WEIGHT, TX_BYTES with -s). */
+static void peer__sched(void)
+{
+	char buf[2048], *got;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest, *pn;
+	unsigned int i;
+
+	reset_state();
+	nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 2, &nest);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_POLICY, MRC_SCHED_POLICY_MIN_LATENCY);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_POLICY_NOW,
+			 MRC_SCHED_POLICY_MIN_LATENCY);
+	mnl_attr_put_u64(nlh, MRC_PEER_A_FALLBACKS, 7);
+	mnl_attr_put_u64(nlh, MRC_PEER_A_EXPLORES, 9);
+	for (i = 0; i < 2; i++) {
+		pn = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
+		mnl_attr_put_u32(nlh, MRC_PATH_A_PLANE, i);
+		mnl_attr_put_u32(nlh, MRC_PATH_A_ENTROPY, 0);
+		mnl_attr_put_u8(nlh, MRC_PATH_A_STATE, MRC_PATH_STATE_ACTIVE);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_TX_BYTES, i ? 3000 : 1000);
+		mnl_attr_put_u64(nlh, MRC_PATH_A_INFLIGHT_BYTES, 4040 * i);
+		mnl_attr_put_u32(nlh, MRC_PATH_A_WEIGHT, i ? 50 : 100);
+		mnl_attr_nest_end(nlh, pn);
+	}
+	mnl_attr_nest_end(nlh, nest);
+	got = peer_show_of(nlh);
+	CHECK(got && strstr(got,
+			    "    policy min-latency (peer)  fallbacks 7  explores 9\n"));
+	CHECK(got && strstr(got, "  INFLIGHT  SHARE  INFL_BYTES\n"));
+	CHECK(got && strstr(got, "  25.0%  0\n") && strstr(got, "  75.0%  4040\n"));
+	free(got);
+	opt.stats = true;
+	got = peer_show_of(nlh);
+	CHECK(got && strstr(got, "  SHARE  INFL_BYTES  WEIGHT  TX_BYTES\n"));
+	CHECK(got && strstr(got, "  75.0%  4040        50      3000\n"));
+	free(got);
+	opt.stats = false;
+	opt.json = true;
+	got = peer_show_of(nlh);
+	CHECK(got && strstr(got, "\"policy\":\"min-latency\",\"policy_from\":\"peer\","
+			    "\"fallbacks\":7,\"explores\":9"));
+	CHECK(got && strstr(got, "\"inflight_bytes\":4040,\"tx_bytes\":3000,\"weight\":50}"));
+	free(got);
+	opt.json = false;
+}
+
 static void peer__plain_minimal(void)
 {
 	char buf[1024], *got;
@@ -4206,6 +4764,32 @@ static void event__json(void)
 	free(got);
 }
 
+/* sched: class-fallback events, plain and JSON, and the peer filter. */
+static void event__class_fallback(void)
+{
+	char buf[1024], *got;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	reset_state();
+	nlh = mk_nest(buf, MRC_CMD_CLASS_FALLBACK, MRC_A_CLASS, &nest);
+	mnl_attr_put_u32(nlh, MRC_CLASS_A_ID, MRC_CLASS_LATENCY);
+	mnl_attr_put_strz(nlh, MRC_CLASS_A_NAME, "latency");
+	mnl_attr_put_u32(nlh, MRC_CLASS_A_NODE, 2);
+	mnl_attr_put_u8(nlh, MRC_CLASS_A_FALLBACK, 1);
+	mnl_attr_nest_end(nlh, nest);
+	CHECK_EVENT(nlh, "[class fallback] node 2 class latency: on other rails\n");
+	opt.json = true;
+	got = event_of(nlh);
+	CHECK_STR(got, "{\"event\":\"class_fallback\",\"node\":2,"
+		  "\"class\":\"latency\",\"fallback\":true}\n");
+	free(got);
+	opt.json = false;
+	mon_filter = MON_RAIL;
+	CHECK_EVENT(nlh, "");
+	mon_filter = MON_ALL;
+}
+
 static void event__peer_plain(void)
 {
 	char buf[8192], buf2[1024], *got;
@@ -4592,7 +5176,7 @@ static void misc__dispatch(void)
 		}
 		CHECK(got && strstr(got, keys));
 	}
-	CHECK(got && strstr(got, "OBJECT := { rail | peer | config | monitor | help }"));
+	CHECK(got && strstr(got, "OBJECT := { rail | peer | config | class | monitor | help }"));
 	free(got);
 }
 
@@ -4889,6 +5473,8 @@ static const struct {
 	T(rail__filter),
 	T(peer__plain),
 	T(peer__plain_minimal),
+	T(peer__sched),
+	T(event__class_fallback),
 	T(peer__json),
 	T(peer__list_sorted),
 	T(peer__malformed),

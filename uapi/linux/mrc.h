@@ -57,6 +57,21 @@ enum mrc_cmd {
 	MRC_CMD_PEER_ADDED,
 	MRC_CMD_PEER_REMOVED,
 	MRC_CMD_PATH_STATE,
+	/*
+	 * Scheduling (issue 5).  CLASS_GET: doit by MRC_CLASS_A_ID, or dump
+	 * of every class; reply MRC_A_CLASS.  CLASS_SET (CAP_NET_ADMIN):
+	 * MRC_A_CLASS with MRC_CLASS_A_ID and MRC_CLASS_A_RAILS (rail names)
+	 * or MRC_CLASS_A_ALL.  RAIL_SET (CAP_NET_ADMIN): MRC_A_RAIL with the
+	 * rail's id or name and MRC_RAIL_A_WEIGHT.  PEER_SET (CAP_NET_ADMIN):
+	 * MRC_A_PEER with MRC_PEER_A_NODE and MRC_PEER_A_POLICY.
+	 * CLASS_FALLBACK (event): MRC_A_CLASS with MRC_CLASS_A_ID,
+	 * MRC_CLASS_A_NODE and MRC_CLASS_A_FALLBACK.
+	 */
+	MRC_CMD_CLASS_GET,
+	MRC_CMD_CLASS_SET,
+	MRC_CMD_RAIL_SET,
+	MRC_CMD_PEER_SET,
+	MRC_CMD_CLASS_FALLBACK,
 
 	__MRC_CMD_MAX,
 	MRC_CMD_MAX = __MRC_CMD_MAX - 1,
@@ -67,6 +82,7 @@ enum mrc_attr {
 	MRC_A_RAIL,		/* nest, enum mrc_rail_attr */
 	MRC_A_CONFIG,		/* nest, enum mrc_config_attr */
 	MRC_A_PEER,		/* nest, enum mrc_peer_attr */
+	MRC_A_CLASS,		/* nest, enum mrc_class_attr */
 
 	__MRC_A_MAX,
 	MRC_A_MAX = __MRC_A_MAX - 1,
@@ -113,6 +129,9 @@ enum mrc_rail_attr {
 	MRC_RAIL_A_QPS,		/* u32: UD QPs (entropy values) */
 	MRC_RAIL_A_DROPS,	/* nest: u64 per enum mrc_drop_reason;
 				 * type 0 (MRC_DROP_NONE) is padding
+				 */
+	MRC_RAIL_A_WEIGHT,	/* u32: scheduling weight, 0 (never) .. 100
+				 * (default 100)
 				 */
 
 	__MRC_RAIL_A_MAX,
@@ -165,6 +184,9 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_DEV_SNDBUF_MB, /* /dev/mrc: most unfinished send bytes
 				     * per endpoint, MiB
 				     */
+	MRC_CONFIG_A_SCHED_POLICY, /* enum mrc_sched_policy_uapi: the path
+				    * scheduling policy of peers without one
+				    */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
@@ -206,6 +228,13 @@ enum mrc_peer_attr {
 	MRC_PEER_A_PATH,	/* nest, enum mrc_path_attr; one per path */
 	MRC_PEER_A_PATHS_ACTIVE, /* u32: paths in the spray set */
 	MRC_PEER_A_PAD,
+	MRC_PEER_A_POLICY,	/* u32: enum mrc_sched_policy_uapi, or
+				 * MRC_SCHED_POLICY_GLOBAL (follow the
+				 * sched_policy knob; the default)
+				 */
+	MRC_PEER_A_POLICY_NOW,	/* u32: the policy in force (replies) */
+	MRC_PEER_A_FALLBACKS,	/* u64: picks outside a class's rails */
+	MRC_PEER_A_EXPLORES,	/* u64: exploration picks */
 
 	__MRC_PEER_A_MAX,
 	MRC_PEER_A_MAX = __MRC_PEER_A_MAX - 1,
@@ -241,9 +270,48 @@ enum mrc_path_attr {
 	MRC_PATH_A_STATE_CHANGES, /* u64 */
 	MRC_PATH_A_PREV_STATE,	/* u8; PATH_STATE events only */
 	MRC_PATH_A_PAD,
+	MRC_PATH_A_INFLIGHT_BYTES, /* u64: bytes in flight */
+	MRC_PATH_A_TX_BYTES,	/* u64: bytes sent (first sends and resends) */
+	MRC_PATH_A_WEIGHT,	/* u32: its local rail's weight */
 
 	__MRC_PATH_A_MAX,
 	MRC_PATH_A_MAX = __MRC_PATH_A_MAX - 1,
+};
+
+/* Path scheduling policies (Documentation/mrc/sched.rst). */
+enum mrc_sched_policy_uapi {
+	MRC_SCHED_POLICY_ROUND_ROBIN,	/* weighted spray */
+	MRC_SCHED_POLICY_MIN_INFLIGHT,	/* least bytes in flight */
+	MRC_SCHED_POLICY_MIN_LATENCY,	/* least RTT */
+	MRC_SCHED_POLICY_LOAD_AWARE,	/* inflight x RTT x loss (default) */
+};
+
+/* MRC_PEER_A_POLICY: the peer follows the sched_policy knob. */
+#define MRC_SCHED_POLICY_GLOBAL	255
+
+/* Traffic classes; each is mapped to a set of rails (all by default). */
+enum mrc_class {
+	MRC_CLASS_DEFAULT,	/* endpoints that chose none */
+	MRC_CLASS_LATENCY,
+	MRC_CLASS_BULK,
+	MRC_CLASS_BACKGROUND,
+};
+
+enum mrc_class_attr {
+	MRC_CLASS_A_UNSPEC,
+	MRC_CLASS_A_ID,		/* u32: enum mrc_class */
+	MRC_CLASS_A_NAME,	/* string: "latency", ...; replies */
+	MRC_CLASS_A_RAILS,	/* nest of MRC_CLASS_A_RAIL; absent = all */
+	MRC_CLASS_A_RAIL,	/* string: a rail name */
+	MRC_CLASS_A_ALL,	/* flag (CLASS_SET): every rail, the default */
+	MRC_CLASS_A_NODE,	/* u32: peer of a CLASS_FALLBACK event */
+	MRC_CLASS_A_FALLBACK,	/* u8: 1 = the class's rails are all
+				 * unusable, its traffic uses the others;
+				 * 0 = back on its own rails
+				 */
+
+	__MRC_CLASS_A_MAX,
+	MRC_CLASS_A_MAX = __MRC_CLASS_A_MAX - 1,
 };
 
 /*
@@ -318,6 +386,10 @@ enum mrc_dev_optname {
 				 */
 	MRC_OPT_PORT = 3,	/* ro: bound port, 0 if unbound */
 	MRC_OPT_NODE = 4,	/* ro: this node's id (the node_id knob) */
+	MRC_OPT_CLASS = 5,	/* rw: traffic class of the endpoint's sends
+				 * (enum mrc_class, default 0); applies to
+				 * later write()s
+				 */
 };
 
 #define MRC_DEV_RCVBUF_MIN	4096ULL

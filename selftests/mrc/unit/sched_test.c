@@ -596,6 +596,69 @@ static void class__isolation_and_fallback_flags(void)
 	}
 }
 
+/*
+ * Fallback grace: a class whose rails still have live paths (here
+ * ASSUMED_BAD after a loss) waits instead of falling back, until it has
+ * had no candidate for fallback_grace_ns; rails that die fall back at
+ * once; a class path back in service ends the wait.
+ */
+static void class__fallback_grace(void)
+{
+	struct mrc_sched_res res;
+	struct mrc_sched s;
+	unsigned int i, pol;
+	int r;
+
+	for (pol = 0; pol < MRC_SCHED_POLICY_NR; pol++) {
+		setup(8, 0xff);
+		sp.policy = pol;
+		sp.class_rails[MRC_SCHED_CLASS_LATENCY] = 1ULL << 1;
+		sp.fallback_grace_ns = 100 * MS;
+		mrc_sched_init(&s);
+		for (i = 1; i < 8; i += 2)
+			ev(i, MRC_PATH_EV_LOSS, T0 + MS, T0 + MS);
+		memset(&res, 0xa5, sizeof(res));
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + MS, &res);
+		CHECK(r == -EAGAIN && res.flags == 0xa5, "%u: waits %d", pol,
+		      r);
+		CHECK(sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + 100 * MS,
+			  &res) == -EAGAIN, "%u: still within the grace", pol);
+		/* Other classes are not held up. */
+		r = sel(&s, 8, MRC_SCHED_CLASS_BULK, 100, T0 + 100 * MS, &res);
+		CHECK(r >= 0 && !(r & 1) && !res.flags, "%u: bulk %d", pol, r);
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + 101 * MS,
+			&res);
+		CHECK(r >= 0 && !(r & 1) && res.flags ==
+		      (MRC_SCHED_F_FALLBACK | MRC_SCHED_F_FALLBACK_CHANGED),
+		      "%u: grace over: fallback %d %x", pol, r, res.flags);
+		/* A class path answers: back at once, grace reset. */
+		ev(3, MRC_PATH_EV_REPLY, T0 + 102 * MS, T0 + 101 * MS);
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + 102 * MS,
+			&res);
+		CHECK(r == 3 && res.flags == MRC_SCHED_F_FALLBACK_CHANGED,
+		      "%u: back %d %x", pol, r, res.flags);
+		CHECK(!s.nocand_ns[MRC_SCHED_CLASS_LATENCY], "%u: reset", pol);
+		/* The class's rail dies: fallback at once. */
+		for (i = 1; i < 8; i += 2)
+			ev(i, MRC_PATH_EV_RAIL_DOWN, T0 + 103 * MS,
+			   T0 + 103 * MS);
+		r = sel(&s, 8, MRC_SCHED_CLASS_LATENCY, 100, T0 + 103 * MS,
+			&res);
+		CHECK(r >= 0 && !(r & 1) && (res.flags & MRC_SCHED_F_FALLBACK),
+		      "%u: dead rail: fallback %d %x", pol, r, res.flags);
+		mrc_sched_params_default(&sp);
+	}
+	mrc_sched_params_default(&sp);
+	sp.fallback_grace_ns = MRC_SCHED_EXPLORE_MAX_NS + 1;
+	{
+		const char *why = NULL;
+
+		CHECK(mrc_sched_params_check(&sp, &why) == -EINVAL && why,
+		      "grace above 4 s refused");
+	}
+	mrc_sched_params_default(&sp);
+}
+
 static void select__refuses_bad_input(void)
 {
 	struct mrc_sched_res res;
@@ -747,6 +810,7 @@ static const struct tap_test tests[] = {
 	T(rr__weights_exact),
 	T(weight__high_rail_ids),
 	T(class__isolation_and_fallback_flags),
+	T(class__fallback_grace),
 	T(select__refuses_bad_input),
 	T(best__ties_rotate_and_weights_scale),
 	T(best__exploration_budget),

@@ -950,6 +950,41 @@ static void channel__lossy_multipath(void)
 
 /* ---------------------------------------------------------------- */
 
+/*
+ * The policy tag (sched): reported with the packet's events, kept
+ * across state changes, replaced by a resend's tag, out of range ignored.
+ */
+static void txsb__tag(void)
+{
+	struct sb s;
+	u64 bm[4] = { 0 };
+
+	sb_init(&s, 4);
+	sb_send(&s, 0, 1, 10);
+	mrc_txsb_set_tag(&s.t, 0, 3);
+	sb_send(&s, 1, 1, 11);
+	mrc_txsb_set_tag(&s.t, 1, 1);
+	sb_send(&s, 2, 2, 12);		/* never tagged: 0 */
+	sb_send(&s, 3, 2, 13);
+	mrc_txsb_set_tag(&s.t, 3, 2);
+	mrc_txsb_set_tag(&s.t, 3, MRC_TXSB_TAG_MAX + 1);	/* ignored */
+	mrc_txsb_set_tag(&s.t, 4, 1);				/* ignored */
+	sb_reset_events(&s);
+	mrc_txsb_nack(&s.t, 1, 1, on_event, &s);
+	CHECK(s.nev == 1 && s.ev[0].tag == 1, "lost packet 1: tag 1");
+	CHECK(sb_send(&s, 1, 3, 50) == 1, "resent");
+	mrc_txsb_set_tag(&s.t, 1, 3);
+	CHECK(mrc_txsb_state(&s.t, 1) == MRC_TXSB_INFLIGHT, "tag keeps state");
+	sb_reset_events(&s);
+	mrc_txsb_sack(&s.t, 4, 0, bm, on_event, &s);
+	CHECK(s.nev == 4, "4 events");
+	CHECK(s.ev[0].tag == 3 && s.ev[1].tag == 3 && s.ev[2].tag == 0 &&
+	      s.ev[3].tag == 2, "tags 3, 3 (the resend's), 0, 2");
+	CHECK(s.ev[1].retrans && s.ev[1].path == 3, "tag bits leave RETX");
+	sb_check(&s, "tag");
+	sb_free(&s);
+}
+
 static const struct tap_test tests[] = {
 #define T(fn) { #fn, fn }
 	T(txsb__storage_bytes),
@@ -967,6 +1002,7 @@ static const struct tap_test tests[] = {
 	T(txsb__nack),
 	T(txsb__lose_path),
 	T(txsb__lose_older),
+	T(txsb__tag),
 	T(channel__lossy_multipath),
 #undef T
 };

@@ -1,0 +1,422 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Path scheduling (issue 5) between two nodes, over /dev/mrc (mrc-perf):
+#  - configuration: sched_policy knob (default load-aware), rail weights
+#    (netlink and sysfs), per-peer policy; misconfigurations refused with
+#    their extack text (unknown class, rail that does not exist, weight
+#    above 100, class only on rails of weight 0, class mapped to no live
+#    rail, unknown policy);
+#  - slow plane: netem delay 5ms +-1ms on plane 1 of both nodes; 4 KiB
+#    request/response under round-robin (plane 1 carries >= 35% of node
+#    1's DATA packets), load-aware (<= 10%, p50 MIN_GAIN x below
+#    round-robin's) and with the delay removed; p50/p95/p99 reported
+#    side by side with the issue's targets;
+#  - recovery: plane 1's share of a ping-pong's packets: <= 15% with the
+#    delay, >= 30% again within RECOVER_MS (1.5 s: the issue's 1 s plus
+#    sampling slack) of its removal;
+#  - isolation: bulk class on plane 0, latency class on plane 1; during a
+#    bulk transfer and a latency ping-pong, the per-rail class counters
+#    (debugfs mrc/sched) show no bulk packet on plane 1 and no latency
+#    packet on plane 0; latency p50/p95/p99 reported with and without
+#    isolation; with plane 1 down a class set on it alone is refused and
+#    latency traffic falls back to plane 0 (peer fallbacks counter,
+#    class_fallback events in mrcctl monitor, out and back);
+#  - live policy change: the policy changes every 0.3 s during a bulk
+#    transfer; it completes, no message fails, and per policy tag
+#    sent == acked + lost + released.
+source "$(dirname "$0")/lib.sh"
+NODES=2
+TIMEOUT=${MRC_SCHED_TIMEOUT:-900}
+PORT=18515
+MIN_GAIN=${MRC_SCHED_MIN_GAIN:-1.3}
+LAT_N=${MRC_SCHED_LAT_N:-200}
+RECOVER_MS=${MRC_SCHED_RECOVER_MS:-1500}
+# Optional (bench/sched): a background-class transfer of this many MiB
+# next to a latency-class ping-pong; 0 = skipped (the default, CI).
+BG_MB=${MRC_SCHED_BACKGROUND_MB:-0}
+# The guests get the script's arguments, not the environment: bench/sched
+# passes lat_n=N bg_mb=M recover_ms=T.
+for a in "$@"; do
+	case $a in
+	lat_n=*) LAT_N=${a#*=} ;;
+	bg_mb=*) BG_MB=${a#*=} ;;
+	recover_ms=*) RECOVER_MS=${a#*=} ;;
+	esac
+done
+D=/sys/kernel/debug
+
+peer_add() {
+	mrcctl peer add "$1" addr "$(node_ip "$1" 0),$(node_ip "$1" 1)"
+}
+all_active() {
+	[ "$(mrcctl -j peer show "$1" | jq '.[0].paths_active')" = 16 ]
+}
+policy() {	# policy N: on this node
+	echo "$1" > /sys/kernel/mrc/sched_policy
+}
+# pNN of a JSON lat run (p50_us, p95_us, p99_us) from file $1
+lat_of() { jq -r ".results[0].$2" "$1"; }
+lat_run() {	# lat_run OUT [mrc-perf args]
+	local out=$1
+	shift
+	mrc-perf -c 2 -p $PORT "$@" -j lat -m 4096 -n "$LAT_N" > "$out"
+}
+# TX[rail id, class]: DATA packets sent per rail and class, from debugfs
+# mrc/sched (no fork: under TCG a fork costs up to a second).
+declare -A TX
+tx_read() {
+	local l w
+	TX=()
+	mapfile -t l < $D/mrc/sched
+	for w in "${l[@]}"; do
+		set -- $w
+		# rail ID weight W tx_default N tx_latency N tx_bulk N tx_background N
+		[ "$1" = rail ] || continue
+		TX[$2,default]=$6 TX[$2,latency]=$8 TX[$2,bulk]=${10}
+		TX[$2,background]=${12}
+	done
+}
+tx() { echo "${TX[$1,$2]:-0}"; }	# tx RAIL CLASS (after tx_read)
+# The figures as markdown, for bench/sched: $MRC_SHARED/sched-results.md
+md() { printf '%s\n' "$@" >> "$MRC_SHARED/sched-results.md"; }
+md_lat() {	# md_lat LABEL FILE [EXTRA column]
+	md "| $1 | $(lat_of "$2" p50_us) | $(lat_of "$2" p95_us) | $(lat_of "$2" p99_us) |${3+ $3 |}"
+}
+refused() {	# refused TEXT CMD...: fails, and says TEXT
+	local out
+	out=$("$@" 2>&1) && { echo "accepted: $*"; return 1; }
+	grep -qF -- "$1" <<<"$out" || { echo "said: $out"; return 1; }
+}
+tags_consistent() {
+	local l w bad=0 seen=0
+	mapfile -t l < $D/mrc/sched
+	for w in "${l[@]}"; do
+		set -- $w
+		[ "$1" = tag ] || continue
+		# tag P sent N acked N lost N released N
+		[ $(($4)) -eq $(($6 + $8 + ${10})) ] || { echo "$w"; bad=1; }
+		[ "$4" -gt 0 ] && seen=$((seen + 1))
+	done
+	echo "policies used: $seen"
+	[ $bad = 0 ] && [ $seen -ge 3 ]
+}
+
+# Background class (bench/sched only): BG_MB x 1 MiB on plane 0 next to
+# a latency-class ping-pong on plane 1; p99 against the unloaded one.
+background_run() {
+	local pid rc t0 t1
+
+	ok 'class set background rails rxe0:1' \
+		mrcctl class set background rails rxe0:1
+	t0=$SECONDS
+	mrc-perf -c 2 -p $PORT -C background -j bw -m 1048576 -n "$BG_MB" -w 8 \
+		> /tmp/bw.bg 2>&1 &
+	pid=$!
+	ok "latency ping-pong next to a $BG_MB MiB background transfer" \
+		lat_run /tmp/lat.bg -C latency
+	wait "$pid"
+	rc=$?
+	t1=$SECONDS
+	ok_eq "background transfer of $BG_MB MiB completes" 0 "$rc"
+	md "" "## Background: $BG_MB MiB (1 MiB messages) in the background class on plane 0, latency class on plane 1" "" \
+	   "| latency class | p50 us | p95 us | p99 us | note |" "|---|---|---|---|---|"
+	md_lat "alone (no bulk)" /tmp/lat.un ""
+	md_lat "next to the background transfer" /tmp/lat.bg \
+		"transfer took $((t1 - t0)) s, rc $rc"
+	diag "$(cat /tmp/bw.bg)"
+	mrcctl class set background rails all
+}
+
+run_guest() {
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) pid r0 r1 t0 t i s0 s1 p0 p1 s
+	local rr la un share rc d0 d1 p t1 samples
+
+	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
+	is_node 1 && : > "$MRC_SHARED/sched-results.md"
+	ok_eq 'sched_policy knob defaults to load-aware (3)' 3 \
+		"$(cat /sys/kernel/mrc/sched_policy)"
+	ok "add peer node$o on both planes" peer_add "$o"
+	wait_for "16 paths to node$o active" 60 all_active "$o"
+	r0=$(cat /sys/kernel/mrc/rails/rxe0:1/id)
+	r1=$(cat /sys/kernel/mrc/rails/rxe1:1/id)
+	if is_node 2; then
+		mrc-perf -s -p $PORT > /tmp/perf-server.log 2>&1 &
+		pid=$!
+		wait_for 'mrc-perf server bound' 30 \
+			grep -q server /tmp/perf-server.log
+	fi
+
+	# ---- configuration and refusals (node 1) ----
+	if is_node 1; then
+		ok 'peer show: policy load-aware (knob), SHARE column' \
+			sh -c "mrcctl peer show $o | grep -q 'policy load-aware (knob)' &&
+			       mrcctl peer show $o | grep -q SHARE"
+		ok 'unknown class refused by the kernel' \
+			refused 'unknown traffic class' \
+			mrcctl class set 9 rails rxe1:1
+		ok 'rail that does not exist refused' \
+			refused 'no such rail' mrcctl class set latency rails rxe7:1
+		ok 'weight above 100 refused (netlink)' \
+			refused 'rail weight above 100' \
+			mrcctl rail set rxe1:1 weight 101
+		ok 'weight above 100 refused (sysfs)' \
+			sh -c '! echo 101 > /sys/kernel/mrc/rails/rxe1:1/weight'
+		ok 'rail set rxe1:1 weight 0' mrcctl rail set rxe1:1 weight 0
+		ok_eq 'sysfs shows weight 0' 0 \
+			"$(cat /sys/kernel/mrc/rails/rxe1:1/weight)"
+		ok 'class only on rails of weight 0 refused' \
+			refused 'weight 0' mrcctl class set latency rails rxe1:1
+		ok 'weight back to 100 (sysfs)' \
+			sh -c 'echo 100 > /sys/kernel/mrc/rails/rxe1:1/weight'
+		ok 'peer set: unknown policy refused by the kernel' \
+			refused 'unknown scheduling policy' \
+			mrcctl peer set "$o" policy 7
+		ok 'peer set round-robin, then default' \
+			sh -c "mrcctl peer set $o policy round-robin &&
+			       mrcctl peer show $o | grep -q 'policy round-robin (peer)' &&
+			       mrcctl peer set $o policy default &&
+			       mrcctl peer show $o | grep -q 'policy load-aware (knob)'"
+	fi
+	barrier config-done 300
+
+	# ---- slow plane: netem on plane 1 of both nodes ----
+	ok 'netem delay 5ms 1ms on eth1' \
+		tc qdisc add dev eth1 root netem delay 5ms 1ms
+	policy 0
+	barrier rr 120
+	if is_node 1; then
+		tx_read; s0=$(tx "$r0" default) s1=$(tx "$r1" default)
+		ok "4 KiB lat x $LAT_N, round-robin, slow plane" \
+			lat_run /tmp/lat.rr
+		tx_read; d0=$(( $(tx "$r0" default) - s0 ))
+		d1=$(( $(tx "$r1" default) - s1 ))
+		diag "round-robin: plane 0 sent $d0, plane 1 $d1 DATA packets"
+		RR_SHARE="$((100 * d1 / (d0 + d1 ? d0 + d1 : 1)))% of $((d0 + d1))"
+		ok 'round-robin: the slow plane carries >= 35% of the packets' \
+			test $((100 * d1)) -ge $((35 * (d0 + d1)))
+	fi
+	barrier rr-done 300
+	policy 3
+	barrier la 120
+	if is_node 1; then
+		tx_read; s0=$(tx "$r0" default) s1=$(tx "$r1" default)
+		ok "4 KiB lat x $LAT_N, load-aware, slow plane" \
+			lat_run /tmp/lat.la
+		tx_read; d0=$(( $(tx "$r0" default) - s0 ))
+		d1=$(( $(tx "$r1" default) - s1 ))
+		diag "load-aware: plane 0 sent $d0, plane 1 $d1 DATA packets"
+		LA_SHARE="$((100 * d1 / (d0 + d1 ? d0 + d1 : 1)))% of $((d0 + d1))"
+		ok 'load-aware: the slow plane carries <= 10% of the packets' \
+			test $((100 * d1)) -le $((10 * (d0 + d1)))
+	fi
+	barrier la-done 300
+	ok 'netem removed' tc qdisc del dev eth1 root
+	barrier unimpaired 120
+	if is_node 1; then
+		ok "4 KiB lat x $LAT_N, load-aware, no delay" \
+			lat_run /tmp/lat.un
+		md "## Slow path: netem delay 5ms 1ms on plane 1, 4 KiB request/response x $LAT_N" "" \
+		   "| policy | p50 us | p95 us | p99 us | plane 1 share (node 1 DATA) |" \
+		   "|---|---|---|---|---|"
+		md_lat round-robin /tmp/lat.rr "$RR_SHARE"
+		md_lat load-aware /tmp/lat.la "$LA_SHARE"
+		md_lat "load-aware, delay removed" /tmp/lat.un ""
+		diag "4 KiB request/response, usec   p50      p95      p99"
+		for t in rr la un; do
+			diag "$(printf '%-30s %8s %8s %8s' "$t" \
+				"$(lat_of /tmp/lat.$t p50_us)" \
+				"$(lat_of /tmp/lat.$t p95_us)" \
+				"$(lat_of /tmp/lat.$t p99_us)")"
+		done
+		rr=$(lat_of /tmp/lat.rr p50_us)
+		la=$(lat_of /tmp/lat.la p50_us)
+		un=$(lat_of /tmp/lat.un p50_us)
+		# Load-aware put (almost) nothing on the slow plane (checked
+		# above), so its p50 should be near the undelayed one; if it is
+		# far above, the host's load drowned the 5 ms and the latency
+		# comparison says nothing (seen with a load average of 12 on 2
+		# cores): skipped, not passed.
+		if awk -v a="$la" -v u="$un" 'BEGIN { exit !(a > 1.3 * u) }'; then
+			skip "load-aware p50 at least ${MIN_GAIN}x below round-robin's" \
+			     "host too noisy: load-aware p50 $la us > 1.3 x undelayed $un us"
+		else
+			ok "load-aware p50 at least ${MIN_GAIN}x below round-robin's" \
+				awk -v a="$la" -v b="$rr" -v g="$MIN_GAIN" \
+				'BEGIN { exit !(a * g <= b) }'
+		fi
+		rr=$(lat_of /tmp/lat.rr p95_us)
+		la=$(lat_of /tmp/lat.la p95_us)
+		un=$(lat_of /tmp/lat.un p95_us)
+		diag "p95 round-robin / load-aware = $(awk -v a="$la" -v b="$rr" \
+			'BEGIN { printf "%.2f", b / a }') (issue target >= 3);" \
+		     "load-aware / unimpaired = $(awk -v a="$la" -v b="$un" \
+			'BEGIN { printf "%.2f", a / b }') (target <= 1.5)"
+	fi
+	barrier slow-done 300
+
+	# ---- recovery: delay removed during request/response traffic ----
+	# (a bulk transfer queues tens of ms in TCG guests: 5 ms would not
+	# show; a ping-pong keeps the paths' RTTs near their base)
+	if is_node 1; then
+		tc qdisc add dev eth1 root netem delay 5ms 1ms
+		mrc-perf -c 2 -p $PORT lat -m 4096 -n 100000 > /tmp/lat.rec 2>&1 &
+		pid=$!
+		# Plane 1's share of node 1's DATA packets per interval of
+		# >= 0.1 s and >= 10 packets, from ~0.7 s before the delay goes
+		# until plane 1 is back (or ~3 s after).  First 300 packets
+		# (at most 20 s) let plane 1's srtt catch up with the delay: on
+		# a loaded host the ping-pong may crawl.
+		tx_read; p0=$(tx "$r0" default) p1=$(tx "$r1" default)
+		t0=$SECONDS
+		while :; do
+			_sleep 0.2
+			tx_read; s0=$(tx "$r0" default) s1=$(tx "$r1" default)
+			[ $((s0 + s1 - p0 - p1)) -ge 300 ] && break
+			[ $((SECONDS - t0)) -ge 20 ] && break
+		done
+		p0=$s0 p1=$s1
+		rr=0 la=0	# packets on plane 1 / in all, with the delay
+		t0=${EPOCHREALTIME/./}
+		t1=
+		share=
+		s=0
+		samples=()
+		for i in {1..40}; do
+			_sleep 0.1
+			if [ $i = 8 ]; then
+				tc qdisc del dev eth1 root
+				t1=${EPOCHREALTIME/./}
+				samples+=("delay removed at +$(( (t1 - t0) / 1000 )) ms")
+			fi
+			tx_read; s0=$(tx "$r0" default) s1=$(tx "$r1" default)
+			t=${EPOCHREALTIME/./}
+			d0=$((s0 - p0)) d1=$((s1 - p1))
+			[ $((d0 + d1)) -lt 10 ] && continue	# too few to judge
+			p0=$s0 p1=$s1
+			share=$(( 100 * d1 / (d0 + d1) ))
+			samples+=("+$(( (t - t0) / 1000 )) ms: plane 1 ${share}% of $((d0 + d1)) DATA packets")
+			[ -z "$t1" ] && rr=$((rr + d1)) la=$((la + d0 + d1))
+			[ -n "$t1" ] && [ "$share" -ge 30 ] && break
+		done
+		s=$(( la ? 100 * rr / la : 100 ))
+		diag "$(printf '%s\n' "${samples[@]}")"
+		md "" "## Recovery: plane 1's share of a 4 KiB ping-pong's DATA packets" ""
+		md "${samples[@]/#/    }"
+		ok "with the delay, plane 1 carried <= 15% ($s% of $la)" \
+			test "$s" -le 15
+		t=$(( (t - t1) / 1000 ))
+		# The issue asks for 1 s; the bound adds the sampling slack of
+		# a loaded TCG guest (the time is that of the sample's end).
+		ok "delay removed: plane 1 carries >= 30% again within $RECOVER_MS ms ($t ms; target 1000)" \
+			test "${share:-0}" -ge 30 -a "$t" -le "$RECOVER_MS"
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	barrier recovery-done 300
+
+	# ---- isolation: bulk on plane 0, latency on plane 1 (node 1) ----
+	if is_node 1; then
+		# The same without isolation first (reported only).
+		mrc-perf -c 2 -p $PORT -C bulk bw -m 65536 -n 400 -w 16 \
+			> /tmp/bw.noiso 2>&1 &
+		pid=$!
+		ok "latency ping-pong during a bulk transfer, no isolation" \
+			lat_run /tmp/lat.noiso -C latency
+		wait "$pid"
+		ok_eq 'bulk transfer (no isolation) completes' 0 $?
+		ok 'class set bulk rails rxe0:1' mrcctl class set bulk rails rxe0:1
+		ok 'class set latency rails rxe1:1' \
+			mrcctl class set latency rails rxe1:1
+		ok 'class show' sh -c "mrcctl class show | grep -q 'class latency rails rxe1:1'"
+		tx_read
+		s0=$(tx "$r0" bulk) s1=$(tx "$r1" bulk)
+		p0=$(tx "$r0" latency) p1=$(tx "$r1" latency)
+		mrc-perf -c 2 -p $PORT -C bulk bw -m 65536 -n 400 -w 16 \
+			> /tmp/bw.iso 2>&1 &
+		pid=$!
+		ok "latency class ping-pong during a bulk transfer, isolated" \
+			lat_run /tmp/lat.iso -C latency
+		wait "$pid"
+		ok_eq 'bulk transfer (isolated) completes' 0 $?
+		md "" "## Isolation: latency-class 4 KiB ping-pong x $LAT_N next to a bulk-class transfer (400 x 64 KiB)" "" \
+		   "| latency class | p50 us | p95 us | p99 us |" "|---|---|---|---|"
+		md_lat "alone (no bulk)" /tmp/lat.un
+		md_lat "with bulk, no isolation" /tmp/lat.noiso
+		md_lat "with bulk, bulk on plane 0, latency on plane 1" /tmp/lat.iso
+		diag "latency class, usec            p50      p95      p99"
+		for t in un noiso iso; do
+			diag "$(printf '%-30s %8s %8s %8s' "$t" \
+				"$(lat_of /tmp/lat.$t p50_us)" \
+				"$(lat_of /tmp/lat.$t p95_us)" \
+				"$(lat_of /tmp/lat.$t p99_us)")"
+		done
+		tx_read
+		ok_eq 'no bulk packet on plane 1' 0 $(( $(tx "$r1" bulk) - s1 ))
+		ok 'bulk packets on plane 0' test $(( $(tx "$r0" bulk) - s0 )) -gt 0
+		ok_eq 'no latency packet on plane 0' 0 \
+			$(( $(tx "$r0" latency) - p0 ))
+		ok 'latency packets on plane 1' \
+			test $(( $(tx "$r1" latency) - p1 )) -gt 0
+		# Plane 1 down: a class mapped to no live rail is refused, and
+		# latency traffic falls back to plane 0.
+		mrcctl monitor peer > /tmp/mon.log 2>&1 &
+		p=$!
+		ip link set eth1 down
+		wait_for 'rail rxe1:1 down' 10 \
+			grep -qv active /sys/kernel/mrc/rails/rxe1:1/state
+		ok 'class mapped to no live rail refused' \
+			refused 'no live rail' \
+			mrcctl class set background rails rxe1:1
+		ok 'latency class falls back to plane 0 (20 x 4 KiB)' \
+			mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 20
+		ok 'peer fallbacks counted' sh -c \
+			"[ \$(mrcctl -j peer show $o | jq '.[0].fallbacks') -gt 0 ]"
+		ip link set eth1 up
+		wait_for "16 paths to node$o active again" 60 all_active "$o"
+		ok 'latency class back on plane 1 (5 x 4 KiB)' \
+			mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 5
+		wait_for 'monitor: class_fallback events, out and back' 10 \
+			grep -q 'class latency: back on its rails' /tmp/mon.log
+		ok 'monitor: latency fell back to other rails' \
+			grep -q '\[class fallback\] node 2 class latency: on other rails' \
+			/tmp/mon.log
+		kill "$p"
+		wait "$p" 2>/dev/null
+		if [ "$BG_MB" -gt 0 ]; then
+			background_run
+		fi
+		ok 'classes back to all rails' sh -c \
+			'mrcctl class set bulk rails all && mrcctl class set latency rails all'
+	fi
+	barrier isolation-done 300
+
+	# ---- live policy change mid-transfer (node 1) ----
+	if is_node 1; then
+		mrc-perf -c 2 -p $PORT bw -m 65536 -n 600 -w 16 > /tmp/bw.live 2>&1 &
+		pid=$!
+		for i in 0 3 1 2 3 0 3; do
+			_sleep 0.3
+			policy "$i"
+		done
+		wait "$pid"
+		rc=$?
+		ok_eq 'transfer with live policy changes completes' 0 "$rc"
+		[ "$rc" = 0 ] || diag "$(cat /tmp/bw.live)"
+		ok_eq 'no message failed' 0 \
+			"$(awk '$1 == "tx_failed" { print $2 }' $D/mrc/msg)"
+		wait_for 'per policy tag: sent == acked + lost + released' 30 \
+			tags_consistent
+		diag "$(cat $D/mrc/sched)"
+		mrcctl peer show "$o" | sed 's/^/# /'
+	fi
+	barrier live-done 300
+	diag "phases done after $SECONDS s"
+	if is_node 2; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	barrier server-down 60
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+mrc_test_main "$@"
