@@ -186,6 +186,9 @@ enum mrc_drop_reason {
 	MRC_DROP_WRONG_PATH,	/* peer known, but not from its path's QP */
 	MRC_DROP_UNEXPECTED,	/* a valid type this node does not take */
 	MRC_DROP_UNRESOLVED,	/* peer known, its link not resolved yet */
+	MRC_DROP_BAD_CREDIT,	/* CREDIT_REQ/GRANT malformed or refused:
+				 * forged, stale, beyond the message
+				 */
 	MRC_DROP_NR
 };
 

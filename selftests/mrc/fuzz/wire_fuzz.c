@@ -116,6 +116,18 @@ static void check_accepted(const struct mrc_pkt *p, const u8 *data,
 		}
 		break;
 	}
+	case MRC_PKT_CREDIT_REQ:
+	case MRC_PKT_GRANT: {
+		struct mrc_pkt_credit c;
+
+		ASSERT(p->len == sizeof(struct mrc_wire_credit));
+		mrc_wire_get_credit(p, &c);
+		ASSERT(c.msg_len >= 1 && c.msg_len <= lim->max_msg_len);
+		ASSERT(c.granted <= c.msg_len);
+		if (p->type == MRC_PKT_GRANT)
+			ASSERT(c.seq >= 1 && c.granted >= 1);
+		break;
+	}
 	default:
 		ASSERT(p->len == sizeof(struct mrc_wire_hello));
 		break;
@@ -174,6 +186,17 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 			mrc_wire_get_nack_range(p, i, &rg[i]);
 		len = mrc_wire_put_nack(body, rg, n);
 		ASSERT(!memcmp(body, p->body, p->len));
+		break;
+	}
+	case MRC_PKT_CREDIT_REQ:
+	case MRC_PKT_GRANT: {
+		struct mrc_pkt_credit c;
+
+		mrc_wire_get_credit(p, &c);
+		len = mrc_wire_put_credit(body, &c);
+		/* identical but for the reserved word */
+		ASSERT(!memcmp(body, p->body,
+			       offsetof(struct mrc_wire_credit, reserved)));
 		break;
 	}
 	default: {
