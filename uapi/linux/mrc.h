@@ -159,6 +159,11 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_PROBE_MS,	/* keepalive probe interval, ms */
 	MRC_CONFIG_A_RTO_MAX_MS, /* upper bound of a path's RTO, ms */
 	MRC_CONFIG_A_PEER_TIMEOUT_MS, /* no path this long: sends fail, ms */
+	MRC_CONFIG_A_CREDIT,	/* 1: receiver-driven credits on, 0: off */
+	MRC_CONFIG_A_CREDIT_UNSCHED_BYTES, /* sent without a grant, bytes */
+	MRC_CONFIG_A_CREDIT_RATE_KBPS, /* drain rate; 0 = rails' speed */
+	MRC_CONFIG_A_CREDIT_POLICY, /* 0 fair share, 1 SRPT */
+	MRC_CONFIG_A_CREDIT_GRANT_TIMEOUT_MS, /* re-request / reclaim, ms */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
