@@ -11,6 +11,7 @@
 #include <linux/socket.h>
 #include <rdma/rdma_cm.h>
 
+#include "credit_peer.h"
 #include "msg.h"
 #include "path.h"
 #include "wire.h"
@@ -64,6 +65,9 @@ struct mrc_peer {
 	struct delayed_work retry;	/* queues work when a retry is due */
 
 	struct mrc_msg_peer mp;		/* messages (msg.c; locking there) */
+	struct mrc_credit_peer credit;	/* credits (credit_peer.c; locking
+					 * there)
+					 */
 
 	struct mrc_peer_link links[MRC_PEER_MAX_ADDRS];
 };

@@ -1527,6 +1527,8 @@ struct peer {
 	struct peer_addr addrs[PEER_ADDRS_KEPT];
 	struct path *paths;		/* malloc'ed; peer_free() */
 	size_t npaths, cap;
+	u32 credit_present;		/* 1 << MRC_CREDIT_STAT_* */
+	u64 credit[MRC_CREDIT_STAT_MAX + 1];	/* MRC_PEER_A_CREDIT */
 };
 
 #define PHAS(p, a)	(!!((p)->present & (1u << (a))))
@@ -1605,6 +1607,21 @@ static int peer_addr_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
+/* One u64 of the MRC_PEER_A_CREDIT nest. */
+static int peer_credit_cb(const struct nlattr *a, void *data)
+{
+	struct peer *p = data;
+	unsigned int t = mnl_attr_get_type(a);
+
+	if (t <= MRC_CREDIT_STAT_PAD || t > MRC_CREDIT_STAT_MAX)
+		return MNL_CB_OK;	/* PAD, UNSPEC and newer counters */
+	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+		return bad_attr("peer credit", t);
+	p->credit[t] = mnl_attr_get_u64(a);
+	p->credit_present |= 1u << t;
+	return MNL_CB_OK;
+}
+
 static int peer_attr_cb(const struct nlattr *a, void *data)
 {
 	struct peer *p = data;
@@ -1623,6 +1640,10 @@ static int peer_attr_cb(const struct nlattr *a, void *data)
 		break;
 	case MRC_PEER_A_ADDRS:
 		if (nest_parse(a, "peer", t, peer_addr_cb, p))
+			return MNL_CB_ERROR;
+		break;
+	case MRC_PEER_A_CREDIT:
+		if (nest_parse(a, "peer", t, peer_credit_cb, p))
 			return MNL_CB_ERROR;
 		break;
 	case MRC_PEER_A_PATH:
@@ -1763,6 +1784,38 @@ static void path_cell(const struct path *pa, const struct path_col *c,
 	}
 }
 
+/* Credit counters of the peer as sender (tx) and receiver (rx). */
+static const unsigned int credit_tx_cols[] = {
+	MRC_CREDIT_STAT_TX_UNSCHED_BYTES, MRC_CREDIT_STAT_TX_SCHED_BYTES,
+	MRC_CREDIT_STAT_TX_MSGS_SCHED, MRC_CREDIT_STAT_REQUESTS_TX,
+	MRC_CREDIT_STAT_GRANTS_RX, MRC_CREDIT_STAT_GRANTS_DUP,
+	MRC_CREDIT_STAT_GRANTS_BAD, MRC_CREDIT_STAT_WAIT_US,
+};
+static const unsigned int credit_rx_cols[] = {
+	MRC_CREDIT_STAT_RX_UNSCHED_BYTES, MRC_CREDIT_STAT_RX_SCHED_BYTES,
+	MRC_CREDIT_STAT_REQUESTS_RX, MRC_CREDIT_STAT_REQUESTS_BAD,
+	MRC_CREDIT_STAT_GRANTS_TX, MRC_CREDIT_STAT_GRANTS_RESENT,
+	MRC_CREDIT_STAT_GRANTED_BYTES, MRC_CREDIT_STAT_OVER_CREDIT,
+};
+
+static void credit_row(const struct peer *p, const char *label,
+		       const unsigned int *cols, size_t n)
+{
+	const char *hdr[8];
+	char val[8][24];
+	size_t i;
+
+	for (i = 0; i < n && i < 8; i++) {
+		hdr[i] = mrc_credit_stat_name(cols[i]);
+		if (p->credit_present & (1u << cols[i]))
+			snprintf(val[i], sizeof(val[i]), "%" PRIu64,
+				 p->credit[cols[i]]);
+		else
+			snprintf(val[i], sizeof(val[i]), "-");
+	}
+	stat_table(label, hdr, val, i);
+}
+
 static unsigned int peer_count_active(const struct peer *p)
 {
 	unsigned int n = 0;
@@ -1794,6 +1847,12 @@ static void peer_print_plain(const struct peer *p)
 		fprintf(out, "    addrs ");
 		addrs_print(p);
 		fputc('\n', out);
+	}
+	if (opt.stats && p->credit_present) {
+		credit_row(p, "credtx:", credit_tx_cols,
+			   ARRAY_SIZE(credit_tx_cols));
+		credit_row(p, "credrx:", credit_rx_cols,
+			   ARRAY_SIZE(credit_rx_cols));
 	}
 	if (!p->npaths)
 		return;
@@ -1905,6 +1964,11 @@ static void peer_json(struct jw *w, const struct peer *p, bool all_keys)
 		jw_kv_u64(w, "paths_active", p->paths_active);
 	else if (all_keys)
 		jw_kv_str(w, "paths_active", NULL);
+	/* Only when the kernel sent it (kernels before credits do not). */
+	if (PHAS(p, MRC_PEER_A_CREDIT))
+		counters_json(w, "credit", mrc_credit_stat_name,
+			      MRC_CREDIT_STAT_PAD + 1, MRC_CREDIT_STAT_MAX,
+			      p->credit, p->credit_present, all_keys);
 	if (p->npaths || all_keys) {
 		jw_key(w, "paths");
 		jw_arr_open(w);
@@ -3734,6 +3798,50 @@ static void peer__plain(void)
 	opt.stats = false;
 }
 
+/* The MRC_PEER_A_CREDIT nest: -s shows it, JSON has it. */
+static void peer__credit(void)
+{
+	char buf[2048], *got;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest, *cn;
+	unsigned int s;
+
+	reset_state();
+	nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 3, &nest);
+	cn = mnl_attr_nest_start(nlh, MRC_PEER_A_CREDIT);
+	for (s = MRC_CREDIT_STAT_PAD + 1; s <= MRC_CREDIT_STAT_MAX; s++)
+		if (s != MRC_CREDIT_STAT_GRANTS_BAD)	/* absent: "-" */
+			mnl_attr_put_u64(nlh, s, 1000 + s);
+	mnl_attr_put_u64(nlh, MRC_CREDIT_STAT_MAX + 5, 9);	/* future */
+	mnl_attr_nest_end(nlh, cn);
+	mnl_attr_nest_end(nlh, nest);
+
+	got = peer_show_of(nlh);
+	CHECK_STR(got, "node 3  planes 0  paths 0 (active 0)\n");
+	free(got);
+	opt.stats = true;
+	got = peer_show_of(nlh);
+	CHECK_STR(got,
+		  "node 3  planes 0  paths 0 (active 0)\n"
+		  "    credtx:  tx_unsched_bytes tx_sched_bytes tx_msgs_sched requests_tx grants_rx grants_dup\n"
+		  "                         1002           1003          1004        1005      1006       1007\n"
+		  "             grants_bad wait_us\n"
+		  "                      -    1009\n"
+		  "    credrx:  rx_unsched_bytes rx_sched_bytes requests_rx requests_bad grants_tx grants_resent\n"
+		  "                         1010           1011        1012         1013      1014          1015\n"
+		  "             granted_bytes over_credit\n"
+		  "                      1016        1017\n");
+	free(got);
+	opt.stats = false;
+	opt.json = true;
+	got = peer_show_of(nlh);
+	CHECK(got && strstr(got, "\"credit\":{\"tx_unsched_bytes\":1002,"));
+	CHECK(got && strstr(got, "\"grants_bad\":null,\"wait_us\":1009,"));
+	CHECK(got && strstr(got, "\"over_credit\":1017}"));
+	free(got);
+	opt.json = false;
+}
+
 static void peer__plain_minimal(void)
 {
 	char buf[1024], *got;
@@ -4890,6 +4998,7 @@ static const struct {
 	T(peer__plain),
 	T(peer__plain_minimal),
 	T(peer__json),
+	T(peer__credit),
 	T(peer__list_sorted),
 	T(peer__malformed),
 	T(peer__fmt_us),

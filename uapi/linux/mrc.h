@@ -208,9 +208,40 @@ enum mrc_peer_attr {
 	MRC_PEER_A_PATH,	/* nest, enum mrc_path_attr; one per path */
 	MRC_PEER_A_PATHS_ACTIVE, /* u32: paths in the spray set */
 	MRC_PEER_A_PAD,
+	MRC_PEER_A_CREDIT,	/* nest, enum mrc_credit_stat: u64 each */
 
 	__MRC_PEER_A_MAX,
 	MRC_PEER_A_MAX = __MRC_PEER_A_MAX - 1,
+};
+
+/*
+ * Receiver-driven credit counters of one peer, all u64, nested in
+ * MRC_PEER_A_CREDIT; counted since the peer was added.  TX_* / sender
+ * side: this node sending to the peer; RX_* / receiver side: the peer
+ * sending to this node.  Append only.
+ */
+enum mrc_credit_stat {
+	MRC_CREDIT_STAT_UNSPEC,
+	MRC_CREDIT_STAT_PAD,
+	MRC_CREDIT_STAT_TX_UNSCHED_BYTES,	/* sent without a grant */
+	MRC_CREDIT_STAT_TX_SCHED_BYTES,		/* sent against grants */
+	MRC_CREDIT_STAT_TX_MSGS_SCHED,		/* messages that asked */
+	MRC_CREDIT_STAT_REQUESTS_TX,		/* CREDIT_REQs sent */
+	MRC_CREDIT_STAT_GRANTS_RX,		/* GRANTs that moved the offset */
+	MRC_CREDIT_STAT_GRANTS_DUP,		/* duplicate GRANTs (harmless) */
+	MRC_CREDIT_STAT_GRANTS_BAD,		/* refused: stale, forged */
+	MRC_CREDIT_STAT_WAIT_US,		/* time waiting for credit */
+	MRC_CREDIT_STAT_RX_UNSCHED_BYTES,	/* received within the window */
+	MRC_CREDIT_STAT_RX_SCHED_BYTES,		/* received beyond it */
+	MRC_CREDIT_STAT_REQUESTS_RX,		/* CREDIT_REQs accepted */
+	MRC_CREDIT_STAT_REQUESTS_BAD,		/* CREDIT_REQs refused */
+	MRC_CREDIT_STAT_GRANTS_TX,		/* new GRANTs sent (pacer) */
+	MRC_CREDIT_STAT_GRANTS_RESENT,		/* GRANTs repeated on request */
+	MRC_CREDIT_STAT_GRANTED_BYTES,		/* scheduled bytes granted */
+	MRC_CREDIT_STAT_OVER_CREDIT,		/* DATA beyond the grant */
+
+	__MRC_CREDIT_STAT_MAX,
+	MRC_CREDIT_STAT_MAX = __MRC_CREDIT_STAT_MAX - 1,
 };
 
 /* Path states; the names follow MRC 1.0 (GOOD is ACTIVE). */
