@@ -145,7 +145,7 @@ static u64 mrc_credit_period(u64 rate)
 /* The knobs as credit.c parameters; @bps as for mrc_credit_rate(). */
 static void mrc_credit_params(struct mrc_credit_params *p, u64 bps)
 {
-	u64 burst;
+	u64 burst, out;
 
 	mrc_credit_params_default(p);
 	p->rate = mrc_credit_rate(bps);
@@ -156,12 +156,20 @@ static void mrc_credit_params(struct mrc_credit_params *p, u64 bps)
 	burst = div64_u64(p->rate * 2 * mrc_credit_period(p->rate),
 			  NSEC_PER_SEC);
 	p->burst = clamp_t(u64, burst, 2 * MRC_CREDIT_UNIT, 64U << 20);
-	/* Granted, not arrived: two windows, at least four units. */
-	p->max_outstanding = max_t(u32, 2 * p->unsched, 4 * MRC_CREDIT_UNIT);
-	p->max_outstanding = max(p->max_outstanding, p->burst);
 	p->max_msg = MRC_MSG_MAX_LEN;
 	p->grant_timeout_ns = mrc_knob(MRC_KNOB_credit_grant_timeout_ms) *
 			      NSEC_PER_MSEC;
+	/*
+	 * Granted, not arrived: what the drain rate delivers in half a
+	 * grant timeout (the timeout is meant to exceed the RTT, and a cap
+	 * below rate x RTT would cap the throughput), at least two windows
+	 * and four units, at most 64 MiB.
+	 */
+	out = div_u64(div_u64(p->rate, 1000) *
+		      (p->grant_timeout_ns / NSEC_PER_USEC), 2000);
+	out = max3(out, 2ULL * p->unsched, 4ULL * MRC_CREDIT_UNIT);
+	p->max_outstanding = clamp_t(u64, max_t(u64, out, p->burst), 0,
+				     64U << 20);
 	p->request_timeout_ns = p->grant_timeout_ns;
 }
 
