@@ -492,15 +492,18 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 	struct mrc_credit_params p;
 	u32 unsched, in_win;
 
-	if (!mrc_knob(MRC_KNOB_credit))
-		return;
 	mrc_credit_params(&p, READ_ONCE(mrc_credit_speed_bps));
 	unsched = min(p.unsched, pkt->msg_len);
 	in_win = pkt->offset < unsched ?
 		 min_t(u32, pkt->len, unsched - pkt->offset) : 0;
 	spin_lock_bh(&mrc_credit_lock);
+	/* Counted with credits off too: per-sender bytes for comparison. */
 	cp->rx_unsched_bytes += in_win;
 	cp->rx_sched_bytes += pkt->len - in_win;
+	if (!mrc_knob(MRC_KNOB_credit)) {
+		spin_unlock_bh(&mrc_credit_lock);
+		return;
+	}
 	if (mrc_credit_rx_data(mrc_credit_rx_tab, &p, peer->node_id,
 			       pkt->msg_id, pkt->msg_len, pkt->offset,
 			       pkt->len, ktime_get_ns()))
