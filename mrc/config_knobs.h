@@ -47,6 +47,20 @@
 	  "most payload bytes one /dev/mrc endpoint has sent but not completed")	\
 	X(sched_policy, MRC_CONFIG_A_SCHED_POLICY, 0, 3, 3, 0, "",	\
 	  "path scheduling policy: 0 round-robin, 1 min-inflight, "	\
-	  "2 min-latency, 3 load-aware")
+	  "2 min-latency, 3 load-aware")	\
+	/* receiver-driven credits (credit_peer.c) */			\
+	X(credit, MRC_CONFIG_A_CREDIT, 0, 1, 1, 0, "",			\
+	  "1: receiver-driven credits on; 0: off (send at once)")	\
+	X(credit_unsched_bytes, MRC_CONFIG_A_CREDIT_UNSCHED_BYTES, 4096, \
+	  67108864, 131072, 0, "bytes",					\
+	  "bytes of a message sent without a grant (same on all nodes)") \
+	X(credit_rate_kbps, MRC_CONFIG_A_CREDIT_RATE_KBPS, 0, 1000000000, \
+	  0, 0, "kbit/s",						\
+	  "receiver's drain rate for grants; 0 = sum of its rails' speed") \
+	X(credit_policy, MRC_CONFIG_A_CREDIT_POLICY, 0, 1, 0, 0, "",	\
+	  "grant policy: 0 = fair share, 1 = shortest remaining first")	\
+	X(credit_grant_timeout_ms, MRC_CONFIG_A_CREDIT_GRANT_TIMEOUT_MS, \
+	  1, 4000, 10, 0, "ms",						\
+	  "re-request after / reclaim unused credit after this long")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

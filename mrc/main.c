@@ -139,9 +139,12 @@ static int __init mrc_init(void)
 	err = mrc_msg_init();
 	if (err)
 		goto err_rail;
-	err = mrc_peer_init();
+	err = mrc_credit_init();	/* credit_peer.c */
 	if (err)
 		goto err_msg;
+	err = mrc_peer_init();
+	if (err)
+		goto err_credit;
 	err = mrc_dev_init();
 	if (err)
 		goto err_peer;
@@ -151,6 +154,8 @@ static int __init mrc_init(void)
 
 err_peer:
 	mrc_peer_exit();
+err_credit:
+	mrc_credit_exit();
 err_msg:
 	mrc_msg_exit();
 err_rail:
@@ -175,6 +180,7 @@ static void __exit mrc_exit(void)
 	mrc_dev_exit();
 	mrc_peer_exit();
 	mrc_ep_exit();
+	mrc_credit_exit();
 	mrc_msg_exit();
 	mrc_rail_exit();
 	mrc_nl_exit();

@@ -82,6 +82,7 @@
 
 #include "mrc.h"
 #include "mrc_api.h"
+#include "credit_peer.h"
 #include "msg.h"
 #include "peer.h"
 #include "reasm.h"
@@ -574,6 +575,12 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 				return;
 			}
 			retrans = mrc_txsb_state(&m->sb, idx) == MRC_TXSB_LOST;
+			/* credit_peer.c: new bytes may wait for a GRANT. */
+			if (!retrans &&
+			    !mrc_credit_tx_may(peer, m->msg_id, m->len,
+					       idx * m->seg,
+					       mrc_msg_pkt_len(m, idx), cb->now))
+				break;
 			for (tries = 0; tries < 4; tries++) {
 				/* sched: the message's class, this packet's length */
 				pi = mrc_sched_select(&mp->sched, &sp,
@@ -643,6 +650,7 @@ static void mrc_msg_fail_all(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 		list_move_tail(&m->node, &mp->done);
 		mp->ntx--;
 	}
+	mrc_credit_tx_reset(peer);	/* credit_peer.c */
 	/* Successors must not wait for what was given up. */
 	mp->epoch = max_t(u32, mp->epoch + 1, (u32)ktime_get_real_seconds());
 	mp->next_seq = 0;
@@ -810,10 +818,9 @@ out_put:
  * index in *@lp; NULL and *@why set if the packet is not from one of the
  * peer's paths.
  */
-static struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
-					const struct mrc_pkt *pkt,
-					unsigned int *lp,
-					enum mrc_drop_reason *why)
+struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
+				 const struct mrc_pkt *pkt, unsigned int *lp,
+				 enum mrc_drop_reason *why)
 {
 	struct mrc_peer *peer = mrc_peer_get(pkt->src_node);
 	unsigned int l, ev = uqp->ev;
@@ -1064,7 +1071,7 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 	struct mrc_reasm_sack rs;
 	struct mrc_msg_peer *mp;
 	struct mrc_peer *peer;
-	bool sack = false, complete, kick = false;
+	bool sack = false, complete, kick = false, new_bytes = false;
 	unsigned int l, nholes = 0;
 
 	peer = mrc_msg_rx_peer(uqp, src_qp, pkt, &l, &why);
@@ -1136,6 +1143,7 @@ again:
 	case MRC_REASM_NEW:
 		memcpy(rm->buf + pkt->offset, pkt->body, pkt->len);
 		nholes = mrc_msg_nack_due(peer, l, pkt, rm, holes);
+		new_bytes = true;	/* credit_peer.c */
 		if (++rm->since_sack >= MRC_MSG_SACK_EVERY ||
 		    (pkt->flags & (MRC_WF_LAST | MRC_WF_ACK_NOW |
 				   MRC_WF_RETRANS)))
@@ -1143,6 +1151,7 @@ again:
 		break;
 	case MRC_REASM_COMPLETE:
 		memcpy(rm->buf + pkt->offset, pkt->body, pkt->len);
+		new_bytes = true;
 		mrc_msg_completed(mp, rm);
 		kick = true;
 		sack = true;
@@ -1172,6 +1181,8 @@ out:
 		mrc_msg_send_sack(peer, l, pkt, &rs);
 	if (nholes)
 		mrc_msg_send_nack(peer, l, pkt, holes, nholes);
+	if (new_bytes)	/* charge the arrival to the credit pacer */
+		mrc_credit_rx_data_hook(peer, pkt);
 	mrc_peer_put(peer);
 	return why;
 }
@@ -1507,6 +1518,7 @@ void mrc_msg_peer_stop(struct mrc_peer *peer)
 	LIST_HEAD(done);
 	LIST_HEAD(rx);
 
+	mrc_credit_peer_stop(peer);	/* credit_peer.c: forget its credit */
 	/* peer->dead is set: neither the timer nor the work re-arm. */
 	hrtimer_cancel(&mp->timer);
 	cancel_work_sync(&mp->tx_work);

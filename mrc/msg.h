@@ -90,6 +90,16 @@ enum mrc_drop_reason mrc_msg_rx_sack(struct mrc_ud_qp *uqp, u32 src_qp,
 enum mrc_drop_reason mrc_msg_rx_nack(struct mrc_ud_qp *uqp, u32 src_qp,
 				     const struct mrc_pkt *pkt);
 
+/*
+ * The peer of a packet from (@uqp, @src_qp), referenced, with its link
+ * index in *@lp; NULL and *@why set if the packet is not from one of the
+ * peer's paths.  (Also used by credit_peer.c.)
+ */
+enum mrc_drop_reason;
+struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
+				 const struct mrc_pkt *pkt, unsigned int *lp,
+				 enum mrc_drop_reason *why);
+
 /* ep.c */
 struct mrc_ep;
 struct mrc_ep *mrc_ep_get(u16 port);

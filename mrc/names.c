@@ -73,3 +73,30 @@ const char *mrc_path_state_uapi_name(unsigned int state)
 		return mrc_path_state_uapi_names[state];
 	return "unknown";
 }
+
+static const char * const mrc_credit_stat_names[] = {
+	[MRC_CREDIT_STAT_TX_UNSCHED_BYTES]	= "tx_unsched_bytes",
+	[MRC_CREDIT_STAT_TX_SCHED_BYTES]	= "tx_sched_bytes",
+	[MRC_CREDIT_STAT_TX_MSGS_SCHED]		= "tx_msgs_sched",
+	[MRC_CREDIT_STAT_REQUESTS_TX]		= "requests_tx",
+	[MRC_CREDIT_STAT_GRANTS_RX]		= "grants_rx",
+	[MRC_CREDIT_STAT_GRANTS_DUP]		= "grants_dup",
+	[MRC_CREDIT_STAT_GRANTS_BAD]		= "grants_bad",
+	[MRC_CREDIT_STAT_WAIT_US]		= "wait_us",
+	[MRC_CREDIT_STAT_RX_UNSCHED_BYTES]	= "rx_unsched_bytes",
+	[MRC_CREDIT_STAT_RX_SCHED_BYTES]	= "rx_sched_bytes",
+	[MRC_CREDIT_STAT_REQUESTS_RX]		= "requests_rx",
+	[MRC_CREDIT_STAT_REQUESTS_BAD]		= "requests_bad",
+	[MRC_CREDIT_STAT_GRANTS_TX]		= "grants_tx",
+	[MRC_CREDIT_STAT_GRANTS_RESENT]		= "grants_resent",
+	[MRC_CREDIT_STAT_GRANTED_BYTES]		= "granted_bytes",
+	[MRC_CREDIT_STAT_OVER_CREDIT]		= "over_credit",
+};
+
+const char *mrc_credit_stat_name(unsigned int stat)
+{
+	if (stat < ARRAY_SIZE(mrc_credit_stat_names) &&
+	    mrc_credit_stat_names[stat])
+		return mrc_credit_stat_names[stat];
+	return NULL;
+}

@@ -22,5 +22,7 @@ const char *mrc_rail_stat_name(unsigned int stat);
  * "dead", "denied", "unresolved"; "unknown" when out of range.
  */
 const char *mrc_path_state_uapi_name(unsigned int state);
+/* Name of an enum mrc_credit_stat, e.g. "grants_rx"; NULL if none. */
+const char *mrc_credit_stat_name(unsigned int stat);
 
 #endif /* _MRC_NAMES_H */

@@ -947,6 +947,8 @@ unlock:
 	spin_unlock_bh(&peer->lock);
 	if (err || nla_put_u32(skb, MRC_PEER_A_PATHS_ACTIVE, active))
 		goto cancel;
+	if (mrc_credit_peer_fill(skb, peer))	/* credit_peer.c */
+		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
 cancel:

@@ -11,6 +11,7 @@
 #include <linux/socket.h>
 #include <rdma/rdma_cm.h>
 
+#include "credit_peer.h"
 #include "msg.h"
 #include "path.h"
 #include "wire.h"
@@ -69,6 +70,9 @@ struct mrc_peer {
 	struct mrc_msg_peer mp;		/* messages (msg.c; locking there) */
 	u32 remote_inc;			/* peer's incarnation, 0 = unknown;
 					 * under lock
+					 */
+	struct mrc_credit_peer credit;	/* credits (credit_peer.c; locking
+					 * there)
 					 */
 
 	struct mrc_peer_link links[MRC_PEER_MAX_ADDRS];

@@ -4,10 +4,11 @@
  *
  * Every datagram is parsed and validated by mrc_wire_parse() before any of
  * its fields is used; a bad one is dropped and counted.  PROBEs go to
- * peer.c, DATA/SACK/NACK to msg.c.
+ * peer.c, DATA/SACK/NACK to msg.c, CREDIT_REQ/GRANT to credit_peer.c.
  */
 #include "mrc.h"
 #include "mrc_api.h"
+#include "credit_peer.h"
 #include "msg.h"
 #include "peer.h"
 #include "ud.h"
@@ -43,6 +44,10 @@ void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
 			break;
 		case MRC_PKT_NACK:
 			why = mrc_msg_rx_nack(uqp, wc->src_qp, &pkt);
+			break;
+		case MRC_PKT_CREDIT_REQ:
+		case MRC_PKT_GRANT:
+			why = mrc_credit_rx_pkt(uqp, wc->src_qp, &pkt);
 			break;
 		default:
 			why = MRC_DROP_UNEXPECTED;

@@ -10,7 +10,7 @@
  *
  *   1. buflen >= MRC_WIRE_HDR_LEN                       TRUNCATED
  *   2. version == MRC_WIRE_VERSION                      BAD_VERSION
- *   3. type is DATA..PROBE_REPLY                        BAD_TYPE
+ *   3. type is DATA..GRANT                              BAD_TYPE
  *   4. buflen >= HDR_LEN + len                          TRUNCATED
  *   5. buflen == HDR_LEN + len (no trailing bytes),
  *      len <= MRC_WIRE_MAX_PAYLOAD                      BAD_LENGTH
@@ -87,6 +87,7 @@ void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt)
 	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_sack) == 56);
 	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_nack_range) == 8);
 	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_hello) == 24);
+	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_credit) == 16);
 	WIRE_BUILD_CHECK(MRC_WIRE_MAX_PAYLOAD <= 0xffff);	/* len: 16 bits */
 
 	b[offsetof(struct mrc_wire_hdr, version)] = pkt->version;
@@ -212,6 +213,33 @@ static enum mrc_drop_reason check_hello(const struct mrc_pkt *p)
 	return MRC_DROP_NONE;
 }
 
+/*
+ * CREDIT_REQ / GRANT: fixed size; a message of 1..cap bytes; granted
+ * within it.  A GRANT grants something (granted > 0) with a sequence
+ * number of 1 or more.  Whether it matches the sender's message is the
+ * credit state's business (credit.c).
+ */
+static enum mrc_drop_reason check_credit(const struct mrc_pkt *p,
+					 const struct mrc_wire_limits *lim)
+{
+	u32 msg_len, granted, seq;
+
+	if (p->len != sizeof(struct mrc_wire_credit))
+		return MRC_DROP_BAD_LENGTH;
+	msg_len = get32(AT(p->body, mrc_wire_credit, msg_len));
+	granted = get32(AT(p->body, mrc_wire_credit, granted));
+	seq = get32(AT(p->body, mrc_wire_credit, seq));
+	if (!msg_len)
+		return MRC_DROP_BAD_CREDIT;
+	if (msg_len > lim->max_msg_len)
+		return MRC_DROP_MSG_TOO_BIG;
+	if (granted > msg_len)
+		return MRC_DROP_BAD_CREDIT;
+	if (p->type == MRC_PKT_GRANT && (!seq || !granted))
+		return MRC_DROP_BAD_CREDIT;
+	return MRC_DROP_NONE;
+}
+
 enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
 				    const struct mrc_wire_limits *lim,
 				    struct mrc_pkt *pkt)
@@ -242,6 +270,10 @@ enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
 		break;
 	case MRC_PKT_NACK:
 		why = check_nack(&p);
+		break;
+	case MRC_PKT_CREDIT_REQ:
+	case MRC_PKT_GRANT:
+		why = check_credit(&p, lim);
 		break;
 	default:	/* HELLO, PROBE and their replies */
 		why = check_hello(&p);
@@ -355,6 +387,27 @@ u16 mrc_wire_put_hello(void *body, const struct mrc_pkt_hello *hello)
 	return sizeof(struct mrc_wire_hello);
 }
 
+void mrc_wire_get_credit(const struct mrc_pkt *pkt,
+			 struct mrc_pkt_credit *credit)
+{
+	const u8 *b = pkt->body;
+
+	credit->msg_len = get32(AT(b, mrc_wire_credit, msg_len));
+	credit->granted = get32(AT(b, mrc_wire_credit, granted));
+	credit->seq = get32(AT(b, mrc_wire_credit, seq));
+}
+
+u16 mrc_wire_put_credit(void *body, const struct mrc_pkt_credit *credit)
+{
+	u8 *b = body;
+
+	put32(AT(b, mrc_wire_credit, msg_len), credit->msg_len);
+	put32(AT(b, mrc_wire_credit, granted), credit->granted);
+	put32(AT(b, mrc_wire_credit, seq), credit->seq);
+	put32(AT(b, mrc_wire_credit, reserved), 0);
+	return sizeof(struct mrc_wire_credit);
+}
+
 /* ---- names ---- */
 
 static const char * const mrc_wire_type_names[] = {
@@ -365,6 +418,8 @@ static const char * const mrc_wire_type_names[] = {
 	[MRC_PKT_HELLO_REPLY]	= "hello_reply",
 	[MRC_PKT_PROBE]		= "probe",
 	[MRC_PKT_PROBE_REPLY]	= "probe_reply",
+	[MRC_PKT_CREDIT_REQ]	= "credit_req",
+	[MRC_PKT_GRANT]		= "grant",
 };
 
 static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
@@ -385,6 +440,7 @@ static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
 	[MRC_DROP_WRONG_PATH]	= "wrong_path",
 	[MRC_DROP_UNEXPECTED]	= "unexpected",
 	[MRC_DROP_UNRESOLVED]	= "unresolved",
+	[MRC_DROP_BAD_CREDIT]	= "bad_credit",
 };
 
 const char *mrc_wire_type_name(unsigned int type)

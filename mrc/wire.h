@@ -53,7 +53,10 @@ enum mrc_wire_type {
 	MRC_PKT_HELLO_REPLY	= 5,
 	MRC_PKT_PROBE		= 6,	/* liveness/RTT of one path */
 	MRC_PKT_PROBE_REPLY	= 7,
-	MRC_PKT_TYPE_MAX	= MRC_PKT_PROBE_REPLY,
+	/* receiver-driven credits (credit_peer.c) */
+	MRC_PKT_CREDIT_REQ	= 8,	/* sender: may I send msg_id beyond unsched? */
+	MRC_PKT_GRANT		= 9,	/* receiver: send msg_id up to granted */
+	MRC_PKT_TYPE_MAX	= MRC_PKT_GRANT,
 };
 
 /* flags */
@@ -107,6 +110,20 @@ struct mrc_wire_hello {
 	__be32	rail_id;	/* sender's rail */
 	__be32	echo_path_seq;	/* replies: the request's path_seq */
 	__be64	echo_tstamp;	/* replies: the request's tstamp */
+} __packed;
+
+/*
+ * CREDIT_REQ / GRANT body (msg_id in the header).  CREDIT_REQ: msg_len is
+ * the message's length (its demand), granted the offset the sender holds
+ * credit for (informative).  GRANT: the sender may send msg_id up to byte
+ * granted; seq grows with every new grant of the message (1..), so a
+ * duplicate or reordered GRANT is idempotent (see credit.h).
+ */
+struct mrc_wire_credit {
+	__be32	msg_len;
+	__be32	granted;
+	__be32	seq;		/* GRANT: 1..; CREDIT_REQ: 0 */
+	__be32	reserved;	/* 0 on send, ignored on receive */
 } __packed;
 
 /* Drop reasons: enum mrc_drop_reason in uapi/linux/mrc.h. */
@@ -165,7 +182,8 @@ struct mrc_wire_limits {
  * everything that needs no per-message state: version, type, lengths,
  * node, DATA geometry (seg in range, offset a multiple of seg, offset+len
  * within msg_len, msg_len within the cap, len == seg except for the last
- * packet), SACK/NACK/HELLO body sizes and SACK nbits.
+ * packet), SACK/NACK/HELLO body sizes and SACK nbits, CREDIT_REQ/GRANT
+ * bodies (msg_len 1..cap, granted <= msg_len; GRANT: seq and granted > 0).
  */
 enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
 				    const struct mrc_wire_limits *lim,
@@ -232,6 +250,17 @@ u16 mrc_wire_put_nack(void *body, const struct mrc_pkt_nack_range *ranges,
 
 void mrc_wire_get_hello(const struct mrc_pkt *pkt, struct mrc_pkt_hello *hello);
 u16 mrc_wire_put_hello(void *body, const struct mrc_pkt_hello *hello);
+
+/* CREDIT_REQ / GRANT body, parsed. */
+struct mrc_pkt_credit {
+	u32	msg_len;
+	u32	granted;
+	u32	seq;
+};
+
+void mrc_wire_get_credit(const struct mrc_pkt *pkt,
+			 struct mrc_pkt_credit *credit);
+u16 mrc_wire_put_credit(void *body, const struct mrc_pkt_credit *credit);
 
 /* "data", "sack", ... "probe_reply"; "unknown" for any other value. */
 const char *mrc_wire_type_name(unsigned int type);

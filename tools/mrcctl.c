@@ -343,7 +343,7 @@ static struct nl_error nlerr;
  * last PEER_ADD, sits: an extended ACK's ATTR_OFFS then names the one the
  * kernel refused, "key min_mtu" or "address 10.0.0.1".
  */
-#define REQ_LABELS_MAX	32
+#define REQ_LABELS_MAX	64
 _Static_assert(2 * MRC_KNOB_NR <= REQ_LABELS_MAX, "too many knobs");
 _Static_assert(MRC_PEER_MAX_ADDRS <= REQ_LABELS_MAX, "too many addresses");
 static struct {
@@ -1535,6 +1535,8 @@ struct peer {
 	struct peer_addr addrs[PEER_ADDRS_KEPT];
 	struct path *paths;		/* malloc'ed; peer_free() */
 	size_t npaths, cap;
+	u32 credit_present;		/* 1 << MRC_CREDIT_STAT_* */
+	u64 credit[MRC_CREDIT_STAT_MAX + 1];	/* MRC_PEER_A_CREDIT */
 };
 
 #define PHAS(p, a)	(!!((p)->present & (1u << (a))))
@@ -1616,6 +1618,21 @@ static int peer_addr_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
+/* One u64 of the MRC_PEER_A_CREDIT nest. */
+static int peer_credit_cb(const struct nlattr *a, void *data)
+{
+	struct peer *p = data;
+	unsigned int t = mnl_attr_get_type(a);
+
+	if (t <= MRC_CREDIT_STAT_PAD || t > MRC_CREDIT_STAT_MAX)
+		return MNL_CB_OK;	/* PAD, UNSPEC and newer counters */
+	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+		return bad_attr("peer credit", t);
+	p->credit[t] = mnl_attr_get_u64(a);
+	p->credit_present |= 1u << t;
+	return MNL_CB_OK;
+}
+
 static int peer_attr_cb(const struct nlattr *a, void *data)
 {
 	struct peer *p = data;
@@ -1652,6 +1669,10 @@ static int peer_attr_cb(const struct nlattr *a, void *data)
 		break;
 	case MRC_PEER_A_ADDRS:
 		if (nest_parse(a, "peer", t, peer_addr_cb, p))
+			return MNL_CB_ERROR;
+		break;
+	case MRC_PEER_A_CREDIT:
+		if (nest_parse(a, "peer", t, peer_credit_cb, p))
 			return MNL_CB_ERROR;
 		break;
 	case MRC_PEER_A_PATH:
@@ -1815,6 +1836,38 @@ static void share_total_set(const struct peer *p)
 		share_total += p->paths[i].v[MRC_PATH_A_TX_BYTES];
 }
 
+/* Credit counters of the peer as sender (tx) and receiver (rx). */
+static const unsigned int credit_tx_cols[] = {
+	MRC_CREDIT_STAT_TX_UNSCHED_BYTES, MRC_CREDIT_STAT_TX_SCHED_BYTES,
+	MRC_CREDIT_STAT_TX_MSGS_SCHED, MRC_CREDIT_STAT_REQUESTS_TX,
+	MRC_CREDIT_STAT_GRANTS_RX, MRC_CREDIT_STAT_GRANTS_DUP,
+	MRC_CREDIT_STAT_GRANTS_BAD, MRC_CREDIT_STAT_WAIT_US,
+};
+static const unsigned int credit_rx_cols[] = {
+	MRC_CREDIT_STAT_RX_UNSCHED_BYTES, MRC_CREDIT_STAT_RX_SCHED_BYTES,
+	MRC_CREDIT_STAT_REQUESTS_RX, MRC_CREDIT_STAT_REQUESTS_BAD,
+	MRC_CREDIT_STAT_GRANTS_TX, MRC_CREDIT_STAT_GRANTS_RESENT,
+	MRC_CREDIT_STAT_GRANTED_BYTES, MRC_CREDIT_STAT_OVER_CREDIT,
+};
+
+static void credit_row(const struct peer *p, const char *label,
+		       const unsigned int *cols, size_t n)
+{
+	const char *hdr[8];
+	char val[8][24];
+	size_t i;
+
+	for (i = 0; i < n && i < 8; i++) {
+		hdr[i] = mrc_credit_stat_name(cols[i]);
+		if (p->credit_present & (1u << cols[i]))
+			snprintf(val[i], sizeof(val[i]), "%" PRIu64,
+				 p->credit[cols[i]]);
+		else
+			snprintf(val[i], sizeof(val[i]), "-");
+	}
+	stat_table(label, hdr, val, i);
+}
+
 static unsigned int peer_count_active(const struct peer *p)
 {
 	unsigned int n = 0;
@@ -1846,6 +1899,12 @@ static void peer_print_plain(const struct peer *p)
 		fprintf(out, "    addrs ");
 		addrs_print(p);
 		fputc('\n', out);
+	}
+	if (opt.stats && p->credit_present) {
+		credit_row(p, "credtx:", credit_tx_cols,
+			   ARRAY_SIZE(credit_tx_cols));
+		credit_row(p, "credrx:", credit_rx_cols,
+			   ARRAY_SIZE(credit_rx_cols));
 	}
 	if (PHAS(p, MRC_PEER_A_POLICY_NOW))	/* sched */
 		fprintf(out, "    policy %s (%s)  fallbacks %" PRIu64
@@ -1980,6 +2039,11 @@ static void peer_json(struct jw *w, const struct peer *p, bool all_keys)
 		jw_kv_u64(w, "fallbacks", p->fallbacks);
 		jw_kv_u64(w, "explores", p->explores);
 	}
+	/* Only when the kernel sent it (kernels before credits do not). */
+	if (PHAS(p, MRC_PEER_A_CREDIT))
+		counters_json(w, "credit", mrc_credit_stat_name,
+			      MRC_CREDIT_STAT_PAD + 1, MRC_CREDIT_STAT_MAX,
+			      p->credit, p->credit_present, all_keys);
 	if (p->npaths || all_keys) {
 		jw_key(w, "paths");
 		jw_arr_open(w);
@@ -3913,8 +3977,8 @@ static void rail__plain_stats(void)
 		  "                  6006      7007      8008\n"
 		  "    reasons: truncated bad_type bad_offset bad_seg not_for_us no_memory\n"
 		  "                     1        3          5       7          9        11\n"
-		  "             bad_field unexpected\n"
-		  "                    13         15\n"
+		  "             bad_field unexpected bad_credit\n"
+		  "                    13         15         17\n"
 		  "    QP:      errors recoveries\n"
 		  "              13013      14014\n"
 		  "    events:  state_changes port_events\n"
@@ -4288,6 +4352,50 @@ static void peer__sched(void)
 	CHECK(got && strstr(got, "\"policy\":\"min-latency\",\"policy_from\":\"peer\","
 			    "\"fallbacks\":7,\"explores\":9"));
 	CHECK(got && strstr(got, "\"inflight_bytes\":4040,\"tx_bytes\":3000,\"weight\":50}"));
+	free(got);
+	opt.json = false;
+}
+
+/* The MRC_PEER_A_CREDIT nest: -s shows it, JSON has it. */
+static void peer__credit(void)
+{
+	char buf[2048], *got;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest, *cn;
+	unsigned int s;
+
+	reset_state();
+	nlh = mk_peer_open(buf, MRC_CMD_PEER_GET, 3, &nest);
+	cn = mnl_attr_nest_start(nlh, MRC_PEER_A_CREDIT);
+	for (s = MRC_CREDIT_STAT_PAD + 1; s <= MRC_CREDIT_STAT_MAX; s++)
+		if (s != MRC_CREDIT_STAT_GRANTS_BAD)	/* absent: "-" */
+			mnl_attr_put_u64(nlh, s, 1000 + s);
+	mnl_attr_put_u64(nlh, MRC_CREDIT_STAT_MAX + 5, 9);	/* future */
+	mnl_attr_nest_end(nlh, cn);
+	mnl_attr_nest_end(nlh, nest);
+
+	got = peer_show_of(nlh);
+	CHECK_STR(got, "node 3  planes 0  paths 0 (active 0)\n");
+	free(got);
+	opt.stats = true;
+	got = peer_show_of(nlh);
+	CHECK_STR(got,
+		  "node 3  planes 0  paths 0 (active 0)\n"
+		  "    credtx:  tx_unsched_bytes tx_sched_bytes tx_msgs_sched requests_tx grants_rx grants_dup\n"
+		  "                         1002           1003          1004        1005      1006       1007\n"
+		  "             grants_bad wait_us\n"
+		  "                      -    1009\n"
+		  "    credrx:  rx_unsched_bytes rx_sched_bytes requests_rx requests_bad grants_tx grants_resent\n"
+		  "                         1010           1011        1012         1013      1014          1015\n"
+		  "             granted_bytes over_credit\n"
+		  "                      1016        1017\n");
+	free(got);
+	opt.stats = false;
+	opt.json = true;
+	got = peer_show_of(nlh);
+	CHECK(got && strstr(got, "\"credit\":{\"tx_unsched_bytes\":1002,"));
+	CHECK(got && strstr(got, "\"grants_bad\":null,\"wait_us\":1009,"));
+	CHECK(got && strstr(got, "\"over_credit\":1017}"));
 	free(got);
 	opt.json = false;
 }
@@ -5476,6 +5584,7 @@ static const struct {
 	T(peer__sched),
 	T(event__class_fallback),
 	T(peer__json),
+	T(peer__credit),
 	T(peer__list_sorted),
 	T(peer__malformed),
 	T(peer__fmt_us),

@@ -187,6 +187,11 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_SCHED_POLICY, /* enum mrc_sched_policy_uapi: the path
 				    * scheduling policy of peers without one
 				    */
+	MRC_CONFIG_A_CREDIT,	/* 1: receiver-driven credits on, 0: off */
+	MRC_CONFIG_A_CREDIT_UNSCHED_BYTES, /* sent without a grant, bytes */
+	MRC_CONFIG_A_CREDIT_RATE_KBPS, /* drain rate; 0 = rails' speed */
+	MRC_CONFIG_A_CREDIT_POLICY, /* 0 fair share, 1 SRPT */
+	MRC_CONFIG_A_CREDIT_GRANT_TIMEOUT_MS, /* re-request / reclaim, ms */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
@@ -214,6 +219,9 @@ enum mrc_drop_reason {
 	MRC_DROP_WRONG_PATH,	/* peer known, but not from its path's QP */
 	MRC_DROP_UNEXPECTED,	/* a valid type this node does not take */
 	MRC_DROP_UNRESOLVED,	/* peer known, its link not resolved yet */
+	MRC_DROP_BAD_CREDIT,	/* CREDIT_REQ/GRANT malformed or refused:
+				 * forged, stale, beyond the message
+				 */
 	MRC_DROP_NR
 };
 
@@ -235,9 +243,40 @@ enum mrc_peer_attr {
 	MRC_PEER_A_POLICY_NOW,	/* u32: the policy in force (replies) */
 	MRC_PEER_A_FALLBACKS,	/* u64: picks outside a class's rails */
 	MRC_PEER_A_EXPLORES,	/* u64: exploration picks */
+	MRC_PEER_A_CREDIT,	/* nest, enum mrc_credit_stat: u64 each */
 
 	__MRC_PEER_A_MAX,
 	MRC_PEER_A_MAX = __MRC_PEER_A_MAX - 1,
+};
+
+/*
+ * Receiver-driven credit counters of one peer, all u64, nested in
+ * MRC_PEER_A_CREDIT; counted since the peer was added.  TX_* / sender
+ * side: this node sending to the peer; RX_* / receiver side: the peer
+ * sending to this node.  Append only.
+ */
+enum mrc_credit_stat {
+	MRC_CREDIT_STAT_UNSPEC,
+	MRC_CREDIT_STAT_PAD,
+	MRC_CREDIT_STAT_TX_UNSCHED_BYTES,	/* sent without a grant */
+	MRC_CREDIT_STAT_TX_SCHED_BYTES,		/* sent against grants */
+	MRC_CREDIT_STAT_TX_MSGS_SCHED,		/* messages that asked */
+	MRC_CREDIT_STAT_REQUESTS_TX,		/* CREDIT_REQs sent */
+	MRC_CREDIT_STAT_GRANTS_RX,		/* GRANTs that moved the offset */
+	MRC_CREDIT_STAT_GRANTS_DUP,		/* duplicate GRANTs (harmless) */
+	MRC_CREDIT_STAT_GRANTS_BAD,		/* refused: stale, forged */
+	MRC_CREDIT_STAT_WAIT_US,		/* time waiting for credit */
+	MRC_CREDIT_STAT_RX_UNSCHED_BYTES,	/* received within the window */
+	MRC_CREDIT_STAT_RX_SCHED_BYTES,		/* received beyond it */
+	MRC_CREDIT_STAT_REQUESTS_RX,		/* CREDIT_REQs accepted */
+	MRC_CREDIT_STAT_REQUESTS_BAD,		/* CREDIT_REQs refused */
+	MRC_CREDIT_STAT_GRANTS_TX,		/* new GRANTs sent (pacer) */
+	MRC_CREDIT_STAT_GRANTS_RESENT,		/* GRANTs repeated on request */
+	MRC_CREDIT_STAT_GRANTED_BYTES,		/* scheduled bytes granted */
+	MRC_CREDIT_STAT_OVER_CREDIT,		/* DATA beyond the grant */
+
+	__MRC_CREDIT_STAT_MAX,
+	MRC_CREDIT_STAT_MAX = __MRC_CREDIT_STAT_MAX - 1,
 };
 
 /* Path states; the names follow MRC 1.0 (GOOD is ACTIVE). */

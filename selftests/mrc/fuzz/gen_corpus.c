@@ -135,6 +135,18 @@ static void hello(const char *name, u8 type, bool reply)
 	emit(name, buf, &p);
 }
 
+static void credit(const char *name, u8 type, u32 msg_len, u32 granted,
+		   u32 seq)
+{
+	static u8 buf[MRC_WIRE_MAX_PKT];
+	struct mrc_pkt p = hdr(type);
+	struct mrc_pkt_credit c = { .msg_len = msg_len, .granted = granted,
+				    .seq = seq };
+
+	p.len = mrc_wire_put_credit(buf + MRC_WIRE_HDR_LEN, &c);
+	emit(name, buf, &p);
+}
+
 /* Scripts for reasm_fuzz and txsb_fuzz: bytes appended little endian. */
 static u8 script[4096];
 static u32 slen;
@@ -439,6 +451,10 @@ int main(int argc, char **argv)
 	hello("hello-reply", MRC_PKT_HELLO_REPLY, true);
 	hello("probe", MRC_PKT_PROBE, false);
 	hello("probe-reply", MRC_PKT_PROBE_REPLY, true);
+	credit("credit-req", MRC_PKT_CREDIT_REQ, 1048576, 0, 0);
+	credit("credit-req-held", MRC_PKT_CREDIT_REQ, 1048576, 131072, 0);
+	credit("grant", MRC_PKT_GRANT, 1048576, 135168, 1);
+	credit("grant-all", MRC_PKT_GRANT, 64U << 20, 64U << 20, 4000);
 	printf("gen_corpus: %u packets in %s\n", written, dir);
 	return 0;
 }

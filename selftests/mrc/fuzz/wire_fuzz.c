@@ -116,6 +116,18 @@ static void check_accepted(const struct mrc_pkt *p, const u8 *data,
 		}
 		break;
 	}
+	case MRC_PKT_CREDIT_REQ:
+	case MRC_PKT_GRANT: {
+		struct mrc_pkt_credit c;
+
+		ASSERT(p->len == sizeof(struct mrc_wire_credit));
+		mrc_wire_get_credit(p, &c);
+		ASSERT(c.msg_len >= 1 && c.msg_len <= lim->max_msg_len);
+		ASSERT(c.granted <= c.msg_len);
+		if (p->type == MRC_PKT_GRANT)
+			ASSERT(c.seq >= 1 && c.granted >= 1);
+		break;
+	}
 	default:
 		ASSERT(p->len == sizeof(struct mrc_wire_hello));
 		break;
@@ -176,6 +188,17 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 		ASSERT(!memcmp(body, p->body, p->len));
 		break;
 	}
+	case MRC_PKT_CREDIT_REQ:
+	case MRC_PKT_GRANT: {
+		struct mrc_pkt_credit c;
+
+		mrc_wire_get_credit(p, &c);
+		len = mrc_wire_put_credit(body, &c);
+		/* identical but for the reserved word */
+		ASSERT(!memcmp(body, p->body,
+			       offsetof(struct mrc_wire_credit, reserved)));
+		break;
+	}
 	default: {
 		struct mrc_pkt_hello h;
 
@@ -201,6 +224,16 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 		mrc_wire_get_sack(&again, &s2);
 		ASSERT(!memcmp(&s1, &s2, sizeof(s1)));
 		/* the bodies may differ where the input had junk */
+		again.body = p->body;
+	}
+	if (p->type == MRC_PKT_CREDIT_REQ || p->type == MRC_PKT_GRANT) {
+		struct mrc_pkt_credit c1, c2;
+
+		mrc_wire_get_credit(p, &c1);
+		mrc_wire_get_credit(&again, &c2);
+		ASSERT(c1.msg_len == c2.msg_len && c1.granted == c2.granted &&
+		       c1.seq == c2.seq);
+		/* the reserved word may have held junk */
 		again.body = p->body;
 	}
 	if (!pkt_eq(p, &again))

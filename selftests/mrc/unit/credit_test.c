@@ -359,6 +359,36 @@ static void tx__rerequest_after_timeout(void)
 	      "due twice");
 }
 
+/*
+ * credit_peer.c: a receiver with credits off answers a request with the
+ * whole message at sequence 2^31 - 1.  Taken at any point of a message
+ * (even after pacer grants); later pacer grants are stale, repeats dup.
+ */
+static void tx__whole_message_grant(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+	u32 len = p.unsched + 100 * KB, u = p.unsched;
+
+	memset(&tx, 0, sizeof(tx));
+	mrc_credit_tx_start(&tx, &p, 9, len, 0);
+	CHECK(mrc_credit_tx_grant(&tx, &p, 9, len, 0x7fffffff, 10) == 1,
+	      "whole message, fresh");
+	CHECK(mrc_credit_tx_may_send(&tx, U32_MAX, 10) == len, "all of it");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 9, len, 0x7fffffff, 20) == 0,
+	      "repeat is a duplicate");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 9, u + 8 * KB, 3, 20) == -ESTALE,
+	      "pacer grant after it");
+
+	memset(&tx, 0, sizeof(tx));
+	mrc_credit_tx_start(&tx, &p, 10, len, 0);
+	CHECK(mrc_credit_tx_grant(&tx, &p, 10, u + 8 * KB, 1000, 10) == 1,
+	      "pacer grant");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 10, len, 0x7fffffff, 20) == 1,
+	      "whole message after pacer grants");
+	CHECK(tx.granted == len, "granted %u", tx.granted);
+}
+
 /* Random grants thrown at a sender never let it past a legitimate bound. */
 static void tx__random_grants_fuzz(void)
 {
@@ -893,6 +923,8 @@ int main(void)
 		{ "tx: unscheduled only", tx__unscheduled_only },
 		{ "tx: grants validated", tx__grants_validated },
 		{ "tx: re-request after timeout", tx__rerequest_after_timeout },
+		{ "tx: whole-message grant (receiver off)",
+		  tx__whole_message_grant },
 		{ "tx: random grants never exceed", tx__random_grants_fuzz },
 		{ "sim: incast fair share", sim__incast_fair },
 		{ "sim: incast without credits drops", sim__incast_no_credits_drops },

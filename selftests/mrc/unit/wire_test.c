@@ -78,9 +78,15 @@ static void put_body(struct mrc_pkt *p)
 	struct mrc_pkt_sack s = { .cum = 5, .nbits = 3, .bitmap = { 5 } };
 	struct mrc_pkt_nack_range r = { .first = 2, .count = 3 };
 	struct mrc_pkt_hello h = { .qpn = 0x11, .qkey = 0x22, .rail_id = 1 };
+	struct mrc_pkt_credit c = { .msg_len = 100000, .granted = 8080,
+				    .seq = p->type == MRC_PKT_GRANT ? 3 : 0 };
 	unsigned int i;
 
 	switch (p->type) {
+	case MRC_PKT_CREDIT_REQ:
+	case MRC_PKT_GRANT:
+		p->len = mrc_wire_put_credit(body, &c);
+		break;
 	case MRC_PKT_DATA:
 		for (i = 0; i < p->len; i++)
 			body[i] = (u8)(p->offset + i);
@@ -158,6 +164,8 @@ static void layout__sizes(void)
 	      sizeof(struct mrc_wire_nack_range));
 	CHECK(sizeof(struct mrc_wire_hello) == 24, "%zu",
 	      sizeof(struct mrc_wire_hello));
+	CHECK(sizeof(struct mrc_wire_credit) == 16, "%zu",
+	      sizeof(struct mrc_wire_credit));
 	CHECK(MRC_WIRE_MAX_PAYLOAD == 4040, "%d", MRC_WIRE_MAX_PAYLOAD);
 	CHECK(MRC_WIRE_MIN_SEG == 200, "%d", MRC_WIRE_MIN_SEG);
 }
@@ -183,6 +191,9 @@ static void layout__offsets(void)
 #define F(n, w) { "hello." #n, offsetof(struct mrc_wire_hello, n), w }
 		F(qpn, 0), F(qkey, 4), F(rail_id, 8), F(echo_path_seq, 12),
 		F(echo_tstamp, 16),
+#undef F
+#define F(n, w) { "credit." #n, offsetof(struct mrc_wire_credit, n), w }
+		F(msg_len, 0), F(granted, 4), F(seq, 8), F(reserved, 12),
 #undef F
 	};
 	unsigned int i;
@@ -660,7 +671,7 @@ static void parse__unknown_type(void)
 		buf[1] = t;
 		EXPECT(n, &lim, MRC_DROP_BAD_TYPE, "type %u", t);
 	}
-	CHECK(MRC_PKT_TYPE_MAX == 7, "new type: update this test");
+	CHECK(MRC_PKT_TYPE_MAX == 9, "new type: update this test");
 }
 
 /* dst_node must be ours, for every type; HELLO has no wildcard. */
@@ -1055,6 +1066,135 @@ static void hello__len(void)
 }
 
 /* ---------------------------------------------------------------- */
+/* CREDIT_REQ / GRANT                                                 */
+/* ---------------------------------------------------------------- */
+
+static void layout__credit_bytes(void)
+{
+	struct mrc_pkt_credit c = {
+		.msg_len = 0x01020304, .granted = 0x00a0b0c0, .seq = 0x11121314,
+	};
+	static const u8 want[16] = {
+		0x01, 0x02, 0x03, 0x04, 0x00, 0xa0, 0xb0, 0xc0,
+		0x11, 0x12, 0x13, 0x14, 0x00, 0x00, 0x00, 0x00,
+	};
+	u8 body[32];
+	u16 n;
+
+	memset(body, 0xee, sizeof(body));
+	n = mrc_wire_put_credit(body, &c);
+	CHECK(n == 16, "%u", n);
+	CHECK(!memcmp(body, want, sizeof(want)), "credit bytes");
+	CHECK(body[16] == 0xee, "wrote past the body");
+}
+
+/* Parses a CREDIT_REQ/GRANT of body @c; returns the reason. */
+static enum mrc_drop_reason credit_parse(u8 type,
+					 const struct mrc_pkt_credit *c,
+					 struct mrc_pkt *out)
+{
+	struct mrc_pkt p = mk(type, 0);
+
+	p.len = mrc_wire_put_credit(buf + MRC_WIRE_HDR_LEN, c);
+	return mrc_wire_parse(buf, emit_hdr(&p), &lim, out);
+}
+
+static void roundtrip__credit_body(void)
+{
+	static const struct mrc_pkt_credit cs[] = {
+		{ 1, 1, 1 }, { CAP, CAP, ~0U }, { 70000, 4040, 2 },
+	};
+	unsigned int t, i;
+
+	for (t = MRC_PKT_CREDIT_REQ; t <= MRC_PKT_GRANT; t++) {
+		for (i = 0; i < ARRAY_SIZE(cs); i++) {
+			struct mrc_pkt_credit got;
+			struct mrc_pkt out;
+			enum mrc_drop_reason r = credit_parse(t, &cs[i], &out);
+
+			CHECK(r == MRC_DROP_NONE, "%s %u: %s",
+			      mrc_wire_type_name(t), i, why(r));
+			if (r)
+				continue;
+			CHECK(out.type == t, "type %u", out.type);
+			mrc_wire_get_credit(&out, &got);
+			CHECK(got.msg_len == cs[i].msg_len &&
+			      got.granted == cs[i].granted &&
+			      got.seq == cs[i].seq, "%s %u: body differs",
+			      mrc_wire_type_name(t), i);
+		}
+	}
+	/* a request may carry seq 0 and granted 0 (nothing held yet) */
+	{
+		struct mrc_pkt_credit c = { .msg_len = 5000 };
+		struct mrc_pkt out;
+
+		CHECK(credit_parse(MRC_PKT_CREDIT_REQ, &c, &out) ==
+		      MRC_DROP_NONE, "request 0/0");
+	}
+}
+
+static void credit__len(void)
+{
+	static const u16 lens[] = { 0, 1, 15, 17, 24, 56 };
+	unsigned int t, i;
+
+	for (t = MRC_PKT_CREDIT_REQ; t <= MRC_PKT_GRANT; t++) {
+		for (i = 0; i < ARRAY_SIZE(lens); i++) {
+			struct mrc_pkt p = mk(t, 0);
+
+			emit(&p);
+			p.len = lens[i];
+			EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH,
+			       "%s len %u", mrc_wire_type_name(t), lens[i]);
+		}
+	}
+}
+
+/* Oversized, empty, beyond the message, GRANT without seq or offset. */
+static void credit__fields(void)
+{
+	static const struct {
+		u8 type;
+		struct mrc_pkt_credit c;
+		enum mrc_drop_reason want;
+	} cases[] = {
+		{ MRC_PKT_CREDIT_REQ, { 0, 0, 0 }, MRC_DROP_BAD_CREDIT },
+		{ MRC_PKT_GRANT, { 0, 0, 1 }, MRC_DROP_BAD_CREDIT },
+		{ MRC_PKT_CREDIT_REQ, { CAP + 1, 0, 0 }, MRC_DROP_MSG_TOO_BIG },
+		{ MRC_PKT_GRANT, { ~0U, 4096, 1 }, MRC_DROP_MSG_TOO_BIG },
+		{ MRC_PKT_CREDIT_REQ, { 100, 101, 0 }, MRC_DROP_BAD_CREDIT },
+		{ MRC_PKT_GRANT, { 100, 101, 1 }, MRC_DROP_BAD_CREDIT },
+		{ MRC_PKT_GRANT, { 100, ~0U, 1 }, MRC_DROP_BAD_CREDIT },
+		{ MRC_PKT_GRANT, { 100, 50, 0 }, MRC_DROP_BAD_CREDIT },
+		{ MRC_PKT_GRANT, { 100, 0, 5 }, MRC_DROP_BAD_CREDIT },
+		{ MRC_PKT_GRANT, { 100, 100, 5 }, MRC_DROP_NONE },
+		{ MRC_PKT_CREDIT_REQ, { 100, 100, 7 }, MRC_DROP_NONE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct mrc_pkt out = { .type = 0xee };
+		enum mrc_drop_reason r = credit_parse(cases[i].type,
+						      &cases[i].c, &out);
+
+		CHECK(r == cases[i].want, "case %u: got %s, want %s", i,
+		      why(r), why(cases[i].want));
+		if (r != MRC_DROP_NONE)
+			CHECK(out.type == 0xee, "case %u: pkt written", i);
+	}
+	/* the reserved word is ignored */
+	{
+		struct mrc_pkt_credit c = { 100, 100, 5 };
+		struct mrc_pkt p = mk(MRC_PKT_GRANT, 0);
+
+		p.len = mrc_wire_put_credit(buf + MRC_WIRE_HDR_LEN, &c);
+		memset(buf + MRC_WIRE_HDR_LEN + 12, 0xff, 4);
+		EXPECT(emit_hdr(&p), &lim, MRC_DROP_NONE, "reserved set");
+	}
+}
+
+/* ---------------------------------------------------------------- */
 /* names and robustness                                               */
 /* ---------------------------------------------------------------- */
 
@@ -1082,7 +1222,7 @@ static void names__types(void)
 {
 	static const char * const want[] = {
 		"unknown", "data", "sack", "nack", "hello", "hello_reply",
-		"probe", "probe_reply", "unknown",
+		"probe", "probe_reply", "credit_req", "grant", "unknown",
 	};
 	unsigned int i;
 
@@ -1188,6 +1328,10 @@ static const struct tap_test tests[] = {
 	T(nack__overflow),
 	T(nack__order),
 	T(hello__len),
+	T(layout__credit_bytes),
+	T(roundtrip__credit_body),
+	T(credit__len),
+	T(credit__fields),
 	T(names__drop_reasons),
 	T(names__types),
 	T(parse__random_mutations),

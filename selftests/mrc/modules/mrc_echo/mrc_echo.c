@@ -21,6 +21,9 @@
  * delivered before it), rx_span_us the time from the first to the last
  * delivery; done_ehostunreach counts sends that failed with
  * -EHOSTUNREACH, done_err_last_status is the last failure's status.
+ * /sys/kernel/debug/mrc_echo/lat lists the completion time (mrc_send()
+ * to done(), us) of each of the first ECHO_LAT_MAX sends completed
+ * since the last reset, one per line (used by bench/credit).
  *
  * Every message's content is a function of its length and a per-message
  * seed, so the
@@ -55,6 +58,7 @@ MODULE_PARM_DESC(nports, "endpoints to open: port .. port + nports - 1 (1..8)");
 #define ECHO_WINDOW_BYTES	(96U << 20)	/* beyond one message */
 #define ECHO_MAX_PORTS	8
 #define ECHO_MAX_NODES	64
+#define ECHO_LAT_MAX	4096
 
 struct echo_hdr {
 	__le32 magic, seq, seed, crc;
@@ -73,6 +77,9 @@ static atomic_t st_err_last;
 /* Delivery timeline since the last reset, under seq_lock (ns). */
 static u64 rx_first_ns, rx_last_ns, rx_gap_max_ns, rx_gap_at;
 static u32 last_seq[ECHO_MAX_NODES];	/* per source node, under rx (serial) */
+/* Completion times of sends since the last reset (us), under seq_lock. */
+static u32 lat_us[ECHO_LAT_MAX];
+static unsigned int lat_n;
 static DEFINE_SPINLOCK(seq_lock);
 static u32 tx_seq;
 
@@ -201,8 +208,21 @@ static const struct mrc_ep_ops echo_ops = {
 	.recv = echo_recv,
 };
 
+/* One send in flight: its length (the byte window) and start time. */
+struct echo_tx {
+	u64 t0;
+	u32 len;
+};
+
 static void echo_done(void *ctx, int status)
 {
+	struct echo_tx *tx = ctx;
+	u64 us = div_u64(ktime_get_ns() - tx->t0, 1000);
+
+	spin_lock(&seq_lock);
+	if (lat_n < ECHO_LAT_MAX)
+		lat_us[lat_n++] = (u32)min_t(u64, us, U32_MAX);
+	spin_unlock(&seq_lock);
 	if (status) {
 		atomic64_inc(&st_done_err);
 		atomic_set(&st_err_last, status);
@@ -212,7 +232,8 @@ static void echo_done(void *ctx, int status)
 	} else {
 		atomic64_inc(&st_done_ok);
 	}
-	atomic64_sub((uintptr_t)ctx, &echo_inflight_bytes);
+	atomic64_sub(tx->len, &echo_inflight_bytes);
+	kfree(tx);
 	atomic_dec(&echo_inflight);
 	wake_up(&echo_wq);
 }
@@ -236,6 +257,7 @@ static void echo_workfn(struct work_struct *work)
 	for (i = 0; i < echo_job.count; i++) {
 		u32 len = echo_rand(&s) % echo_job.maxlen + 1;
 		u32 seed = echo_rand(&s);
+		struct echo_tx *tx;
 		int err;
 
 		/* Mostly spread sizes, some tiny and some maximal. */
@@ -246,14 +268,22 @@ static void echo_workfn(struct work_struct *work)
 		else if (i % 10 == 2)
 			len = echo_job.maxlen;
 		echo_make(buf, len, ++tx_seq, seed);
+		tx = kmalloc(sizeof(*tx), GFP_KERNEL);
+		if (!tx) {
+			atomic64_inc(&st_send_err);
+			continue;
+		}
 		wait_event(echo_wq, echo_room(len));
 		atomic_inc(&echo_inflight);
 		atomic64_add(len, &echo_inflight_bytes);
+		tx->len = len;
+		tx->t0 = ktime_get_ns();
 		/* Message i: from our endpoint i % nports to theirs. */
 		err = mrc_send(echo_ep[i % nports], echo_job.node,
 			       echo_job.port + i % nports, buf, len, echo_done,
-			       (void *)(uintptr_t)len);
+			       tx);
 		if (err) {
+			kfree(tx);
 			atomic64_sub(len, &echo_inflight_bytes);
 			atomic_dec(&echo_inflight);
 			atomic64_inc(&st_send_err);
@@ -297,6 +327,7 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 		rx_last_ns = 0;
 		rx_gap_max_ns = 0;
 		rx_gap_at = 0;
+		lat_n = 0;
 		spin_unlock(&seq_lock);
 		return n;
 	}
@@ -353,6 +384,24 @@ static int echo_stats_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(echo_stats);
 
+static int echo_lat_show(struct seq_file *s, void *unused)
+{
+	unsigned int i, n;
+	u32 *v = kvmalloc_array(ECHO_LAT_MAX, sizeof(*v), GFP_KERNEL);
+
+	if (!v)
+		return -ENOMEM;
+	spin_lock(&seq_lock);
+	n = lat_n;
+	memcpy(v, lat_us, n * sizeof(*v));
+	spin_unlock(&seq_lock);
+	for (i = 0; i < n; i++)
+		seq_printf(s, "%u\n", v[i]);
+	kvfree(v);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(echo_lat);
+
 static int __init echo_init(void)
 {
 	unsigned int i;
@@ -374,6 +423,7 @@ static int __init echo_init(void)
 	echo_dir = debugfs_create_dir("mrc_echo", NULL);
 	debugfs_create_file("ctl", 0200, echo_dir, NULL, &echo_ctl_fops);
 	debugfs_create_file("stats", 0444, echo_dir, NULL, &echo_stats_fops);
+	debugfs_create_file("lat", 0444, echo_dir, NULL, &echo_lat_fops);
 	return 0;
 }
 

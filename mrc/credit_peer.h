@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * credit_peer.h - receiver-driven credits in the data path: the kernel
+ * glue around credit.c (per-peer sender state, the receiver's credit
+ * table and its pacing hrtimer, CREDIT_REQ/GRANT packets).  See
+ * credit_peer.c for the design notes.
+ */
+#ifndef _MRC_CREDIT_PEER_H
+#define _MRC_CREDIT_PEER_H
+
+#include "credit.h"
+
+struct mrc_peer;
+struct mrc_pkt;
+struct mrc_ud_qp;
+struct sk_buff;
+
+/* One peer's credit state; lives in struct mrc_peer. */
+struct mrc_credit_peer {
+	/* ---- sender: under peer->lock ---- */
+	struct mrc_credit_tx tx;	/* the message being scheduled */
+	bool tx_on;			/* tx holds a message (credits on) */
+	u64 msgs_sched;			/* messages that needed a grant */
+
+	/* ---- receiver: under mrc_credit_lock (credit_peer.c) ---- */
+	u64 rx_requests;		/* CREDIT_REQs accepted */
+	u64 rx_requests_bad;		/* refused (forged, oversized, full) */
+	u64 grants_tx;			/* GRANTs sent by the pacer */
+	u64 grants_resent;		/* answers to repeated CREDIT_REQs */
+	u64 granted_bytes;		/* scheduled bytes granted */
+	u64 rx_unsched_bytes;		/* new bytes within the window */
+	u64 rx_sched_bytes;		/* new bytes beyond it */
+	u64 over_credit;		/* DATA packets beyond the grant */
+};
+
+int mrc_credit_init(void);
+void mrc_credit_exit(void);
+
+/* Peer lifetime (from msg.c): zeroed with the peer; stop forgets it. */
+void mrc_credit_peer_stop(struct mrc_peer *peer);
+
+/*
+ * Sender, under peer->lock, from mrc_msg_push(): may the new (never
+ * sent) bytes [@off, @off + @len) of message @msg_id (@msg_len bytes) go
+ * out now?  True charges them to the message's credit (asking again for
+ * the same bytes is free, e.g. after a full send ring).  False: wait
+ * for a GRANT (a CREDIT_REQ is sent or repeated as needed).
+ */
+bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
+		       u32 off, u32 len, u64 now);
+
+/* Sender, under peer->lock: the peer's queued messages were given up. */
+void mrc_credit_tx_reset(struct mrc_peer *peer);
+
+/*
+ * Receiver, from mrc_msg_rx_data() without locks: @pkt's payload was new
+ * (not a duplicate) at this node.
+ */
+void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt);
+
+/* From proto.c: a CREDIT_REQ or GRANT that parsed. */
+enum mrc_drop_reason mrc_credit_rx_pkt(struct mrc_ud_qp *uqp, u32 src_qp,
+				       const struct mrc_pkt *pkt);
+
+/* Netlink: the MRC_PEER_A_CREDIT nest of @peer. */
+int mrc_credit_peer_fill(struct sk_buff *skb, struct mrc_peer *peer);
+
+#endif /* _MRC_CREDIT_PEER_H */
