@@ -237,19 +237,11 @@ EOF
 
 py() { python3 -c "$PY" "$@"; }
 
-peer_add() {	# peer_add NODE
-	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
-	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
-		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
-}
-
 active_paths() {
 	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
 		[ "$k" = active ] && echo "$v"
 	done
 }
-
-all_active() { [ "$(active_paths "$1")" = "$2" ]; }
 
 perf_ok() {	# perf_ok OUTFILE ARGS...: mrc-perf client, numbers printed
 	local out=$1

@@ -405,6 +405,21 @@ _mrc_host_main() {
 	exit "$KSFT_PASS"
 }
 
+# Peers, in the guests: the message tests share these.
+peer_add() {	# peer_add NODE: the other node, one address per plane
+	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
+	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
+		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
+}
+
+active_paths() {	# active_paths NODE: paths in the spray set
+	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
+		[ "$k" = active ] && echo "$v"
+	done
+}
+
+all_active() { [ "$(active_paths "$1")" = "$2" ]; }	# all_active NODE N
+
 mrc_test_main() {
 	if [ "${MRC_IN_VM:-}" = 1 ]; then
 		_mrc_guest_main "$@"

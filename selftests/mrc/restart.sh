@@ -17,20 +17,6 @@ SIZE=1048576
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
-peer_add() {	# peer_add NODE
-	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
-	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
-		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
-}
-
-active_paths() {	# active_paths NODE: paths in the spray set
-	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
-		[ "$k" = active ] && echo "$v"
-	done
-}
-
-all_active() { [ "$(active_paths "$1")" = "$2" ]; }
-
 start() {	# start NODE: mrc, the peer, mrc_echo
 	modprobe mrc node_id="$MRC_NODE" peer_timeout_ms=60000 &&
 		mount -t debugfs none $D 2>/dev/null

@@ -40,19 +40,11 @@ REASONS="truncated bad_version bad_type bad_length bad_offset msg_too_big
 bad_seg bad_sack not_for_us unknown_peer no_memory duplicate bad_field
 wrong_path unexpected unresolved"
 
-peer_add() {	# peer_add NODE
-	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
-	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
-		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
-}
-
 active_paths() {
 	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
 		[ "$k" = active ] && echo "$v"
 	done
 }
-
-all_active() { [ "$(active_paths "$1")" = "$2" ]; }
 
 slab_kb() { stat_of /proc/meminfo Slab: | sed 's/ kB//'; }
 

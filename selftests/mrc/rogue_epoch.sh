@@ -33,19 +33,11 @@ if [ -z "${MRC_IN_VM:-}" ] &&
 fi
 R=/sys/kernel/mrc/rails/rxe0:1
 
-peer_add() {	# peer_add NODE
-	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
-	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
-		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
-}
-
 active_paths() {
 	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
 		[ "$k" = active ] && echo "$v"
 	done
 }
-
-all_active() { [ "$(active_paths "$1")" = "$2" ]; }
 
 sender_done() {
 	[ "$(echo_stat busy)" = 0 ] &&

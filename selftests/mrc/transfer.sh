@@ -22,20 +22,6 @@ NPORTS=3
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
-peer_add() {	# peer_add NODE
-	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
-	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
-		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
-}
-
-active_paths() {	# active_paths NODE: paths in the spray set
-	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
-		[ "$k" = active ] && echo "$v"
-	done
-}
-
-all_active() { [ "$(active_paths "$1")" = "$2" ]; }
-
 transfer_done() {	# all our sends completed and all theirs arrived
 	[ "$(echo_stat busy)" = 0 ] &&
 	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$COUNT" ] &&
