@@ -100,10 +100,12 @@
 /*
  * Reordering margin of the loss scan: at least this, beyond a path's
  * srtt.  Under TCG a receiver handles one QP's completions in batches, so
- * packets of different paths overtake each other by several ms; 2 ms made
- * ~10% of packets spurious retransmissions there.
+ * packets of different paths overtake each other by several ms, and two
+ * planes' bottleneck queues differ by tens of ms; 2 ms made ~10% of
+ * packets spurious retransmissions there, 10 ms still ~4%.
  */
-#define MRC_MSG_REO_MIN_NS	(10 * NSEC_PER_MSEC)
+#define MRC_MSG_REO_MIN_NS	(20 * NSEC_PER_MSEC)
+#define MRC_MSG_RTO_MIN_NS	(20 * NSEC_PER_MSEC)
 #define MRC_MSG_REO_STRIKES	3
 /* A receiver NACKs holes older than max(2 * srtt, this), at most as often. */
 #define MRC_MSG_NACK_MIN_NS	(20 * NSEC_PER_MSEC)
@@ -224,6 +226,13 @@ static void mrc_msg_path_params(struct mrc_path_params *pp)
 	mrc_path_params_default(pp);
 	pp->keepalive_ns = mrc_knob(MRC_KNOB_probe_ms) * NSEC_PER_MSEC;
 	pp->rtt.rto_max_ns = mrc_knob(MRC_KNOB_rto_max_ms) * NSEC_PER_MSEC;
+	/*
+	 * Data packets wait behind queues (a bottleneck's, the receiver's
+	 * vCPU): an RTO under MRC_MSG_RTO_MIN_NS only resends what is still
+	 * on its way (measured under TCG: every such resend was a duplicate).
+	 */
+	pp->rtt.rto_min_ns = min_t(u64, MRC_MSG_RTO_MIN_NS, pp->rtt.rto_max_ns);
+	pp->rtt.rto_init_ns = max(pp->rtt.rto_init_ns, pp->rtt.rto_min_ns);
 }
 
 static struct mrc_peer_path *mrc_msg_ppath(struct mrc_peer *peer,
@@ -453,7 +462,7 @@ static int mrc_msg_send_data(struct mrc_peer *peer, struct mrc_tx_msg *m,
  * Loss scan, every tick: a packet in flight on path P is lost if
  *  - it is older than P's RTO (RTO event), or
  *  - a packet sent after it (on any path) has been acked and it is older
- *    than P's srtt + max(2 * rttvar, srtt / 2, MRC_MSG_REO_MIN_NS)
+ *    than P's srtt + max(4 * rttvar, srtt, MRC_MSG_REO_MIN_NS)
  *    (LOSS event):
  *    time-based loss detection across paths, as RACK (RFC 8985) does
  *    across a flow's packets.  When a plane dies, its packets are found
@@ -484,8 +493,8 @@ static void mrc_msg_loss_scan(struct mrc_peer *peer, struct mrc_msg_cb *cb)
 			rto = mrc_path_rto(p, &cb->pp);
 			reo = p->rtt.srtt_ns ?
 			      (u64)p->rtt.srtt_ns +
-			      max3(2ULL * p->rtt.rttvar_ns,
-				   (u64)p->rtt.srtt_ns / 2,
+			      max3(4ULL * p->rtt.rttvar_ns,
+				   (u64)p->rtt.srtt_ns,
 				   (u64)MRC_MSG_REO_MIN_NS) : rto;
 			mp->rto_cut_us[pi] = now_us -
 					     (u32)div_u64(rto, NSEC_PER_USEC);
