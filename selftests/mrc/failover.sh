@@ -23,6 +23,10 @@ DOWN_S=3	# how long plane 1 stays down after the rail is deleted
 source "$MRC_LIB_DIR/echo_lib.sh"
 
 paths_active() { mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'; }
+plane_active() {	# plane_active PLANE: active paths of that plane
+	mrcctl -j peer show "$OTHER" |
+		jq "[.[0].paths[] | select(.plane == $1 and .state == \"active\")] | length"
+}
 all_active() { [ "$(paths_active)" = 16 ]; }
 sent_at_least() { [ "$(echo_stat done_ok)" -ge "$1" ]; }
 sends_done() {
@@ -50,7 +54,11 @@ sender() {
 	get rail-deleted 120 > /dev/null
 	n0=$(echo_stat done_ok)
 	diag "plane 1 down at +$((t_down - t0)) ms after $n0 messages acked"
-	ok_eq 'no plane-1 path active while the plane is down' 8 "$(paths_active)"
+	# Plane 1's paths have all left; plane 0's carry on (a few of them
+	# may be assumed-bad for a moment on a loaded host: only some count).
+	ok_eq 'no plane-1 path active while the plane is down' 0 "$(plane_active 1)"
+	ok "plane-0 paths active meanwhile ($(plane_active 0) of 8)" \
+		test "$(plane_active 0)" -ge 1
 	# Plane 0 alone for a while (the receiver checks it delivered).
 	_sleep "$DOWN_S"
 	t_up=$(now_ms)
