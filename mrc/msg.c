@@ -547,6 +547,17 @@ static void mrc_msg_loss_scan(struct mrc_peer *peer, struct mrc_msg_cb *cb)
 	mrc_msg_drain_left(peer, cb);
 }
 
+/* Whether any of the @n paths in mp->paths is in the spray set. */
+static bool mrc_msg_any_usable(struct mrc_msg_peer *mp, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (mp->paths[i] && mrc_path_in_spray_set(mp->paths[i]))
+			return true;
+	return false;
+}
+
 /* Sends what the window, the rings and the paths allow.  Under lock. */
 static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 			 bool *more)
@@ -588,8 +599,16 @@ static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 			if (!retrans &&
 			    !mrc_credit_tx_may(peer, m->msg_id, m->len,
 					       idx * m->seg,
-					       mrc_msg_pkt_len(m, idx), cb->now))
+					       mrc_msg_pkt_len(m, idx), cb->now)) {
+				/*
+				 * Waiting for a GRANT counts as stuck when no
+				 * path is usable: a receiver that cannot be
+				 * reached never grants (unreachable.sh).
+				 */
+				if (!mrc_msg_any_usable(mp, n))
+					no_path = true;
 				break;
+			}
 			for (tries = 0; tries < 4; tries++) {
 				/* sched: the message's class, this packet's length */
 				pi = mrc_sched_select(&mp->sched, &sp,
