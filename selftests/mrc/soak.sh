@@ -57,8 +57,8 @@ buffers_free() {
 	[ "$(msg_stat rx_buffer_bytes)" = 0 ] && [ "$(msg_stat tx_buffer_bytes)" = 0 ]
 }
 meminfo_kb() {	# meminfo_kb FIELD
-	local k v u
-	while read -r k v u; do
+	local k v
+	while read -r k v _; do
 		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
 	done < /proc/meminfo
 	echo 0
@@ -112,7 +112,7 @@ ROUND_OK=0
 TOT_SENT=0
 TOT_RX=0
 round() {
-	local r=$1 perf=${PERF_RUNS[$(($1 % ${#PERF_RUNS[@]}))]} pid= prc=0 got
+	local r=$1 perf=${PERF_RUNS[$(($1 % ${#PERF_RUNS[@]}))]} pid='' prc=0 got
 
 	echo reset > $D/mrc_echo/ctl
 	barrier "round-$r-reset"
