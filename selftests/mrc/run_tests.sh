@@ -7,6 +7,9 @@
 #   selftests/mrc/run_tests.sh --fast     fast tier only (build, style,
 #                                         user-space unit tests: seconds)
 #   selftests/mrc/run_tests.sh rails.sh   fast tier + the named VM tests
+#   selftests/mrc/run_tests.sh --vm-only [TESTS]   VM tier only (the caller
+#                                         built everything, e.g.
+#                                         scripts/debug-kernel test)
 #
 # Fast tier: mrc.ko builds with W=1 and no warning, sparse is clean,
 # checkpatch is clean, the tools build without warnings, the user-space
@@ -19,12 +22,14 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 LOGDIR=${MRC_LOGDIR:-$TOP/build/test-logs}
 FAST_ONLY=0
+VM_ONLY=0
 ONLY=()
 
 for a in "$@"; do
 	case $a in
 	--fast) FAST_ONLY=1 ;;
-	-h|--help) sed -n '4,16p' "$0"; exit 0 ;;
+	--vm-only) VM_ONLY=1 ;;
+	-h|--help) sed -n '4,19p' "$0"; exit 0 ;;
 	*) ONLY+=("$a") ;;
 	esac
 done
@@ -83,7 +88,7 @@ mkdir -p "$LOGDIR"
 echo "TAP version 13"
 T0=$(date +%s)
 
-if [ "${MRC_NO_DEPS:-0}" != 1 ]; then
+if [ "${MRC_NO_DEPS:-0}" != 1 ] && [ $VM_ONLY = 0 ]; then
 	if ! "$TOP/scripts/install-deps" > "$LOGDIR/install-deps.log" 2>&1; then
 		result fail "install dependencies (see $LOGDIR/install-deps.log)"
 		tail -20 "$LOGDIR/install-deps.log" | sed 's/^/# /'
@@ -92,6 +97,7 @@ fi
 
 # ---- fast tier ----
 cd "$TOP" || exit 1
+if [ $VM_ONLY = 0 ]; then
 make -s clean > /dev/null 2>&1
 step 'build: mrc.ko, make W=1, no warnings' build-modules.log \
 	make -s W=1 modules
@@ -138,6 +144,7 @@ rc=$?
 relay "mrcctl: " "$LOGDIR/mrcctl-check.log"
 [ $rc = 0 ] || result fail "mrcctl self-test exit status $rc"
 echo "# fast tier done in $(($(date +%s) - T0)) s"
+fi	# VM_ONLY
 
 # ---- VM tier ----
 if [ $FAST_ONLY = 0 ]; then

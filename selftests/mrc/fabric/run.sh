@@ -65,6 +65,10 @@ Environment: MRC_KVER overrides the guest kernel version (default: newest
 /lib/modules/*-amd64 with /boot/vmlinuz-VER, preferring one with headers),
 MRC_REPO the repo dir, MRC_APPEND extra guest kernel command line words,
 MRC_BZIMAGE=1 boots the compressed bzImage instead of the unpacked vmlinux.
+Another kernel (e.g. the debug lane's, scripts/debug-kernel): MRC_KERNEL=IMAGE
+(bzImage or PVH vmlinux, booted as is) with MRC_KMODDIR=DIR, its modules tree
+BASE/lib/modules/KVER (depmod'ed, not under /tmp or /run: the guests use it
+over 9p); KVER is DIR's last component unless MRC_KVER says otherwise.
 
 Exit: 0 all nodes that ran COMMAND exited 0, 1 otherwise (also: not root),
 124 timeout, 4 prerequisites missing (kselftest SKIP), 2 usage error.
@@ -138,8 +142,20 @@ done
 [ -n "$BUSYBOX" ] || die "static busybox not found (apt-get install busybox-static); skipping" 4
 command -v ip >/dev/null || die "ip (iproute2) not found; skipping" 4
 
-# Guest kernel: the installed Debian *-amd64 kernel, never the host's uname -r.
-if [ -n "${MRC_KVER:-}" ]; then
+# Guest kernel: the installed Debian *-amd64 kernel, never the host's uname -r,
+# or MRC_KERNEL + MRC_KMODDIR (any kernel with its own modules tree).
+KMODDIR=
+if [ -n "${MRC_KERNEL:-}" ]; then
+	[ -n "${MRC_KMODDIR:-}" ] || die "MRC_KERNEL needs MRC_KMODDIR (its BASE/lib/modules/KVER)" 2
+	KMODDIR=$(realpath -- "$MRC_KMODDIR") || die "MRC_KMODDIR=$MRC_KMODDIR: no such directory" 2
+	case $KMODDIR in
+	/tmp/*|/run/*) die "MRC_KMODDIR=$KMODDIR: the guests cannot see /tmp or /run" 2 ;;
+	esac
+	KVER=${MRC_KVER:-${KMODDIR##*/}}
+	[ "${KMODDIR%/lib/modules/"$KVER"}" != "$KMODDIR" ] ||
+		die "MRC_KMODDIR=$KMODDIR must be BASE/lib/modules/KVER" 2
+	[ -r "$KMODDIR/modules.dep" ] || die "$KMODDIR/modules.dep missing (run depmod -b BASE KVER)" 2
+elif [ -n "${MRC_KVER:-}" ]; then
 	KVER=$MRC_KVER
 else
 	# Prefer the newest one that also has headers (build/): that is the
@@ -157,6 +173,10 @@ fi
 [ -n "$KVER" ] || die "no installed *-amd64 guest kernel (apt-get install linux-image-amd64); skipping" 4
 KERNEL=/boot/vmlinuz-$KVER
 MODDIR=/lib/modules/$KVER
+if [ -n "$KMODDIR" ]; then
+	KERNEL=$MRC_KERNEL
+	MODDIR=$KMODDIR
+fi
 { [ -r "$KERNEL" ] && [ -d "$MODDIR" ]; } || die "kernel $KERNEL or $MODDIR missing; skipping" 4
 
 # ---------------------------------------------------------------- initramfs
@@ -283,6 +303,16 @@ source "$CTL/config" || fail "cannot read $CTL/config"
 # From config: NODES PLANES MTU REPO KVER ONLY CMD
 : "${NODES:?}" "${PLANES:?}" "${MTU:?}" "${REPO:?}" "${KVER:?}" "${ONLY?}" "${CMD[0]:?}"
 
+# A kernel whose modules tree is not the host's /lib/modules/$KVER
+# (MRC_KMODDIR): the guest's /lib/modules/$KVER points into it over 9p; the
+# small modules.* indexes are copied so that mrc.ko's can replace them.
+if [ -n "${KMODDIR:-}" ] && [ "$KMODDIR" != "/lib/modules/$KVER" ]; then
+	$BB mkdir -p "/lib/modules/$KVER" &&
+	$BB ln -s "$KMODDIR/kernel" "/lib/modules/$KVER/kernel" &&
+	$BB cp "$KMODDIR"/modules.* "/lib/modules/$KVER/" ||
+		fail "linking /lib/modules/$KVER to $KMODDIR"
+fi
+
 echo "mrc-node$NODE" >/proc/sys/kernel/hostname
 echo "mrc-node$NODE" >/etc/hostname
 
@@ -375,7 +405,7 @@ GUEST_EOF
 CACHE=$FABRIC_DIR/.cache
 build_initramfs() {
 	local key stage m f tmp
-	key=$( { initramfs_init; echo "$INITRD_MODS"; sha256sum "$BUSYBOX"; } | sha256sum | cut -c1-12)
+	key=$( { initramfs_init; echo "$INITRD_MODS $MODDIR"; sha256sum "$BUSYBOX"; } | sha256sum | cut -c1-12)
 	INITRD=$CACHE/initramfs-$KVER-$key.cpio
 	[ -s "$INITRD" ] && return 0
 	msg "building initramfs for $KVER -> $INITRD"
@@ -386,8 +416,16 @@ build_initramfs() {
 	initramfs_init >"$stage/init"
 	chmod 755 "$stage/init"
 	for m in $INITRD_MODS; do
-		f=$(modinfo -k "$KVER" -n "$m" 2>/dev/null) ||
-			{ rm -rf "$stage"; die "module $m not found for $KVER"; }
+		if ! f=$(modinfo -b "${MODDIR%/lib/modules/"$KVER"}/" -k "$KVER" -n "$m" 2>/dev/null); then
+			# Another kernel (MRC_KERNEL) may lack a feature
+			# altogether (e.g. fscache): if 9p or overlay is
+			# missing, the initramfs says so at boot.
+			[ -n "$KMODDIR" ] && { msg "note: $KVER has no module $m"; continue; }
+			rm -rf "$stage"
+			die "module $m not found for $KVER"
+		fi
+		# Built into the kernel (e.g. the debug lane's): nothing to load.
+		[ "$f" = "(builtin)" ] && continue
 		# Debian may ship modules compressed: the initramfs has no
 		# decompressing insmod, so store plain .ko files.
 		case $f in
@@ -401,6 +439,7 @@ build_initramfs() {
 	done
 	# Uncompressed newc cpio: saves the guest a decompression under TCG.
 	tmp=$INITRD.tmp.$$
+	touch "$stage/lib/mrc-mods/order"	# all built in: an empty list
 	(cd "$stage" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null) >"$tmp" ||
 		{ rm -rf "$stage" "$tmp"; die "cpio failed"; }
 	rm -rf "$stage"
@@ -479,7 +518,7 @@ guest_init >"$OUTDIR/.fabric/guest-init.sh" || die "cannot write guest-init.sh"
 # Configuration for guest-init.sh: a bash snippet it sources.
 {
 	echo "# generated by run.sh"
-	declare -p NODES PLANES MTU REPO KVER ONLY CMD
+	declare -p NODES PLANES MTU REPO KVER ONLY CMD KMODDIR
 } >"$OUTDIR/.fabric/config"
 
 build_initramfs
@@ -511,7 +550,7 @@ extract_vmlinux() {
 	rm -f "$tmp"
 	return 1
 }
-if [ "${MRC_BZIMAGE:-0}" != 1 ] && grep -q '^CONFIG_PVH=y' "/boot/config-$KVER" 2>/dev/null; then
+if [ -z "$KMODDIR" ] && [ "${MRC_BZIMAGE:-0}" != 1 ] && grep -q '^CONFIG_PVH=y' "/boot/config-$KVER" 2>/dev/null; then
 	VMLINUX=$CACHE/vmlinux-$KVER-$(stat -c '%s-%Y' "$KERNEL")
 	if [ -s "$VMLINUX" ]; then
 		KERNEL=$VMLINUX

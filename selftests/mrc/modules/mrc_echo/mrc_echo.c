@@ -13,7 +13,10 @@
  *                                      in flight) from a work item;
  *                                      message i goes from our endpoint
  *                                      i % nports to port PORT + i % nports
- *   reset                              zero the counters
+ *   reset                              zero the counters and forget
+ *                                      the last sequence number seen
+ *                                      from each node (soak.sh restarts
+ *                                      a peer, whose numbers start over)
  *
  * /sys/kernel/debug/mrc_echo/stats prints the counters, among them the
  * receiver's delivery timeline since the last reset: rx_gap_max_us is
@@ -328,6 +331,8 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 		rx_gap_max_ns = 0;
 		rx_gap_at = 0;
 		lat_n = 0;
+		/* A restarted peer numbers its messages from 1 again. */
+		memset(last_seq, 0, sizeof(last_seq));
 		spin_unlock(&seq_lock);
 		return n;
 	}
