@@ -17,10 +17,12 @@ SIZE=1048576
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
-start() {	# start NODE: mrc, the peer, mrc_echo
+start() {	# start NODE: mrc, mrc_echo, then the peer
 	modprobe mrc node_id="$MRC_NODE" peer_timeout_ms=60000 &&
 		mount -t debugfs none $D 2>/dev/null
-	peer_add "$1" && insmod "$ECHO_KO"
+	# The endpoint first: the peer's queued messages arrive as soon as
+	# the paths are back (to an unbound port they would be dropped).
+	insmod "$ECHO_KO" && peer_add "$1"
 }
 
 sends_done() {
@@ -31,7 +33,7 @@ sends_done() {
 run_guest() {
 	local o=$((3 - MRC_NODE)) before after
 
-	ok 'modprobe mrc, add the peer, insmod mrc_echo' start "$o"
+	ok 'modprobe mrc, insmod mrc_echo, add the peer' start "$o"
 	wait_for "16 paths to node$o active" 60 all_active "$o" 16
 	barrier up
 
@@ -51,7 +53,7 @@ run_guest() {
 		ok_eq 'intact before the restart' 0 "$(echo_stat rx_bad)"
 		ok 'rmmod mrc_echo' rmmod mrc_echo
 		ok 'modprobe -r mrc' modprobe -r mrc
-		ok 'modprobe mrc again, add node1 back' start "$o"
+		ok 'modprobe mrc and mrc_echo again, add node1 back' start "$o"
 		barrier restarted 300
 		wait_for "the other $((COUNT - before)) messages arrive" 300 \
 			sh -c "[ \$(awk '\$1==\"rx\"{print \$2}' $D/mrc_echo/stats) -ge $((COUNT - before)) ]"
