@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Peer restart: node 1 sends 20 messages of 1 MiB to node 2; a few
-# messages in, node 2 unloads mrc (and mrc_echo), loads it again and adds
-# node 1 back, as a rebooted node would.  Node 1 must notice the new
+# messages in, node 2 takes both planes down (so that what its old
+# instance counted is final), unloads mrc (and mrc_echo), brings the
+# planes up, loads mrc again and adds node 1 back, as a rebooted node
+# would.  Node 1 must notice the new
 # incarnation in node 2's HELLO, resolve its links again (node 2's QPNs
 # changed) and start its unfinished messages over: every send of node 1
 # completes with status 0 (peer_timeout_ms is raised so that none is given
@@ -49,10 +51,17 @@ run_guest() {
 	else
 		wait_for 'a few messages in' 120 \
 			sh -c "[ \$(awk '\$1==\"rx\"{print \$2}' $D/mrc_echo/stats) -ge 3 ]"
+		# Nothing more may reach this instance once it is counted:
+		# both planes down first (node 1 keeps its messages queued).
+		ip link set eth0 down
+		ip link set eth1 down
+		_sleep 1
 		before=$(echo_stat rx)
 		ok_eq 'intact before the restart' 0 "$(echo_stat rx_bad)"
 		ok 'rmmod mrc_echo' rmmod mrc_echo
 		ok 'modprobe -r mrc' modprobe -r mrc
+		ip link set eth0 up
+		ip link set eth1 up
 		ok 'modprobe mrc and mrc_echo again, add node1 back' start "$o"
 		barrier restarted 300
 		wait_for "the other $((COUNT - before)) messages arrive" 300 \
