@@ -1504,8 +1504,10 @@ void mrc_msg_peer_restarted(struct mrc_peer *peer)
 	}
 	mp->next_seq = seq;
 	mp->rack_valid = false;
+	mrc_credit_tx_reset(peer);	/* its grants were for the old ids */
 	mrc_msg_kick_locked(peer);
 	spin_unlock_bh(&peer->lock);
+	mrc_credit_peer_stop(peer);	/* and our table's entry for it */
 
 	spin_lock_bh(&mp->rx_lock);
 	if (!mp->rx_dead) {
