@@ -46,7 +46,8 @@ struct mrc_peer_link {
 	struct mrc_rail *rail;		/* kobject reference held */
 	u32 remote_rail_id;
 	bool stale;			/* resolved before the peer restarted:
-					 * peer->work re-resolves it
+					 * peer->work re-resolves it; under
+					 * peer->lock
 					 */
 	unsigned int npaths;		/* min(local, remote QPs) */
 	struct mrc_peer_path paths[MRC_CM_MAX_QPS];
