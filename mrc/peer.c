@@ -405,16 +405,25 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 	return 0;
 }
 
-/* Starts resolving @link.  Process context, no lock held. */
-static void mrc_link_resolve(struct mrc_peer_link *link)
+/*
+ * Starts resolving @link.  Process context, no lock held.  Returns an error
+ * when the attempt failed at once (no route while the plane's netdev is
+ * down, no memory): no CM event will follow, so the caller must run the
+ * work again for it to schedule the retry.
+ */
+static int mrc_link_resolve(struct mrc_peer_link *link)
 {
 	struct rdma_cm_id *id;
 	int err;
 
 	id = rdma_create_id(&init_net, mrc_cm_client_handler, link,
 			    RDMA_PS_UDP, IB_QPT_UD);
-	if (IS_ERR(id))
-		return;
+	if (IS_ERR(id)) {
+		spin_lock_bh(&link->peer->lock);
+		link->retry_ns = ktime_get_ns() + MRC_RESOLVE_RETRY_NS;
+		spin_unlock_bh(&link->peer->lock);
+		return PTR_ERR(id);
+	}
 	spin_lock_bh(&link->peer->lock);
 	link->cm_id = id;
 	link->cm_result = 0;
@@ -426,12 +435,14 @@ static void mrc_link_resolve(struct mrc_peer_link *link)
 		link->cm_result = err;
 		spin_unlock_bh(&link->peer->lock);
 	}
+	return err;
 }
 
 static void mrc_peer_workfn(struct work_struct *work)
 {
 	struct mrc_peer *peer = container_of(work, struct mrc_peer, work);
 	u64 now = ktime_get_ns(), next = U64_MAX;
+	bool again = false;
 	unsigned int l;
 
 	for (l = 0; l < peer->nlinks; l++) {
@@ -481,8 +492,13 @@ static void mrc_peer_workfn(struct work_struct *work)
 			rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
 			kobject_put(&old_rail->kobj);
 		}
-		if (start)
-			mrc_link_resolve(link);
+		if (start && mrc_link_resolve(link))
+			again = true;
+	}
+	/* An attempt failed before any CM event: reap it and set its retry. */
+	if (again) {
+		mrc_peer_kick(peer);
+		return;
 	}
 	/* Retry later: a delayed kick through the timer would do; keep simple. */
 	if (next != U64_MAX) {

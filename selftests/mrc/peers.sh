@@ -5,9 +5,10 @@
 # (plane, entropy value) path, PROBEs make them active with an RTT; a plane
 # taken down retires that plane's paths on both sides within a second and
 # brings them back when it returns; a deleted and re-added rxe device is
-# resolved again; configuration errors and unprivileged changes are refused
-# with a clear message; probes from a node that is not a peer are dropped
-# and counted.
+# resolved again; a peer added while a local plane is down gets that
+# plane's paths once it returns; configuration errors and unprivileged
+# changes are refused with a clear message; probes from a node that is not
+# a peer are dropped and counted.
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=600
@@ -95,6 +96,22 @@ run_guest() {
 			sh -c "[ \$(cat /sys/kernel/mrc/rails/rxe0:1/drops/unknown_peer) -gt $before ]"
 	fi
 	barrier peer-deleted
+
+	# Node 1 adds node 2 back while its own plane 1 is down: resolving
+	# that plane fails at once (no route), and must be retried when the
+	# plane returns (it was not: soak.sh, a peer re-added during a flap).
+	if is_node 1; then
+		ip link set eth1 down
+		ok 'peer add while the local plane 1 is down' \
+			mrcctl peer add "$OTHER" addr "$addrs"
+		wait_for 'plane-0 paths active, plane 1 down' 20 \
+			sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 8 ]"
+		sleep 3
+		ip link set eth1 up
+	fi
+	wait_for 'all 16 paths active once the plane is up again' 30 \
+		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 16 ]"
+	barrier readded
 	kill $mon 2>/dev/null; wait $mon 2>/dev/null
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
