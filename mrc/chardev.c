@@ -268,6 +268,7 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 	struct mrc_dev_send_hdr h;
 	struct mrc_dev_tx *tx;
 	struct mrc_ep *ep;
+	u32 cls;
 	void *data;
 	int err;
 
@@ -275,8 +276,17 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 		return -EINVAL;
 	if (copy_from_user(&h, buf, sizeof(h)))
 		return -EFAULT;
-	if (h.version != MRC_DEV_VERSION || h.flags)
+	if (h.version != MRC_DEV_VERSION ||
+	    h.flags & ~(MRC_DEV_SEND_F_CLASS | MRC_DEV_SEND_CLASS_MASK))
 		return -EINVAL;
+	cls = READ_ONCE(f->cls);
+	if (h.flags & MRC_DEV_SEND_F_CLASS) {
+		cls = MRC_DEV_SEND_CLASS(h.flags);
+		if (cls > MRC_CLASS_BACKGROUND)
+			return -EINVAL;
+	} else if (h.flags) {
+		return -EINVAL;		/* a class without its flag */
+	}
 	if (h.len > MRC_DEV_MSG_MAX)
 		return -EMSGSIZE;
 	if (!h.len || !h.dst_port || count != sizeof(h) + h.len)
@@ -309,7 +319,7 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 		err = PTR_ERR(data);
 		goto free_tx;
 	}
-	err = mrc_send_class(ep, READ_ONCE(f->cls), h.dst_node, h.dst_port,
+	err = mrc_send_class(ep, cls, h.dst_node, h.dst_port,
 			     data, h.len, mrc_dev_sent, tx);
 	kvfree(data);
 	if (err)

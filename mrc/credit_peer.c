@@ -265,7 +265,7 @@ static void mrc_credit_tx_request(struct mrc_peer *peer,
 }
 
 bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
-		       u32 off, u32 len, u64 now)
+		       u32 off, u32 len, bool urgent, u64 now)
 {
 	struct mrc_credit_peer *cp = &peer->credit;
 	struct mrc_credit_tx *tx = &cp->tx;
@@ -274,13 +274,20 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 
 	lockdep_assert_held(&peer->lock);
 	if (!cp->tx_on || tx->msg_id != msg_id) {
+		mrc_credit_params(&p, 0);
 		/* One scheduled message at a time, in queue order. */
-		if (cp->tx_on && !mrc_credit_tx_done(tx))
+		if (cp->tx_on && !mrc_credit_tx_done(tx)) {
+			/* ... but latency does not wait behind it. */
+			if (urgent && end <= min(p.unsched, msg_len)) {
+				/* (again after a full ring: counted twice) */
+				tx->unsched_bytes += len;
+				return true;
+			}
 			return false;
+		}
 		cp->tx_on = false;
 		if (!mrc_knob(MRC_KNOB_credit))
 			return true;
-		mrc_credit_params(&p, 0);
 		cp->tx_on = true;
 		if (mrc_credit_tx_start(tx, &p, msg_id, msg_len, now)) {
 			cp->msgs_sched++;

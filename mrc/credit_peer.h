@@ -44,10 +44,13 @@ void mrc_credit_peer_stop(struct mrc_peer *peer);
  * sent) bytes [@off, @off + @len) of message @msg_id (@msg_len bytes) go
  * out now?  True charges them to the message's credit (asking again for
  * the same bytes is free, e.g. after a full send ring).  False: wait
- * for a GRANT (a CREDIT_REQ is sent or repeated as needed).
+ * for a GRANT (a CREDIT_REQ is sent or repeated as needed).  One message
+ * at a time is scheduled; an @urgent one (latency class) may send its
+ * unscheduled window meanwhile, so that it does not wait behind a bulk
+ * message's grants.
  */
 bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
-		       u32 off, u32 len, u64 now);
+		       u32 off, u32 len, bool urgent, u64 now);
 
 /* Sender, under peer->lock: the peer's queued messages were given up. */
 void mrc_credit_tx_reset(struct mrc_peer *peer);

@@ -9,13 +9,16 @@
  *
  *  - Messages are 1 byte .. MRC_MSG_MAX_LEN bytes, delivered exactly once,
  *    whole, and in the order they were sent between one sending node and
- *    one receiving node (so also per pair of endpoints).
+ *    one receiving node within one traffic class (so also per pair of
+ *    endpoints that keep their class); classes do not wait for each other.
  *  - mrc_send() copies the buffer: the caller may reuse it at once.  It
  *    may sleep (process context only).
  *  - done(ctx, status) is called exactly once per accepted send, in process
  *    context with no mrc lock held: status 0 (the peer has the whole
- *    message) or -EHOSTUNREACH (no path to the peer lived for the peer
- *    timeout, or the peer was removed).  It may call mrc_send().
+ *    message), -EHOSTUNREACH (no path to the peer lived for the peer
+ *    timeout, or the peer was removed) or -ETIMEDOUT (paths lived, but
+ *    the peer acknowledged nothing for 4 peer timeouts).  It may call
+ *    mrc_send().
  *  - ops->recv() is called once per message, in process context, one call
  *    at a time per sending node; @data is valid only during the call (copy
  *    what you keep).  It may call mrc_send(); it must not call

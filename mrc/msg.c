@@ -36,14 +36,20 @@
  * re-resolution) gives back all its in-flight packets at once
  * (mrc_msg_path_down()); they go out again on the remaining paths.  If no
  * path is usable for the peer_timeout_ms knob while packets wait, every
- * queued message fails with -EHOSTUNREACH and its memory is freed.  done()
+ * queued message fails with -EHOSTUNREACH and its memory is freed; if
+ * paths are usable but nothing new is acked, granted or sent for
+ * MRC_MSG_STALL_MULT times that, with -ETIMEDOUT (tx_timeout).  done()
  * is called from tx_work, in process context, without locks.
  *
- * Message ids.  msg_id = epoch << 32 | seq: seq counts the peer's
- * messages from 0; the epoch is the sender's wall-clock second when the
- * peer was added, and goes up whenever the sender gives messages up.  A
- * receiver that sees a newer epoch restarts its ordering at seq 0, so a
- * failed message never blocks its successors.
+ * Message ids.  msg_id = epoch << 32 | seq, seq = lane << 30 | n: the
+ * lane is the message's traffic class, n counts the lane's messages to
+ * the peer from 0 (msg.h); the epoch is the sender's wall-clock second
+ * when the peer was added, and goes up whenever the sender gives messages
+ * up.  A receiver orders each lane on its own, so a latency message never
+ * waits behind a bulk one, and the sender serves latency first and
+ * background last (mrc_msg_push()).  A receiver that sees a newer epoch
+ * restarts every lane at n = 0, so a failed message never blocks its
+ * successors.
  *
  * Receiver.  DATA -> the message's context (found by msg_id in the peer's
  * list, or made: bounded by the rx_msgs_per_peer knob's contexts per peer
@@ -54,11 +60,12 @@
  * reasm.c bookkeeping.  A SACK goes back on the arrival path every
  * MRC_MSG_SACK_EVERY new packets, for LAST/ACK_NOW/RETRANS packets, on
  * completion and for duplicates.  Complete messages are delivered in
- * sequence order: seq == rx_next goes to the deliver list (and pulls the
- * held ones that follow), others wait in the held list.  A packet of a
- * message with seq < rx_next is a late duplicate: acked as complete, not
- * delivered again.  rx_work calls the endpoint's recv() in process
- * context, one message at a time, then frees the message.
+ * sequence order per lane: seq == rx_next[lane] goes to the deliver list
+ * (and pulls the held ones of its lane that follow), others wait in the
+ * held list.  A packet of a message with seq < rx_next[lane] is a late
+ * duplicate: acked as complete, not delivered again.  rx_work calls the
+ * endpoint's recv() in process context, one message at a time, then frees
+ * the message.
  *
  * Expiry.  If nothing new arrives from a peer for twice peer_timeout_ms
  * while messages wait for their missing packets or predecessors, the
@@ -107,6 +114,8 @@
 #define MRC_MSG_REO_MIN_NS	(20 * NSEC_PER_MSEC)
 #define MRC_MSG_RTO_MIN_NS	(20 * NSEC_PER_MSEC)
 #define MRC_MSG_REO_STRIKES	3
+/* No progress for this many peer_timeout_ms with paths usable: ETIMEDOUT. */
+#define MRC_MSG_STALL_MULT	4
 /* A receiver NACKs holes older than max(2 * srtt, this), at most as often. */
 #define MRC_MSG_NACK_MIN_NS	(20 * NSEC_PER_MSEC)
 
@@ -119,7 +128,7 @@ enum {
 	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
 	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED,
 	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_PEER_RESTARTS,
-	MS_CWND_CUTS, MS_NR
+	MS_CWND_CUTS, MS_TX_TIMEOUT, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -129,7 +138,7 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"rx_pkts", "rx_dup_pkts", "rx_no_mem", "rx_msgs", "rx_bytes",
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
-	"cwnd_cuts",
+	"cwnd_cuts", "tx_timeout",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
@@ -160,6 +169,57 @@ static void ms_add(int s, u64 v)
 static void ms_inc(int s)
 {
 	atomic64_inc(&mrc_msg_stats[s]);
+}
+
+/* ---- lanes (msg.h): one sequence space per traffic class ---- */
+
+static unsigned int mrc_seq_lane(u32 seq)
+{
+	return seq >> MRC_MSG_LANE_SHIFT;
+}
+
+/* a - b for two sequence numbers of one lane, wrap-safe. */
+static s32 mrc_seq_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << (32 - MRC_MSG_LANE_SHIFT)) >>
+	       (32 - MRC_MSG_LANE_SHIFT);
+}
+
+static u32 mrc_seq_inc(u32 seq)
+{
+	return (seq & ~MRC_MSG_SEQ_MASK) | ((seq + 1) & MRC_MSG_SEQ_MASK);
+}
+
+/* Every lane back to its first sequence number. */
+static void mrc_seq_reset(u32 *next)
+{
+	unsigned int lane;
+
+	BUILD_BUG_ON(MRC_MSG_LANES != 1U << (32 - MRC_MSG_LANE_SHIFT));
+	for (lane = 0; lane < MRC_MSG_LANES; lane++)
+		next[lane] = lane << MRC_MSG_LANE_SHIFT;
+}
+
+/* The sender serves latency first and background last. */
+static unsigned int mrc_msg_rank(u8 cls)
+{
+	switch (cls) {
+	case MRC_SCHED_CLASS_LATENCY:
+		return 0;
+	case MRC_SCHED_CLASS_BACKGROUND:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+/* The id of the next message of class @cls.  Under peer->lock. */
+static u64 mrc_msg_next_id(struct mrc_msg_peer *mp, u8 cls)
+{
+	u32 seq = mp->next_seq[cls];
+
+	mp->next_seq[cls] = mrc_seq_inc(seq);
+	return (u64)mp->epoch << 32 | seq;
 }
 
 /* ---- messages ---- */
@@ -558,103 +618,135 @@ static bool mrc_msg_any_usable(struct mrc_msg_peer *mp, unsigned int n)
 	return false;
 }
 
-/* Sends what the window, the rings and the paths allow.  Under lock. */
+/* One mrc_msg_push() run: what every message of the run shares. */
+struct mrc_msg_run {
+	struct mrc_sched_params sp;	/* sched: the live configuration */
+	struct mrc_sched_res res;
+	unsigned int budget;		/* packets left in this run */
+	unsigned int n;			/* paths for seg */
+	u16 seg;
+	bool no_path;
+	bool more;			/* budget ran out */
+	u32 blocked;			/* sched: classes with no path */
+};
+
+/*
+ * Sends what the window, the rings and the paths allow of message @m.
+ * Returns false when the run must stop (window full, ring full, budget
+ * spent), true to go on with the next message.  Under lock.
+ */
+static bool mrc_msg_push_msg(struct mrc_peer *peer, struct mrc_msg_cb *cb,
+			     struct mrc_tx_msg *m, struct mrc_msg_run *run)
+{
+	struct mrc_msg_peer *mp = &peer->mp;
+	struct mrc_sched_res *res = &run->res;
+	u32 idx;
+
+	/* sched: a class waiting for its rails blocks only itself */
+	if (run->blocked & BIT(m->cls))
+		return true;
+	if (m->seg != run->seg) {
+		run->seg = m->seg;
+		run->n = mrc_msg_paths(peer, run->seg);
+	}
+	while ((idx = mrc_txsb_next(&m->sb)) != MRC_TXSB_NONE) {
+		u32 plen = mrc_msg_pkt_len(m, idx);
+		int pi, err = 0, tries;
+		bool retrans;
+
+		if (mp->inflight >= mp->cwnd)
+			return false;
+		if (!run->budget) {
+			run->more = true;
+			return false;
+		}
+		run->budget--;
+		retrans = mrc_txsb_state(&m->sb, idx) == MRC_TXSB_LOST;
+		/* credit_peer.c: new bytes may wait for a GRANT. */
+		if (!retrans &&
+		    !mrc_credit_tx_may(peer, m->msg_id, m->len, idx * m->seg,
+				       plen, m->cls == MRC_SCHED_CLASS_LATENCY,
+				       cb->now)) {
+			/*
+			 * Waiting for a GRANT counts as stuck when no path is
+			 * usable: a receiver that cannot be reached never
+			 * grants (unreachable.sh).
+			 */
+			if (!mrc_msg_any_usable(mp, run->n))
+				run->no_path = true;
+			return true;
+		}
+		for (tries = 0; tries < 4; tries++) {
+			/* sched: the message's class, this packet's length */
+			pi = mrc_sched_select(&mp->sched, &run->sp, mp->paths,
+					      run->n, m->cls, plen, cb->now,
+					      res);
+			if (pi < 0)
+				break;
+			if (res->flags & MRC_SCHED_F_FALLBACK_CHANGED)
+				mrc_nl_class_event(peer->node_id, m->cls,
+						   res->flags &
+						   MRC_SCHED_F_FALLBACK);
+			err = mrc_msg_send_data(peer, m, idx, pi, retrans,
+						cb->now);
+			if (err != -ENETDOWN)
+				break;
+		}
+		if (pi < 0) {
+			run->no_path = true;
+			run->blocked |= BIT(m->cls);
+			return true;
+		}
+		if (err == -EAGAIN) {
+			mp->ring_full = true;
+			ms_inc(MS_TX_RING_FULL);
+			return false;
+		}
+		if (err)	/* QPs recovering: like a lost send */
+			pr_debug("mrc: send to %u: %d\n", peer->node_id, err);
+		mrc_txsb_sent(&m->sb, idx, pi, mrc_now_us(cb->now));
+		/* sched: the policy tag, for per-policy counters */
+		mrc_txsb_set_tag(&m->sb, idx, res->policy);
+		mrc_schedcfg_count_tx(mp->paths[pi]->local_rail, m->cls,
+				      res->policy);
+		mrc_path_inflight_add(mp->paths[pi], 1, plen);
+		mp->inflight++;
+		mp->stuck_ns = 0;
+		ms_inc(MS_TX_PKTS);
+		if (retrans)
+			ms_inc(MS_TX_RETRANS);
+		else
+			mp->progress_ns = cb->now;
+	}
+	return true;
+}
+
+/*
+ * Sends what the window, the rings and the paths allow, lane by rank
+ * (msg.h): latency messages first, background ones with what is left of
+ * the window; in queue order within a rank.  Under lock.
+ */
 static void mrc_msg_push(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 			 bool *more)
 {
 	struct mrc_msg_peer *mp = &peer->mp;
-	struct mrc_sched_params sp;
-	struct mrc_sched_res res;
-	unsigned int budget = MRC_MSG_BUDGET, n = 0;
+	struct mrc_msg_run run = { .budget = MRC_MSG_BUDGET };
 	struct mrc_tx_msg *m;
-	u16 seg = 0;
-	bool no_path = false;
-	u32 blocked = 0;	/* sched: classes with no path this run */
+	unsigned int rank;
 
-	/* sched: the live configuration, copied once per run (schedcfg.c) */
-	mrc_schedcfg_params(&sp, mp->policy);
+	mrc_schedcfg_params(&run.sp, mp->policy);
 	mp->ring_full = false;
-	list_for_each_entry(m, &mp->txq, node) {
-		u32 idx;
-
-		/* sched: a class waiting for its rails blocks only itself */
-		if (blocked & BIT(m->cls))
+	for (rank = 0; rank < MRC_MSG_RANKS; rank++) {
+		if (!mp->ntx_rank[rank])
 			continue;
-		if (m->seg != seg) {
-			seg = m->seg;
-			n = mrc_msg_paths(peer, seg);
-		}
-		while ((idx = mrc_txsb_next(&m->sb)) != MRC_TXSB_NONE) {
-			bool retrans;
-			int pi, err = 0, tries;
-
-			if (mp->inflight >= mp->cwnd)
-				return;
-			if (!budget--) {
-				*more = true;
+		list_for_each_entry(m, &mp->txq, node)
+			if (mrc_msg_rank(m->cls) == rank &&
+			    !mrc_msg_push_msg(peer, cb, m, &run)) {
+				*more = run.more;
 				return;
 			}
-			retrans = mrc_txsb_state(&m->sb, idx) == MRC_TXSB_LOST;
-			/* credit_peer.c: new bytes may wait for a GRANT. */
-			if (!retrans &&
-			    !mrc_credit_tx_may(peer, m->msg_id, m->len,
-					       idx * m->seg,
-					       mrc_msg_pkt_len(m, idx), cb->now)) {
-				/*
-				 * Waiting for a GRANT counts as stuck when no
-				 * path is usable: a receiver that cannot be
-				 * reached never grants (unreachable.sh).
-				 */
-				if (!mrc_msg_any_usable(mp, n))
-					no_path = true;
-				break;
-			}
-			for (tries = 0; tries < 4; tries++) {
-				/* sched: the message's class, this packet's length */
-				pi = mrc_sched_select(&mp->sched, &sp,
-						      mp->paths, n, m->cls,
-						      mrc_msg_pkt_len(m, idx),
-						      cb->now, &res);
-				if (pi < 0)
-					break;
-				if (res.flags & MRC_SCHED_F_FALLBACK_CHANGED)
-					mrc_nl_class_event(peer->node_id,
-							   m->cls,
-							   res.flags &
-							   MRC_SCHED_F_FALLBACK);
-				err = mrc_msg_send_data(peer, m, idx, pi,
-							retrans, cb->now);
-				if (err != -ENETDOWN)
-					break;
-			}
-			if (pi < 0) {
-				no_path = true;
-				blocked |= BIT(m->cls);
-				break;
-			}
-			if (err == -EAGAIN) {
-				mp->ring_full = true;
-				ms_inc(MS_TX_RING_FULL);
-				return;
-			}
-			if (err)	/* QPs recovering: like a lost send */
-				pr_debug("mrc: send to %u: %d\n",
-					 peer->node_id, err);
-			mrc_txsb_sent(&m->sb, idx, pi, mrc_now_us(cb->now));
-			/* sched: the policy tag, for per-policy counters */
-			mrc_txsb_set_tag(&m->sb, idx, res.policy);
-			mrc_schedcfg_count_tx(mp->paths[pi]->local_rail, m->cls,
-					      res.policy);
-			mrc_path_inflight_add(mp->paths[pi], 1,
-					      mrc_msg_pkt_len(m, idx));
-			mp->inflight++;
-			mp->stuck_ns = 0;
-			ms_inc(MS_TX_PKTS);
-			if (retrans)
-				ms_inc(MS_TX_RETRANS);
-		}
 	}
-	if (no_path && !mp->stuck_ns)
+	if (run.no_path && !mp->stuck_ns)
 		mp->stuck_ns = cb->now ? cb->now : 1;
 }
 
@@ -677,11 +769,12 @@ static void mrc_msg_fail_all(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 		m->status = status;
 		list_move_tail(&m->node, &mp->done);
 		mp->ntx--;
+		mp->ntx_rank[mrc_msg_rank(m->cls)]--;
 	}
 	mrc_credit_tx_reset(peer);	/* credit_peer.c */
 	/* Successors must not wait for what was given up. */
 	mp->epoch = max_t(u32, mp->epoch + 1, (u32)ktime_get_real_seconds());
-	mp->next_seq = 0;
+	mrc_seq_reset(mp->next_seq);
 	mp->stuck_ns = 0;
 }
 
@@ -716,6 +809,21 @@ static void mrc_msg_tx_workfn(struct work_struct *work)
 		if (mp->stuck_ns &&
 		    cb.now - mp->stuck_ns > mrc_msg_peer_timeout_ns())
 			mrc_msg_fail_all(peer, &cb, -EHOSTUNREACH);
+		/*
+		 * Paths usable but no progress at all (nothing new acked,
+		 * sent or granted): a broken or hostile receiver.  Nothing
+		 * may wait forever (mrc_ep_close() waits for every send).
+		 */
+		if (!list_empty(&mp->txq) &&
+		    cb.now - mp->progress_ns > MRC_MSG_STALL_MULT *
+					       mrc_msg_peer_timeout_ns()) {
+			ms_inc(MS_TX_TIMEOUT);
+			pr_warn_ratelimited("mrc: peer %u: no progress for %llu ms, its %u messages fail with ETIMEDOUT\n",
+					    peer->node_id,
+					    div_u64(cb.now - mp->progress_ns,
+						    NSEC_PER_MSEC), mp->ntx);
+			mrc_msg_fail_all(peer, &cb, -ETIMEDOUT);
+		}
 		if (more)
 			mrc_msg_kick_locked(peer);
 		else if (mp->ring_full)
@@ -811,9 +919,13 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 	} else {
 		bool idle = list_empty(&peer->mp.txq);
 
-		m->msg_id = (u64)peer->mp.epoch << 32 | peer->mp.next_seq++;
+		if (idle)	/* the stall clock starts now */
+			peer->mp.progress_ns = ktime_get_ns();
+
+		m->msg_id = mrc_msg_next_id(&peer->mp, m->cls);
 		list_add_tail(&m->node, &peer->mp.txq);
 		peer->mp.ntx++;
+		peer->mp.ntx_rank[mrc_msg_rank(m->cls)]++;
 		/*
 		 * Nothing else queued: send the first window right here (one
 		 * workqueue hop less on the latency path); tx_work does the
@@ -1003,25 +1115,29 @@ static void mrc_msg_full_sack(const struct mrc_pkt *pkt,
 /* Complete message @rm leaves rxq: to deliver (in order) or held. */
 static void mrc_msg_completed(struct mrc_msg_peer *mp, struct mrc_rx_msg *rm)
 {
+	unsigned int lane = mrc_seq_lane(rm->seq);
 	struct mrc_rx_msg *h, *tmp;
 
 	lockdep_assert_held(&mp->rx_lock);
-	if (rm->seq != mp->rx_next) {
-		/* Held, sorted by seq (wrap-safe). */
+	if (rm->seq != mp->rx_next[lane]) {
+		/* Held, sorted by seq within its lane (wrap-safe). */
 		list_for_each_entry(h, &mp->held, node)
-			if ((s32)(h->seq - rm->seq) > 0)
+			if (mrc_seq_lane(h->seq) == lane &&
+			    mrc_seq_diff(h->seq, rm->seq) > 0)
 				break;
 		list_move_tail(&rm->node, &h->node);
 		ms_inc(MS_RX_HELD);
 		return;
 	}
 	list_move_tail(&rm->node, &mp->deliver);
-	mp->rx_next++;
+	mp->rx_next[lane] = mrc_seq_inc(rm->seq);
 	list_for_each_entry_safe(h, tmp, &mp->held, node) {
-		if (h->seq != mp->rx_next)
+		if (mrc_seq_lane(h->seq) != lane)
+			continue;
+		if (h->seq != mp->rx_next[lane])
 			break;
 		list_move_tail(&h->node, &mp->deliver);
-		mp->rx_next++;
+		mp->rx_next[lane] = mrc_seq_inc(h->seq);
 	}
 }
 
@@ -1039,7 +1155,7 @@ static void mrc_msg_new_epoch(struct mrc_msg_peer *mp, u32 epoch)
 	}
 	mp->rx_epoch = epoch;
 	mp->rx_epoch_valid = true;
-	mp->rx_next = 0;
+	mrc_seq_reset(mp->rx_next);
 }
 
 static struct mrc_rx_msg *mrc_msg_rx_find(struct mrc_msg_peer *mp, u64 id,
@@ -1094,6 +1210,7 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 {
 	enum mrc_drop_reason why = MRC_DROP_NONE;
 	u32 epoch = pkt->msg_id >> 32, seq = (u32)pkt->msg_id;
+	unsigned int lane = mrc_seq_lane(seq);
 	struct mrc_rx_msg *rm, *fresh = NULL;
 	struct mrc_reasm_range holes[MRC_WIRE_NACK_MAX];
 	struct mrc_reasm_sack rs;
@@ -1120,7 +1237,7 @@ again:
 		why = MRC_DROP_DUPLICATE;	/* given up by its sender */
 		goto unlock;
 	}
-	if ((s32)(seq - mp->rx_next) < 0) {
+	if (mrc_seq_diff(seq, mp->rx_next[lane]) < 0) {
 		/* Delivered already: ack it whole, do not deliver again. */
 		mrc_msg_full_sack(pkt, &rs);
 		sack = true;
@@ -1145,7 +1262,7 @@ again:
 	}
 	if (!rm) {
 		/* Bounded; the message that blocks delivery always fits. */
-		if (seq != mp->rx_next &&
+		if (seq != mp->rx_next[lane] &&
 		    (mp->nrx >= mrc_knob(MRC_KNOB_rx_msgs_per_peer) ||
 		     atomic64_read(&mrc_rx_bytes_used) + pkt->msg_len >
 		     (s64)mrc_knob(MRC_KNOB_rx_buffer_mb) << 20)) {
@@ -1289,7 +1406,7 @@ static void mrc_msg_rx_gc_workfn(struct work_struct *work)
 	}
 	list_for_each_entry_safe(rm, tmp, &mp->held, node) {
 		list_move_tail(&rm->node, &mp->deliver);
-		mp->rx_next = rm->seq + 1;
+		mp->rx_next[mrc_seq_lane(rm->seq)] = mrc_seq_inc(rm->seq);
 		kick = true;
 	}
 	list_for_each_entry_safe(rm, tmp, &mp->rxq, node) {
@@ -1332,8 +1449,8 @@ static enum mrc_drop_reason mrc_msg_ack_stale(const struct mrc_msg_peer *mp,
 	u32 epoch = id >> 32, seq = (u32)id;
 
 	if (epoch == mp->epoch)
-		return (s32)(seq - mp->next_seq) >= 0 ? MRC_DROP_BAD_SACK :
-							MRC_DROP_DUPLICATE;
+		return mrc_seq_diff(seq, mp->next_seq[mrc_seq_lane(seq)]) >= 0 ?
+		       MRC_DROP_BAD_SACK : MRC_DROP_DUPLICATE;
 	return (s32)(epoch - mp->epoch) > 0 ? MRC_DROP_BAD_SACK :
 					      MRC_DROP_DUPLICATE;
 }
@@ -1402,12 +1519,15 @@ enum mrc_drop_reason mrc_msg_rx_sack(struct mrc_ud_qp *uqp, u32 src_qp,
 		why = MRC_DROP_BAD_SACK;
 		goto unlock;
 	}
+	if (n > 0)
+		mp->progress_ns = cb.now;
 	if (peer->links[l].ah && pkt->entropy < peer->links[l].npaths)
 		mrc_path_event(&mrc_msg_ppath(peer, pi)->p, &cb.pp,
 			       MRC_PATH_EV_ACK, cb.now, sack.echo_tstamp);
 	if (mrc_txsb_done(&m->sb)) {
 		list_move_tail(&m->node, &done);
 		mp->ntx--;
+		mp->ntx_rank[mrc_msg_rank(m->cls)]--;
 	} else if (n > 0) {
 		mrc_msg_sack_losses(peer, m, &cb,
 				    sack.cum + 1 + sack.nbits);
@@ -1485,7 +1605,6 @@ void mrc_msg_peer_restarted(struct mrc_peer *peer)
 	struct mrc_msg_cb cb = { .peer = peer };
 	struct mrc_tx_msg *m;
 	unsigned int pi;
-	u32 seq = 0;
 
 	ms_inc(MS_PEER_RESTARTS);
 	mrc_msg_path_params(&cb.pp);
@@ -1494,15 +1613,16 @@ void mrc_msg_peer_restarted(struct mrc_peer *peer)
 	cb.how = MRC_PATH_DONE_RELEASED;
 	cb.ev = 0;
 	mp->epoch = max_t(u32, mp->epoch + 1, (u32)ktime_get_real_seconds());
+	mrc_seq_reset(mp->next_seq);
+	mp->progress_ns = cb.now;
 	list_for_each_entry(m, &mp->txq, node) {
 		cb.m = m;
 		for (pi = 0; pi < MRC_MSG_NPATHS && mrc_txsb_inflight(&m->sb);
 		     pi++)
 			mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn, &cb);
 		mrc_txsb_init(&m->sb, m->sb.npkts, m->sb_mem);
-		m->msg_id = (u64)mp->epoch << 32 | seq++;
+		m->msg_id = mrc_msg_next_id(mp, m->cls);
 	}
-	mp->next_seq = seq;
 	mp->rack_valid = false;
 	mrc_credit_tx_reset(peer);	/* its grants were for the old ids */
 	mrc_msg_kick_locked(peer);
@@ -1526,6 +1646,8 @@ void mrc_msg_peer_init(struct mrc_peer *peer)
 	INIT_LIST_HEAD(&mp->txq);
 	INIT_LIST_HEAD(&mp->done);
 	mp->epoch = (u32)ktime_get_real_seconds();
+	mrc_seq_reset(mp->next_seq);
+	mrc_seq_reset(mp->rx_next);
 	mp->cwnd = MRC_MSG_WINDOW;
 	mrc_sched_init(&mp->sched);
 	mp->policy = MRC_SCHED_POLICY_GLOBAL;

@@ -20,12 +20,28 @@
 struct mrc_peer;
 struct mrc_ud_qp;
 
+/*
+ * Lanes.  Messages are numbered and delivered in order per lane: a lane
+ * is a traffic class (sched.h), its number in msg_id bits 31..30, so that
+ * a latency message never waits at the receiver behind a bulk or
+ * background one.  Sequence numbers count in the low 30 bits.  Ranks: the
+ * order in which the sender serves the lanes (latency first, background
+ * last: it takes what is left of the window).
+ */
+#define MRC_MSG_LANES		MRC_SCHED_CLASS_NR
+#define MRC_MSG_LANE_SHIFT	30
+#define MRC_MSG_SEQ_MASK	((1U << MRC_MSG_LANE_SHIFT) - 1)
+#define MRC_MSG_RANKS		3
+
 struct mrc_msg_peer {
 	/* ---- sender: everything here under peer->lock ---- */
 	struct list_head txq;		/* struct mrc_tx_msg, by msg id */
 	unsigned int ntx;
 	u32 epoch;			/* msg_id bits 63..32 */
-	u32 next_seq;			/* msg_id bits 31..0 of the next */
+	u32 next_seq[MRC_MSG_LANES];	/* msg_id bits 31..0 of the next
+					 * message of each lane (class)
+					 */
+	u32 ntx_rank[MRC_MSG_RANKS];	/* queued messages per send rank */
 	struct mrc_sched sched;
 	u8 policy;			/* sched: the peer's own policy, or
 					 * MRC_SCHED_POLICY_GLOBAL (the knob)
@@ -36,6 +52,10 @@ struct mrc_msg_peer {
 	u32 recover_us;			/* when cwnd was last halved */
 	bool recover_valid;
 	u64 stuck_ns;			/* since when no path was usable */
+	u64 progress_ns;		/* last new ack or first transmission
+					 * (or the queue filled): a stall
+					 * fails the queue with ETIMEDOUT
+					 */
 	bool ring_full;			/* a send ring said -EAGAIN */
 	struct list_head done;		/* finished: done() to be called */
 	struct hrtimer timer;		/* RTO and retry tick (soft) */
@@ -56,7 +76,9 @@ struct mrc_msg_peer {
 	bool rx_dead;			/* peer going away: nothing new */
 	bool rx_epoch_valid;
 	u32 rx_epoch;			/* sender's epoch being received */
-	u32 rx_next;			/* next sequence number to deliver */
+	u32 rx_next[MRC_MSG_LANES];	/* next sequence number to deliver,
+					 * per lane (class)
+					 */
 	u64 rx_last_ns;			/* last DATA from the peer, ns */
 	unsigned int nrx;		/* contexts: rxq + held + deliver */
 	struct list_head rxq;		/* struct mrc_rx_msg, incomplete */

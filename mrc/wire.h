@@ -35,7 +35,7 @@
 #include "compat.h"
 #include "../uapi/linux/mrc.h"
 
-#define MRC_WIRE_VERSION	1
+#define MRC_WIRE_VERSION	2	/* 2: msg_id lanes (msg.h) */
 #define MRC_WIRE_HDR_LEN	56
 /* The largest datagram mrc sends or accepts (RDMA MTU 4096). */
 #define MRC_WIRE_MAX_PKT	4096

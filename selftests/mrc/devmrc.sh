@@ -134,6 +134,12 @@ def check(name, peer):
         expect("len != count", "EINVAL",
                errno_of(send, fd, peer, 7000, b"xy", 1, 1))
         expect("len 0", "EINVAL", errno_of(send, fd, peer, 7000, b""))
+        hdr = lambda f: struct.pack("=IIHHI", 1, peer, 7000, f, 1) + b"x"
+        expect("unknown flag 0x2", "EINVAL", errno_of(os.write, fd, hdr(2)))
+        expect("class 4 (F_CLASS | 4 << 8)", "EINVAL",
+               errno_of(os.write, fd, hdr(1 | 4 << 8)))
+        expect("class bits without F_CLASS", "EINVAL",
+               errno_of(os.write, fd, hdr(1 << 8)))
         expect("port 0", "EINVAL", errno_of(send, fd, peer, 0, b"x"))
         expect("short write", "EINVAL", errno_of(os.write, fd, b"abc"))
         expect("above 64 MiB", "EMSGSIZE", errno_of(

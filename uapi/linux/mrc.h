@@ -380,9 +380,22 @@ struct mrc_dev_send_hdr {
 	__u32 version;		/* MRC_DEV_VERSION */
 	__u32 dst_node;		/* 1..2^31-1 */
 	__u16 dst_port;		/* 1..65535 */
-	__u16 flags;		/* 0 */
+	__u16 flags;		/* MRC_DEV_SEND_F_*, else 0 */
 	__u32 len;		/* payload bytes, 1..MRC_DEV_MSG_MAX */
 };
+
+/*
+ * mrc_dev_send_hdr.flags: MRC_DEV_SEND_F_CLASS sends this message in the
+ * class (enum mrc_class) given in MRC_DEV_SEND_CLASS(flags) instead of
+ * the endpoint's MRC_OPT_CLASS.  Other bits must be 0.
+ */
+#define MRC_DEV_SEND_F_CLASS		0x0001
+#define MRC_DEV_SEND_CLASS_SHIFT	8
+#define MRC_DEV_SEND_CLASS_MASK		0xff00
+#define MRC_DEV_SEND_CLASS(flags) \
+	(((flags) & MRC_DEV_SEND_CLASS_MASK) >> MRC_DEV_SEND_CLASS_SHIFT)
+#define MRC_DEV_SEND_FLAGS(cls) \
+	(MRC_DEV_SEND_F_CLASS | (cls) << MRC_DEV_SEND_CLASS_SHIFT)
 
 /* read(): header, then hdr.len payload bytes; returns 16 + len. */
 struct mrc_dev_recv_hdr {

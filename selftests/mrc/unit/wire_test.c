@@ -246,7 +246,7 @@ static void layout__put_hdr_bytes(void)
 static void layout__parse_bytes(void)
 {
 	static const u8 hdr[MRC_WIRE_HDR_LEN] = {
-		0x01, 0x04, 0x80, 0x01,			/* v1 HELLO flags */
+		0x02, 0x04, 0x80, 0x01,			/* v2 HELLO flags */
 		0xb1, 0xb2, 0xb3, 0xb4,			/* src_node */
 		0x0a, 0x0b, 0x0c, 0x0d,			/* dst_node = local */
 		0xd1, 0xd2, 0xe1, 0xe2,			/* src/dst_port */
@@ -275,7 +275,7 @@ static void layout__parse_bytes(void)
 	CHECK(r == MRC_DROP_NONE, "%s", why(r));
 	if (r)
 		return;
-	CHECK(p.version == 1 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
+	CHECK(p.version == 2 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
 	      p.type);
 	CHECK(p.flags == 0x8001, "%#x", p.flags);
 	CHECK(p.src_node == 0xb1b2b3b4, "%#x", p.src_node);
@@ -655,9 +655,9 @@ static void parse__bad_version(void)
 		EXPECT(n, &lim, MRC_DROP_BAD_VERSION, "version %u", v);
 	}
 	/* version is checked before type and length */
-	buf[0] = 2;
+	buf[0] = MRC_WIRE_VERSION + 1;
 	buf[1] = 0;
-	EXPECT(n + 3, &lim, MRC_DROP_BAD_VERSION, "v2 with junk");
+	EXPECT(n + 3, &lim, MRC_DROP_BAD_VERSION, "next version with junk");
 }
 
 static void parse__unknown_type(void)
