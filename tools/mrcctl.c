@@ -820,7 +820,7 @@ static int mrc_connect(void)
 
 struct rail {
 	u32 present;			/* 1 << MRC_RAIL_A_* */
-	u32 id, port, ifindex, gid_index, mtu, speed, qps;
+	u32 id, port, ifindex, gid_index, mtu, speed, qps, weight;
 	u8 link_layer, state, prev_state;
 	u8 gid[16];
 	char name[MRC_RAIL_NAME_MAX + 16];
@@ -945,6 +945,9 @@ static int rail_attr_cb(const struct nlattr *a, void *data)
 		break;
 	case MRC_RAIL_A_QPS:
 		u32p = &r->qps;
+		break;
+	case MRC_RAIL_A_WEIGHT:
+		u32p = &r->weight;
 		break;
 	case MRC_RAIL_A_LINK_LAYER:
 		u8p = &r->link_layer;
@@ -1210,6 +1213,8 @@ static void rail_print_plain(const struct rail *r)
 		fprintf(out, "  link %s", mrc_link_layer_name(r->link_layer));
 	if (HAS(r, MRC_RAIL_A_QPS))
 		fprintf(out, "  qps %u", r->qps);
+	if (HAS(r, MRC_RAIL_A_WEIGHT))
+		fprintf(out, "  weight %u", r->weight);
 	fputc('\n', out);
 	if (HAS(r, MRC_RAIL_A_GID)) {
 		fprintf(out, "    gid %s", gid_str(r, gid, sizeof(gid)));
@@ -1292,6 +1297,7 @@ static void rail_json(struct jw *w, const struct rail *r, bool all_keys)
 	U32_KEY("mtu", MRC_RAIL_A_MTU, r->mtu);
 	U32_KEY("speed_mbps", MRC_RAIL_A_SPEED, r->speed);
 	U32_KEY("qps", MRC_RAIL_A_QPS, r->qps);
+	U32_KEY("weight", MRC_RAIL_A_WEIGHT, r->weight);
 	STR_KEY("state", MRC_RAIL_A_STATE, mrc_rail_state_name(r->state));
 	if (HAS(r, MRC_RAIL_A_PREV_STATE))
 		jw_kv_str(w, "prev_state", mrc_rail_state_name(r->prev_state));
@@ -3390,7 +3396,8 @@ static int do_class_set(int argc, char **argv)
 	return 0;
 }
 
-static int do_class(int argc, char **argv)
+/* (unused in the self-test build, which has no main()) */
+static int __attribute__((unused)) do_class(int argc, char **argv)
 {
 	if (argc < 1 || matches(argv[0], "show") || matches(argv[0], "list"))
 		return do_class_show(argc ? argc - 1 : 0, argv + !!argc);
@@ -3889,6 +3896,7 @@ static struct nlmsghdr *mk_rail(void *buf, u8 cmd, u32 id, const char *name,
 		mnl_attr_put(nlh, MRC_RAIL_A_GID, sizeof(test_gid), test_gid);
 		mnl_attr_put_u32(nlh, MRC_RAIL_A_GID_INDEX, 1);
 		mnl_attr_put_u32(nlh, MRC_RAIL_A_QPS, 8);
+		mnl_attr_put_u32(nlh, MRC_RAIL_A_WEIGHT, 100);
 	}
 	if (what & R_PREV)
 		mnl_attr_put_u8(nlh, MRC_RAIL_A_PREV_STATE,
@@ -3945,7 +3953,7 @@ static void rail__plain(void)
 	got = rail_plain_of(mk_rail(buf, MRC_CMD_RAIL_GET, 0, "rxe0:1",
 				    "rxe0", 1, "eth0", R_FULL | R_FUTURE));
 	CHECK_STR(got,
-		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet  qps 8\n"
+		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet  qps 8  weight 100\n"
 		  "    gid ::ffff:10.200.0.1 index 1\n");
 	free(got);
 
@@ -3967,7 +3975,7 @@ static void rail__plain_stats(void)
 				    R_FULL | R_STATS | R_DROPS | R_FUTURE));
 	/* Only the non-zero drop reasons, six to a row. */
 	CHECK_STR(got,
-		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet  qps 8\n"
+		  "0: rxe0:1  netdev eth0  state active  mtu 4096  speed 10000Mb/s  link ethernet  qps 8  weight 100\n"
 		  "    gid ::ffff:10.200.0.1 index 1\n"
 		  "    RX:      packets bytes errors\n"
 		  "                3003  4004  12012\n"
@@ -4025,7 +4033,8 @@ static void rail__json(void)
 		  "{\"id\":0,\"name\":\"rxe0:1\",\"ibdev\":\"rxe0\",\"port\":1,"
 		  "\"netdev\":\"eth0\",\"ifindex\":3,\"link_layer\":\"ethernet\","
 		  "\"gid\":\"::ffff:10.200.0.1\",\"gid_index\":1,\"mtu\":4096,"
-		  "\"speed_mbps\":10000,\"qps\":8,\"state\":\"active\"}\n");
+		  "\"speed_mbps\":10000,\"qps\":8,\"weight\":100,"
+		  "\"state\":\"active\"}\n");
 	free(got);
 
 	opt.stats = true;
@@ -4834,7 +4843,7 @@ static void event__json(void)
 		    "\"ibdev\":\"rxe1\",\"port\":1,\"netdev\":\"eth1\",\"ifindex\":3,"
 		    "\"link_layer\":\"ethernet\",\"gid\":\"::ffff:10.200.0.1\","
 		    "\"gid_index\":1,\"mtu\":4096,\"speed_mbps\":10000,\"qps\":8,"
-		    "\"state\":\"active\",\"prev_state\":\"down\"}}\n");
+		    "\"weight\":100,\"state\":\"active\",\"prev_state\":\"down\"}}\n");
 	got = event_of(mk_rail(buf, MRC_CMD_RAIL_ADDED, 1, "rxe1:1", "rxe1",
 			       1, NULL, 0));
 	CHECK(got && !strncmp(got, "{\"event\":\"rail_added\",\"rail\":{", 30));

@@ -165,6 +165,10 @@ run_guest() {
 		ok 'rail set rxe1:1 weight 0' mrcctl rail set rxe1:1 weight 0
 		ok_eq 'sysfs shows weight 0' 0 \
 			"$(cat /sys/kernel/mrc/rails/rxe1:1/weight)"
+		ok_eq 'mrcctl -j rail show shows weight 0' 0 \
+			"$(mrcctl -j rail show rxe1:1 | jq '.[0].weight')"
+		ok 'mrcctl rail show prints "weight 0"' \
+			sh -c "mrcctl rail show rxe1:1 | grep -q ' weight 0\$'"
 		ok 'class only on rails of weight 0 refused' \
 			refused 'weight 0' mrcctl class set latency rails rxe1:1
 		ok 'weight back to 100 (sysfs)' \
