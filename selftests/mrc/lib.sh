@@ -381,9 +381,20 @@ _mrc_host_main() {
 	[ -n "${MTU:-}" ] && args+=(--mtu "$MTU")
 	[ -n "${MEM:-}" ] && args+=(--mem "$MEM")
 	[ "${ONLY:-0}" = 1 ] && args+=(--only 1)
+	# The test's MRC_* settings (MRC_SOAK_SECONDS=600, ...) go into the
+	# guests too; the fabric's own ones do not.
+	local -a pass=()
+	local v
+	for v in $(compgen -e MRC_); do
+		case $v in
+		MRC_NODE|MRC_LIB_DIR|MRC_TIMEOUT_SCALE|MRC_KERNEL|MRC_KMODDIR|\
+		MRC_TMPDIR|MRC_LOGDIR|MRC_NO_DEPS) ;;
+		*) pass+=("$v=${!v}") ;;
+		esac
+	done
 	# Progress of the fabric as diagnostics on stderr (stdout stays TAP).
 	"$MRC_LIB_DIR/fabric/run.sh" "${args[@]}" -- env V="${V:-0}" \
-		MRC_TIMEOUT_SCALE="$_MRC_TSCALE" "$script" "$@" 2>&1 |
+		MRC_TIMEOUT_SCALE="$_MRC_TSCALE" "${pass[@]}" "$script" "$@" 2>&1 |
 		sed -u 's/^/# /' >&2
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" -eq 4 ]; then
