@@ -226,6 +226,7 @@ int mrc_credit_rx_request(struct mrc_credit_rx *rx,
 	}
 	/* Outstanding credit of the previous message carries over. */
 	e->msg_id = msg_id;
+	e->low = 0;
 	e->requested = msg_len;
 	e->granted = p->unsched;
 	e->seq = 0;
@@ -296,9 +297,10 @@ static u32 mrc_credit_piece(const struct mrc_credit_rx_entry *e, u64 avail,
 	return (u32)(want - want % unit);
 }
 
-static void mrc_credit_fair(struct mrc_credit_rx *rx,
-			    const struct mrc_credit_params *p, u64 avail,
-			    u64 now)
+/* Returns what is left of @avail.  Only entries of tier @low. */
+static u64 mrc_credit_fair(struct mrc_credit_rx *rx,
+			   const struct mrc_credit_params *p, u64 avail,
+			   u64 now, u8 low)
 {
 	u32 n = rx->nentries, i, idle = 0, piece;
 	struct mrc_credit_rx_entry *e;
@@ -306,7 +308,7 @@ static void mrc_credit_fair(struct mrc_credit_rx *rx,
 	/* Stops after a full round that could give nobody anything. */
 	for (i = rx->cursor % n; avail && idle < n; i = (i + 1) % n) {
 		e = &rx->e[i];
-		piece = mrc_credit_waits(e) ?
+		piece = mrc_credit_waits(e) && e->low == low ?
 			mrc_credit_piece(e, avail, p->grant_unit,
 					 p->grant_unit) : 0;
 		if (!piece) {
@@ -319,11 +321,12 @@ static void mrc_credit_fair(struct mrc_credit_rx *rx,
 		/* The next pace starts after the last one served. */
 		rx->cursor = (i + 1) % n;
 	}
+	return avail;
 }
 
-static void mrc_credit_srpt(struct mrc_credit_rx *rx,
-			    const struct mrc_credit_params *p, u64 avail,
-			    u64 now)
+static u64 mrc_credit_srpt(struct mrc_credit_rx *rx,
+			   const struct mrc_credit_params *p, u64 avail,
+			   u64 now, u8 low)
 {
 	struct mrc_credit_rx_entry *e, *best;
 	u32 i, piece;
@@ -332,7 +335,7 @@ static void mrc_credit_srpt(struct mrc_credit_rx *rx,
 		best = NULL;
 		for (i = 0; i < rx->nentries; i++) {
 			e = &rx->e[i];
-			if (!mrc_credit_waits(e) || e->pending)
+			if (!mrc_credit_waits(e) || e->pending || e->low != low)
 				continue;
 			if (!best || e->requested - e->granted <
 				     best->requested - best->granted)
@@ -346,6 +349,7 @@ static void mrc_credit_srpt(struct mrc_credit_rx *rx,
 		mrc_credit_give(rx, p, best, piece, now);
 		avail -= piece;
 	}
+	return avail;
 }
 
 int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
@@ -354,6 +358,7 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 {
 	struct mrc_credit_rx_entry *e;
 	u64 add, avail;
+	u8 low;
 	u32 i;
 	int n = 0;
 
@@ -382,10 +387,11 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		return 0;
 	avail = cmin((u64)rx->tokens,
 		     p->max_outstanding - rx->total_outstanding);
-	if (p->policy == MRC_CREDIT_SRPT)
-		mrc_credit_srpt(rx, p, avail, now);
-	else
-		mrc_credit_fair(rx, p, avail, now);
+	/* Background (low) entries get what the others leave. */
+	for (low = 0; low <= 1 && avail; low++)
+		avail = p->policy == MRC_CREDIT_SRPT ?
+			mrc_credit_srpt(rx, p, avail, now, low) :
+			mrc_credit_fair(rx, p, avail, now, low);
 
 	for (i = 0; i < rx->nentries; i++) {
 		e = &rx->e[i];
@@ -408,6 +414,14 @@ void mrc_credit_rx_forget(struct mrc_credit_rx *rx, u32 key)
 		return;
 	rx->total_outstanding -= e->outstanding;
 	memset(e, 0, sizeof(*e));
+}
+
+void mrc_credit_rx_set_low(struct mrc_credit_rx *rx, u32 key, bool low)
+{
+	struct mrc_credit_rx_entry *e = mrc_credit_find(rx, key);
+
+	if (e)
+		e->low = low;
 }
 
 u32 mrc_credit_rx_waiting(const struct mrc_credit_rx *rx)

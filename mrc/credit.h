@@ -95,7 +95,10 @@ struct mrc_credit_rx_entry {
 	u32 key;		/* caller's sender id (peer index, node) */
 	u8 in_use;
 	u8 pending;		/* internal: granted in the current pace */
-	u16 reserved;
+	u8 low;			/* background: gets only what the others
+				 * leave of a pace (mrc_credit_rx_set_low)
+				 */
+	u8 reserved;
 	u64 msg_id;		/* message being scheduled */
 	u32 requested;		/* its length: demand, fixed per msg_id */
 	u32 granted;		/* offset granted so far (>= unsched part) */
@@ -199,6 +202,13 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 
 /* Forgets sender @key (peer gone); its outstanding credit is released. */
 void mrc_credit_rx_forget(struct mrc_credit_rx *rx, u32 key);
+
+/*
+ * Marks the message @key is scheduling as low priority (background
+ * traffic): each pace serves the other waiting entries first (by the
+ * policy), low ones only with what is left.  Reset by the next request.
+ */
+void mrc_credit_rx_set_low(struct mrc_credit_rx *rx, u32 key, bool low);
 
 /* Senders waiting for grants (the caller may stop its timer at 0). */
 u32 mrc_credit_rx_waiting(const struct mrc_credit_rx *rx);

@@ -470,6 +470,11 @@ static enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 	}
 	if (rc >= 0) {
 		cp->rx_requests++;
+		/* sched: background messages take what the others leave */
+		if (!rc)
+			mrc_credit_rx_set_low(mrc_credit_rx_tab, peer->node_id,
+					      mrc_msg_id_lane(pkt->msg_id) ==
+					      MRC_SCHED_CLASS_BACKGROUND);
 		mrc_credit_arm_locked(0);
 	} else {
 		cp->rx_requests_bad++;

@@ -33,6 +33,12 @@ struct mrc_ud_qp;
 #define MRC_MSG_SEQ_MASK	((1U << MRC_MSG_LANE_SHIFT) - 1)
 #define MRC_MSG_RANKS		3
 
+/* The lane (class) of a message id. */
+static inline unsigned int mrc_msg_id_lane(u64 msg_id)
+{
+	return (u32)msg_id >> MRC_MSG_LANE_SHIFT;
+}
+
 struct mrc_msg_peer {
 	/* ---- sender: everything here under peer->lock ---- */
 	struct list_head txq;		/* struct mrc_tx_msg, by msg id */

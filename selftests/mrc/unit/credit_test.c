@@ -288,6 +288,50 @@ static void rx__srpt_order(void)
 	      g[1].granted);
 }
 
+/* Background entries get only what the others leave (both policies). */
+static void rx__background_last(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_grant g[3];
+	struct mrc_credit_rx *rx;
+	unsigned int pol;
+	int n;
+
+	for (pol = 0; pol < MRC_CREDIT_POLICY_NR; pol++) {
+		p.policy = pol;
+		p.burst = 8 * KB;
+		rx = mkrx(3, &p);
+		/* 2 (background) asks first; 1 and 3 are normal */
+		mrc_credit_rx_request(rx, &p, 2, 1, p.unsched + 64 * KB, 0,
+				      NULL);
+		mrc_credit_rx_set_low(rx, 2, true);
+		mrc_credit_rx_request(rx, &p, 1, 1, p.unsched + 64 * KB, 0,
+				      NULL);
+		mrc_credit_rx_request(rx, &p, 3, 1, p.unsched + 64 * KB, 0,
+				      NULL);
+		/* 8 KB of budget: none of it to the background sender */
+		n = mrc_credit_rx_pace(rx, &p, 0, 0, g, 3);
+		CHECK(n >= 1 && g[0].key != 2 && (n < 2 || g[1].key != 2),
+		      "policy %u: n %d, first to %u", pol, n, g[0].key);
+		/* the normal ones done: now the background one gets it */
+		mrc_credit_rx_forget(rx, 1);
+		mrc_credit_rx_forget(rx, 3);
+		n = mrc_credit_rx_pace(rx, &p, 0, MS, g, 3);
+		CHECK(n == 1 && g[0].key == 2, "policy %u: n %d, to %u", pol,
+		      n, n ? g[0].key : 0);
+		/* a new request of the same sender is normal again */
+		mrc_credit_rx_forget(rx, 2);
+		mrc_credit_rx_request(rx, &p, 2, 2, p.unsched + 64 * KB, 0,
+				      NULL);
+		mrc_credit_rx_request(rx, &p, 1, 2, p.unsched + 64 * KB, 0,
+				      NULL);
+		mrc_credit_rx_set_low(rx, 1, true);
+		n = mrc_credit_rx_pace(rx, &p, 0, MS, g, 3);
+		CHECK(n >= 1 && g[0].key == 2, "policy %u: n %d, first to %u",
+		      pol, n, g[0].key);
+	}
+}
+
 /* ---------------------------------------------------------------- */
 /* sender                                                            */
 /* ---------------------------------------------------------------- */
@@ -920,6 +964,8 @@ int main(void)
 		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
 		{ "rx: expired credit reclaimed", rx__reclaims_expired },
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
+	{ "rx: background gets what the others leave",
+	  rx__background_last },
 		{ "tx: unscheduled only", tx__unscheduled_only },
 		{ "tx: grants validated", tx__grants_validated },
 		{ "tx: re-request after timeout", tx__rerequest_after_timeout },
