@@ -10,8 +10,14 @@
 # returns to baseline on both nodes: mrc's sender and reassembly buffers
 # (tx_buffer_bytes, rx_buffer_bytes) go to 0 and no allocation site of
 # mrc or mrc_echo holds more slab or vmalloc objects than before the
-# transfer.  Once the planes return, a new transfer arrives intact, and
-# everything unloads cleanly.
+# transfer.  Once the planes return, a new transfer arrives intact.
+#
+# Black hole: node 2 then drops every mrc DATA packet it receives (tc u32
+# on the mrc type byte) while PROBEs, SACKs and credit packets pass, so
+# every path stays active but nothing is ever acknowledged.  A send must
+# not wait forever (mrc_ep_close() waits for every send): it fails with
+# -ETIMEDOUT after 4 x peer_timeout_ms without progress (counter
+# tx_timeout), and its memory is freed.  Then everything unloads cleanly.
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_UNREACHABLE_TIMEOUT:-600}
@@ -126,6 +132,56 @@ receiver() {
 		"$(echo_stat rx_bad) $(echo_stat rx_order)"
 }
 
+# The mrc type byte: IPv4 20 + UDP 8 + BTH 12 + DETH 8 + 1 bytes in.
+DATA_AT=49
+
+black_hole() {
+	local ms e0 t0
+
+	if is_node 2; then
+		ok 'drop incoming mrc DATA on both planes (tc u32)' \
+			sh -c 'for d in eth0 eth1; do
+			tc qdisc add dev $d handle ffff: ingress &&
+			tc filter add dev $d parent ffff: protocol ip u32 \
+				match ip protocol 17 0xff \
+				match ip dport 4791 0xffff \
+				match u8 1 0xff at '$DATA_AT' action drop || exit 1
+			done'
+		echo reset > $D/mrc_echo/ctl
+	fi
+	barrier hole-up
+	if is_node 1; then
+		ok 'mrcctl config set peer_timeout_ms 1000' \
+			mrcctl config set peer_timeout_ms 1000
+		e0=$(echo_stat done_err)
+		t0=$(msg_stat tx_timeout)
+		echo reset > $D/mrc_echo/ctl
+		ms=$(now_ms)
+		ok 'send 1 x 4 MiB into the black hole' \
+			sh -c "echo send $OTHER 7 1 $SIZE 6 1 > $D/mrc_echo/ctl"
+		wait_for 'the send completes' 60 completed_at_least 1
+		ms=$(($(now_ms) - ms))
+		diag "the send into the black hole failed after $ms ms"
+		ok_eq 'it failed with -ETIMEDOUT' '1 0 -110' \
+			"$(echo_stat done_err) $(echo_stat done_ok) $(echo_stat done_err_last_status)"
+		ok "after about 4 x peer_timeout_ms ($ms ms)" \
+			test "$ms" -ge 3600 -a "$ms" -le $((4000 + SLACK_MS))
+		ok_eq 'counted as tx_timeout' $((t0 + 1)) "$(msg_stat tx_timeout)"
+		wait_for 'the paths are active (probes pass the hole)' 10 \
+			all_active
+		ok_eq 'sender buffers back to 0 (tx_buffer_bytes)' 0 \
+			"$(msg_stat tx_buffer_bytes)"
+		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
+	fi
+	barrier hole-sent
+	if is_node 2; then
+		ok 'nothing delivered from the black hole' test \
+			"$(echo_stat rx)" = 0
+		tc qdisc del dev eth0 ingress
+		tc qdisc del dev eth1 ingress
+	fi
+}
+
 run_guest() {
 	OTHER=$((3 - MRC_NODE))
 	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)" grown t0
@@ -171,6 +227,8 @@ run_guest() {
 			"$(echo_stat rx_bad) $(echo_stat rx_order)"
 	fi
 	barrier again-done
+	black_hole
+	barrier hole-done
 
 	ok 'rmmod mrc_echo' rmmod mrc_echo
 	ok_eq 'buffers back to 0' '0 0' \
