@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lifecycle under load (issue 6), three phases between two nodes, each with
-# traffic running both ways (modules/mrc_echo: COUNT x SIZE, content, CRC
-# and order checked by the receiver):
+# traffic running both ways (modules/mrc_echo: COUNT x SIZE each way, 1.5
+# times as many in phase A; content, CRC and order checked by the
+# receiver):
 #
 # A. Unloading mrc while it is in use.  With node 1's mrc-perf and a
 #    Python /dev/mrc sender open, node 2's mrc-perf server and a Python
@@ -41,7 +42,10 @@
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_LIFECYCLE_TIMEOUT:-600}
-COUNT=${MRC_LIFECYCLE_COUNT:-12}	# per direction and phase
+COUNT=${MRC_LIFECYCLE_COUNT:-12}	# per direction, phases B and C
+# Phase A: more, so that the traffic outlasts the refusals (a dozen
+# commands, up to 12 s on a loaded host) with a wide margin.
+COUNT_A=${MRC_LIFECYCLE_COUNT_A:-$((COUNT * 3 / 2))}
 SIZE=${MRC_LIFECYCLE_SIZE:-4194304}
 DEV_COUNT=24		# /dev/mrc messages sent just before the close
 DEV_SIZE=1048576
@@ -501,11 +505,14 @@ run_guest() {
 	setup A
 	barrier a-paths-up
 	TA=$SECONDS
+	COUNT_B=$COUNT
+	COUNT=$COUNT_A
 	if is_node 1; then
 		phase_a_node1
 	else
 		phase_a_node2
 	fi
+	COUNT=$COUNT_B
 	after_unload A
 	barrier a-unloaded
 	diag "phase A took $((SECONDS - TA)) s"
