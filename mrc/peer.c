@@ -259,6 +259,42 @@ static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
 	return true;
 }
 
+/*
+ * Under peer->lock: a HELLO (SIDR request) of @peer, same incarnation,
+ * arrived on our @rail.  If the link on that rail knows other QPNs or
+ * another rail id of the peer than @req carries, the peer's rail behind it
+ * was replaced (its RDMA device deleted and added again: new QPNs) and
+ * our paths would keep probing QPs that are gone while dropping the
+ * peer's probes as coming from the wrong path, for ever.  The link is
+ * marked stale for peer->work to resolve again; returns true if so.
+ */
+static bool mrc_peer_note_rail(struct mrc_peer *peer, struct mrc_rail *rail,
+			       const struct mrc_wire_cm *req)
+{
+	bool changed = false;
+	unsigned int l, i;
+
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+		bool same;
+
+		if (link->rail != rail || !link->ah || link->stale)
+			continue;
+		same = link->remote_rail_id == be32_to_cpu(req->rail_id) &&
+		       link->npaths <= req->nqp;
+		for (i = 0; same && i < link->npaths; i++)
+			same = link->paths[i].remote_qpn ==
+			       be32_to_cpu(req->qpn[i]);
+		if (same)
+			continue;
+		link->stale = true;
+		changed = true;
+		pr_info("mrc: peer %u plane %u: its rail was replaced (new QPNs): resolving again\n",
+			peer->node_id, link->plane);
+	}
+	return changed;
+}
+
 /* Checks a received CM private data; returns nqp or -EPROTO. */
 static int mrc_cm_check(const void *data, u8 len, u32 src_node, u32 dst_node)
 {
@@ -528,7 +564,7 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	struct mrc_peer *peer;
 	struct mrc_wire_cm cm;
 	struct mrc_rail *rail;
-	bool restarted;
+	bool restarted, moved;
 
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 0;
@@ -545,11 +581,13 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 		restarted = mrc_peer_note_inc(peer,
 					      be32_to_cpu(req->incarnation),
 					      NULL);
+		/* Or only its rail behind this one was replaced. */
+		moved = !restarted && mrc_peer_note_rail(peer, rail, req);
 		spin_unlock_bh(&peer->lock);
-		if (restarted) {
+		if (restarted)
 			mrc_msg_peer_restarted(peer);
+		if (restarted || moved)
 			mrc_peer_kick(peer);
-		}
 		mrc_peer_put(peer);
 	}
 	mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node));

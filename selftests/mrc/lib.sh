@@ -43,6 +43,10 @@
 #	node_ip NODE PLANE		10.200.PLANE.NODE
 #	gid_index DEV [PORT=1]		index of DEV's RoCEv2 IPv4 GID
 #	is_node N			true on node N
+#	kill_node N [TIMEOUT_S=30]	the fabric kills node N's VM (SIGKILL
+#					to its QEMU, no shutdown); a result
+#	await_kill [TIMEOUT_S=120]	on the node to be killed: wait for it
+#					(not ok if still alive after TIMEOUT_S)
 #	require_mrc			skip_all unless mrc.ko can be modprobed
 # Guest environment: MRC_NODE MRC_NODES MRC_PLANES MRC_ONLY MRC_MTU MRC_SHARED
 # MRC_OUTDIR MRC_REPO MRC_KVER (see fabric/run.sh), V.
@@ -193,6 +197,9 @@ barrier() {
 			if [ -e "$MRC_OUTDIR/.fabric/dead.$n" ]; then
 				_result "not ok" "barrier $1 (node$n's VM died)"
 				return 1
+			elif [ -e "$MRC_OUTDIR/.fabric/killed.$n" ]; then
+				_result "not ok" "barrier $1 (node$n was killed)"
+				return 1
 			elif [ -e "$MRC_OUTDIR/node.$n.rc" ]; then
 				_result "not ok" "barrier $1 (node$n already finished its test)"
 				return 1
@@ -239,6 +246,27 @@ wait_for() {
 	_result "not ok" "$desc"
 	diag "timeout after ${timeout}s waiting for: $* (last exit status $rc)"
 	[ -n "$out" ] && _diag_stream <<<"$out"
+	return 1
+}
+
+# A node that dies on purpose (fabric/run.sh header): the runner kills its
+# QEMU and writes .fabric/killed.N.  Its missing result is then expected.
+kill_node() {
+	local n=$1 timeout=$((${2:-30} * _MRC_TSCALE)) t0=$SECONDS
+	_atomic_write "$MRC_OUTDIR/.fabric/kill.$n" "$MRC_NODE"
+	until [ -e "$MRC_OUTDIR/.fabric/killed.$n" ]; do
+		if [ $((SECONDS - t0)) -ge "$timeout" ]; then
+			_result "not ok" "the fabric killed node$n (not after ${timeout}s)"
+			return 1
+		fi
+		_sleep 0.05
+	done
+	_result ok "the fabric killed node$n's VM (SIGKILL to its QEMU)"
+}
+
+await_kill() {
+	_sleep $((${1:-120} * _MRC_TSCALE))
+	_result "not ok" "node$MRC_NODE killed by the fabric (still alive after $((${1:-120} * _MRC_TSCALE))s)"
 	return 1
 }
 
@@ -434,7 +462,10 @@ _mrc_host_main() {
 				fi
 			done <"$f"
 		fi
-		if [ -z "$rcn" ]; then
+		if [ -z "$rcn" ] && [ -e "$out/.fabric/killed.$n" ]; then
+			# Killed on purpose (kill_node): its results until then.
+			nent+=("R|ok|node$n: killed mid-test as requested (no result after that expected)")
+		elif [ -z "$rcn" ]; then
 			if [ "$rc" -eq 124 ]; then
 				nent+=("R|not ok|node$n: finished within $((${TIMEOUT:-300} * _MRC_TSCALE))s (timeout)")
 			else

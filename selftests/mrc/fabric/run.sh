@@ -21,7 +21,17 @@
 #   qemu.N.log      QEMU's own stdout/stderr
 #   shared/         MRC_SHARED: scratch space for coordination between nodes
 #   .fabric/        runner <-> guest control files (config, ready.N, go, stop,
-#                   dead.N when node N's VM died)
+#                   dead.N when node N's VM died, kill.N / killed.N below)
+#
+# Killing a node on purpose (lifecycle.sh: a peer that dies without a clean
+# shutdown).  Once the tests run, a guest that writes .fabric/kill.N (any
+# content; lib.sh's kill_node) asks for node N's death: within ~0.2 s the
+# runner sends SIGKILL to that node's QEMU, by the PID it started it with,
+# waits for it, and writes .fabric/killed.N.  A killed node leaves no
+# node.N.rc and counts as finished, not failed: the nodes still running
+# report their results as usual, and lib.sh reports the killed node's
+# results up to its death plus one for the kill itself.  A VM that dies
+# without such a request is still a failure (dead.N).
 
 set -u
 
@@ -693,6 +703,18 @@ vm_died() {
 	[ -s "$OUTDIR/qemu.$n.log" ] && sed "s/^/  node$n qemu| /" "$OUTDIR/qemu.$n.log" >&2
 }
 
+# A guest asked for node N's death (.fabric/kill.N; see the header): no
+# shutdown, QEMU is killed as a crash or power loss would.
+kill_node() {
+	local n=$1 pid=${QPID[$1]}
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	FIN[$n]=killed
+	echo "$(now_ms)" >"$OUTDIR/.fabric/killed.$n.tmp" &&
+		mv -f "$OUTDIR/.fabric/killed.$n.tmp" "$OUTDIR/.fabric/killed.$n"
+	msg "node$n: QEMU (pid $pid) killed as requested by a guest (.fabric/kill.$n)"
+}
+
 FAIL=0
 while :; do
 	t=$(now_ms)
@@ -720,7 +742,9 @@ while :; do
 	else
 		for ((n = 1; n <= NODES; n++)); do
 			[ -n "${FIN[$n]:-}" ] && continue
-			if [ -n "${RUNS[$n]:-}" ] && [ -e "$OUTDIR/node.$n.rc" ]; then
+			if [ -e "$OUTDIR/.fabric/kill.$n" ]; then
+				kill_node "$n"
+			elif [ -n "${RUNS[$n]:-}" ] && [ -e "$OUTDIR/node.$n.rc" ]; then
 				FIN[$n]=$(cat "$OUTDIR/node.$n.rc")
 				msg "node$n finished: rc=${FIN[$n]} after $(secs $((t - TBOOT))) s"
 			elif ! kill -0 "${QPID[$n]}" 2>/dev/null; then
@@ -761,7 +785,7 @@ for t in $(seq 10); do
 done
 
 for n in "${RUNNERS[@]}"; do
-	[ "${FIN[$n]}" = 0 ] || FAIL=1
+	[ "${FIN[$n]}" = 0 ] || [ "${FIN[$n]}" = killed ] || FAIL=1
 done
 msg "done in $(secs $(($(now_ms) - T0))) s: $([ $FAIL = 0 ] && echo PASS || echo FAIL)"
 exit $FAIL
