@@ -120,6 +120,7 @@ struct mrc_credit_rx_stats {
 	u64 granted_bytes;
 	u64 unsched_bytes;	/* unscheduled bytes charged */
 	u64 reclaimed_bytes;
+	u64 req_stale;		/* earlier message than the busy entry's */
 };
 
 /*
@@ -165,8 +166,13 @@ int mrc_credit_rx_init(struct mrc_credit_rx *rx, u32 n,
  *  -EMSGSIZE	msg_len above max_msg
  *  -EINVAL	msg_len within the unscheduled window (nothing to grant),
  *		or a repeat of msg_id with another length (forged)
- *  -EBUSY	a new message while this sender's previous one still waits
- *		for grants (the sender serialises its scheduled messages)
+ *  -ESTALE	a message earlier than the one the sender's entry is busy
+ *		with (grants to give or in flight): a replayed, reordered
+ *		or forged request (ids compared as epoch << 32 | seq
+ *		serial numbers, msg.c's layout)
+ *  -EBUSY	a later message while this sender's previous one still
+ *		waits for grants (the sender serialises its scheduled
+ *		messages: it gave the previous one up)
  *  -ENOSPC	new sender and no free or idle entry
  * @out may be NULL when the caller does not re-send.
  */
