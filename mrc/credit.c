@@ -83,6 +83,7 @@ void mrc_credit_params_default(struct mrc_credit_params *p)
 	p->max_msg = MRC_CREDIT_DEF_MAX_MSG;
 	p->grant_timeout_ns = MRC_CREDIT_DEF_GRANT_TIMEOUT_NS;
 	p->request_timeout_ns = MRC_CREDIT_DEF_REQUEST_TIMEOUT_NS;
+	p->stale_ns = MRC_CREDIT_DEF_STALE_NS;
 }
 
 int mrc_credit_params_check(const struct mrc_credit_params *p,
@@ -219,12 +220,14 @@ int mrc_credit_rx_request(struct mrc_credit_rx *rx,
 		return -EINVAL;
 	}
 	/*
-	 * A sender asks for its messages in order: while the entry holds
-	 * credit business (grants to give or in flight), a request for an
+	 * A sender asks for its messages in order: a request for an
 	 * earlier message is a replayed, reordered or forged one, and must
-	 * not take the entry over.
+	 * not take the entry over while it holds credit business (grants
+	 * to give or in flight) or did lately (its expiry is the last
+	 * grant, arrival or request plus grant_timeout).
 	 */
-	if (e && !mrc_credit_idle(e) && !mrc_credit_newer(msg_id, e->msg_id)) {
+	if (e && !mrc_credit_newer(msg_id, e->msg_id) &&
+	    (!mrc_credit_idle(e) || now < e->expiry + p->stale_ns)) {
 		rx->stats.req_stale++;
 		return -ESTALE;
 	}

@@ -171,6 +171,12 @@ static void mrc_credit_params(struct mrc_credit_params *p, u64 bps)
 	p->max_outstanding = clamp_t(u64, max_t(u64, out, p->burst), 0,
 				     64U << 20);
 	p->request_timeout_ns = p->grant_timeout_ns;
+	/*
+	 * A request for an earlier message than the sender's entry's is
+	 * refused until the entry was quiet for as long as msg.c gives a
+	 * silent sender's messages (twice peer_timeout_ms).
+	 */
+	p->stale_ns = 2ULL * mrc_knob(MRC_KNOB_peer_timeout_ms) * NSEC_PER_MSEC;
 }
 
 /* ---- sending credit packets ---- */

@@ -245,13 +245,47 @@ static void rx__earlier_message_refused(void)
 	/* While it waits: a later epoch is -EBUSY (caller replaces). */
 	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch + (1ULL << 32), len,
 				    20 * US, NULL) == -EBUSY, "new epoch");
-	/* Idle (everything arrived): any message may start. */
+	/* Forgotten (peer restarted): any message may start. */
 	mrc_credit_rx_forget(rx, 1);
 	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 3, len, 30 * US,
 				    NULL) == 0, "after forget");
 	CHECK(rx->stats.req_stale == 5 && rx->stats.req_busy == 1,
 	      "req_stale %llu req_busy %llu", ULL(rx->stats.req_stale),
 	      ULL(rx->stats.req_busy));
+}
+
+/*
+ * An idle entry (everything granted and arrived) still refuses an
+ * earlier message while it was active within stale_ns (a replay that
+ * arrives late must not make up a message); quiet for longer, it takes
+ * any, so an entry that a forged later id took frees its sender.
+ */
+static void rx__earlier_message_idle(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(4, &p);
+	struct mrc_credit_grant g[4];
+	u64 now = 0, last;
+	u32 len = p.unsched + 8 * KB;
+
+	p.stale_ns = 100 * MS;
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 50, len, now, NULL) == 0, "req");
+	while (rx->e[0].granted < len) {
+		now += 10 * US;
+		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
+	}
+	CHECK(mrc_credit_rx_data(rx, &p, 1, 50, len, p.unsched, 8 * KB,
+				 now) == 0, "data");
+	CHECK(!rx->e[0].outstanding, "outstanding %u", rx->e[0].outstanding);
+	last = rx->e[0].expiry;
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 49, len, last + p.stale_ns - 1,
+				    NULL) == -ESTALE, "idle, recent");
+	CHECK(rx->e[0].msg_id == 50, "entry %llx", ULL(rx->e[0].msg_id));
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 49, len, last + p.stale_ns,
+				    NULL) == 0, "idle, quiet");
+	CHECK(rx->e[0].msg_id == 49 && rx->e[0].granted == p.unsched,
+	      "entry %llx granted %u", ULL(rx->e[0].msg_id),
+	      rx->e[0].granted);
 }
 
 /* Granted bytes per interval track the rate; outstanding stays capped. */
@@ -976,6 +1010,8 @@ int main(void)
 		{ "rx: requests validated and counted", rx__requests_validated },
 		{ "rx: an earlier message cannot take a busy entry",
 		  rx__earlier_message_refused },
+		{ "rx: an earlier message and a lately idle entry",
+		  rx__earlier_message_idle },
 		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
 		{ "rx: expired credit reclaimed", rx__reclaims_expired },
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
