@@ -1033,8 +1033,9 @@ static void k_spoof(void)
  * All but the parser's are bad_credit; the sender's grants_bad and the
  * receiver's requests_bad counters (debugfs mrc/credit) must move by the
  * "credit" totals printed at the end.  "spoof_grant_next" (only by name)
- * shows the hole instead: the captured seq plus one, granting the whole
- * message, is in every respect the receiver's next grant.
+ * shows the hole instead: the captured message id with a newer seq,
+ * granting the whole message, looks like a later grant of the receiver
+ * and is taken (the sender may send the whole message at once).
  */
 enum {
 	SG_SAME_SEQ, SG_NO_MORE, SG_OLD_SEQ, SG_LEN, SG_UNREQ, SG_RESERVED,
@@ -1184,10 +1185,14 @@ static void k_spoof_credit(bool next, unsigned int secs)
 					fc.seq = c.seq + 1;
 					break;
 				case SG_NEXT:
+					/*
+					 * Far enough ahead to be newer than
+					 * what the pacer sent meanwhile.
+					 */
 					if (c.granted == c.msg_len)
 						continue;
 					fc.granted = c.msg_len;
-					fc.seq = c.seq + 1;
+					fc.seq = c.seq + 0x1000;
 					break;
 				}
 				if (fc.granted == c.granted && k == SG_SAME_SEQ)
