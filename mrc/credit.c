@@ -83,6 +83,7 @@ void mrc_credit_params_default(struct mrc_credit_params *p)
 	p->max_msg = MRC_CREDIT_DEF_MAX_MSG;
 	p->grant_timeout_ns = MRC_CREDIT_DEF_GRANT_TIMEOUT_NS;
 	p->request_timeout_ns = MRC_CREDIT_DEF_REQUEST_TIMEOUT_NS;
+	p->stale_ns = MRC_CREDIT_DEF_STALE_NS;
 }
 
 int mrc_credit_params_check(const struct mrc_credit_params *p,
@@ -155,6 +156,20 @@ static struct mrc_credit_rx_entry *mrc_credit_find(struct mrc_credit_rx *rx,
 	return NULL;
 }
 
+/*
+ * Whether message id @a comes after @b from the same sender.  A sender's
+ * ids grow in the order it schedules its messages (msg.c: epoch << 32 |
+ * seq, both compared as serial numbers, the epoch first).
+ */
+static bool mrc_credit_newer(u64 a, u64 b)
+{
+	s32 d = (s32)((u32)(a >> 32) - (u32)(b >> 32));
+
+	if (d)
+		return d > 0;
+	return (s32)((u32)a - (u32)b) > 0;
+}
+
 static bool mrc_credit_waits(const struct mrc_credit_rx_entry *e)
 {
 	return e->in_use && e->granted < e->requested;
@@ -203,6 +218,18 @@ int mrc_credit_rx_request(struct mrc_credit_rx *rx,
 	if (msg_len <= p->unsched) {
 		rx->stats.req_bad++;
 		return -EINVAL;
+	}
+	/*
+	 * A sender asks for its messages in order: a request for an
+	 * earlier message is a replayed, reordered or forged one, and must
+	 * not take the entry over while it holds credit business (grants
+	 * to give or in flight) or did lately (its expiry is the last
+	 * grant, arrival or request plus grant_timeout).
+	 */
+	if (e && !mrc_credit_newer(msg_id, e->msg_id) &&
+	    (!mrc_credit_idle(e) || now < e->expiry + p->stale_ns)) {
+		rx->stats.req_stale++;
+		return -ESTALE;
 	}
 	if (e && mrc_credit_waits(e)) {
 		rx->stats.req_busy++;

@@ -62,6 +62,7 @@ struct mrc_credit_params {
 	u32 max_msg;		/* largest message a REQUEST may announce */
 	u32 grant_timeout_ns;	/* reclaim a silent sender's credit after */
 	u32 request_timeout_ns;	/* sender: re-REQUEST while starved after */
+	u64 stale_ns;		/* an entry quiet this long takes any msg */
 };
 
 /*
@@ -78,6 +79,7 @@ struct mrc_credit_params {
 #define MRC_CREDIT_DEF_MAX_MSG		1073741824U	/* 1 GiB */
 #define MRC_CREDIT_DEF_GRANT_TIMEOUT_NS	10000000U	/* 10 ms */
 #define MRC_CREDIT_DEF_REQUEST_TIMEOUT_NS 10000000U	/* 10 ms */
+#define MRC_CREDIT_DEF_STALE_NS		6000000000ULL	/* 6 s */
 /* Bounds enforced by mrc_credit_params_check(). */
 #define MRC_CREDIT_TIMEOUT_MAX_NS	4000000000U
 
@@ -123,6 +125,7 @@ struct mrc_credit_rx_stats {
 	u64 granted_bytes;
 	u64 unsched_bytes;	/* unscheduled bytes charged */
 	u64 reclaimed_bytes;
+	u64 req_stale;		/* earlier message than the busy entry's */
 };
 
 /*
@@ -168,8 +171,16 @@ int mrc_credit_rx_init(struct mrc_credit_rx *rx, u32 n,
  *  -EMSGSIZE	msg_len above max_msg
  *  -EINVAL	msg_len within the unscheduled window (nothing to grant),
  *		or a repeat of msg_id with another length (forged)
- *  -EBUSY	a new message while this sender's previous one still waits
- *		for grants (the sender serialises its scheduled messages)
+ *  -ESTALE	a message earlier than the sender's entry's (ids compared
+ *		as epoch << 32 | seq serial numbers, msg.c's layout): a
+ *		replayed, reordered or forged request, while the entry is
+ *		busy (grants to give or in flight) or was active within
+ *		stale_ns; an entry quiet for longer takes any message (so
+ *		an entry a forged later id took does not lock its sender
+ *		out for good)
+ *  -EBUSY	a later message while this sender's previous one still
+ *		waits for grants (the sender serialises its scheduled
+ *		messages: it gave the previous one up)
  *  -ENOSPC	new sender and no free or idle entry
  * @out may be NULL when the caller does not re-send.
  */

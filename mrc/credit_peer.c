@@ -171,6 +171,12 @@ static void mrc_credit_params(struct mrc_credit_params *p, u64 bps)
 	p->max_outstanding = clamp_t(u64, max_t(u64, out, p->burst), 0,
 				     64U << 20);
 	p->request_timeout_ns = p->grant_timeout_ns;
+	/*
+	 * A request for an earlier message than the sender's entry's is
+	 * refused until the entry was quiet for as long as msg.c gives a
+	 * silent sender's messages (twice peer_timeout_ms).
+	 */
+	p->stale_ns = 2ULL * mrc_knob(MRC_KNOB_peer_timeout_ms) * NSEC_PER_MSEC;
 }
 
 /* ---- sending credit packets ---- */
@@ -457,9 +463,11 @@ static enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 				   pkt->msg_id, c.msg_len, now, &g);
 	if (rc == -EBUSY) {
 		/*
-		 * A sender asks for its next message only once it sent all
+		 * A sender asks for a later message only once it sent all
 		 * of the previous one: it gave that one up (its messages
-		 * failed), so the old entry goes.
+		 * failed), so the old entry goes.  A request for an earlier
+		 * message (replayed, reordered) got -ESTALE and never
+		 * takes an entry over.
 		 */
 		before = mrc_credit_entry_granted(peer->node_id);
 		mrc_credit_rx_forget(mrc_credit_rx_tab, peer->node_id);
@@ -627,11 +635,13 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 	spin_unlock_bh(&mrc_credit_lock);
 	seq_printf(s, "req_new %llu\nreq_dup %llu\nreq_bad %llu\n"
 		   "req_oversize %llu\nreq_busy %llu\nreq_full %llu\n"
+		   "req_stale %llu\n"
 		   "data_over_credit %llu\ngrants %llu\ngranted_bytes %llu\n"
 		   "unsched_bytes %llu\nreclaimed_bytes %llu\n"
 		   "outstanding %llu\ntokens %lld\nwaiting %u\n",
 		   st.req_new, st.req_dup, st.req_bad, st.req_oversize,
-		   st.req_busy, st.req_full, st.data_over_credit, st.grants,
+		   st.req_busy, st.req_full, st.req_stale,
+		   st.data_over_credit, st.grants,
 		   st.granted_bytes, st.unsched_bytes, st.reclaimed_bytes,
 		   outstanding, tokens, waiting);
 	for (idx = 0; (peer = mrc_peer_get_nth(idx)); idx++) {

@@ -23,8 +23,11 @@
 #          CREDIT_REQs (credit_grant_timeout_ms).
 #
 # Forged, duplicate and out-of-range grants/requests are refused by
-# credit.c (unit test credit_test) and wire.c (wire_test); injecting them
-# from another node needs the rogue-packet tool (not here yet).
+# credit.c (unit test credit_test) and wire.c (wire_test); rogue.sh
+# injects them from another node (rogue kinds credit and spoof_credit:
+# from a rogue QP and forged on a real path), checks each drop reason
+# and the per-peer grants_bad/requests_bad, and that a sender fed forged
+# grants sends no more scheduled bytes than its receiver granted.
 source "$(dirname "$0")/lib.sh"
 NODES=3
 TIMEOUT=${MRC_CREDIT_TIMEOUT:-900}

@@ -34,10 +34,16 @@
  * qp_errors/qp_recoveries), or "invisible" (rxe drops it before mrc sees
  * it: wrong qkey).  Exit 0 if everything was sent, 1 on error.
  *
- * Hook for credit packets: built with -DMRC_ROGUE_CREDIT (make rogue
- * ROGUE_CREDIT=1, once wire.h has the credit branch's CREDIT_REQ/GRANT),
- * the "grant" kind sends forged grants; meanwhile "bad_type" covers every
- * type above MRC_PKT_TYPE_MAX, so types added later drop out of it.
+ * Credit packets (CREDIT_REQ, GRANT): "credit" sends malformed, oversized
+ * and well-formed ones from the tool's own QP (parser reasons, then
+ * wrong_path / unknown_peer); "spoof_credit" forges them on a real path
+ * from the GRANTs and CREDIT_REQs our mrc sends the target (k_spoof_credit
+ * lists them) and also prints the totals the target's credit counters
+ * must move by:
+ *	credit grants_bad N	(the target as a sender, per peer)
+ *	credit requests_bad N	(the target as a receiver, per peer)
+ * "bad_type" covers every type above MRC_PKT_TYPE_MAX, so types added
+ * later drop out of it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -78,6 +84,7 @@ static u32 qpns[MAX_QPNS], nqpn;		/* target's mrc QPNs, by ev */
 static u32 local_qpns[MAX_QPNS], nlocal;	/* our mrc's QPNs (raw) */
 static u32 peer_node = 2, target_node = 1, stranger = 99;
 static unsigned int flood = 1000;
+static unsigned int spoof_secs = 60;	/* spoof_credit's capture, at most */
 static const char *ifname;
 static bool verbose;
 
@@ -144,6 +151,16 @@ static u32 build(u8 *buf, u8 type, u32 src_node)
 		struct mrc_pkt_nack_range r = { .first = 0, .count = 4 };
 
 		p.len = mrc_wire_put_nack(body, &r, 1);
+		break;
+	}
+	case MRC_PKT_CREDIT_REQ:
+	case MRC_PKT_GRANT: {
+		struct mrc_pkt_credit c = {
+			.msg_len = 1 << 20, .granted = 1 << 20,
+			.seq = type == MRC_PKT_GRANT,
+		};
+
+		p.len = mrc_wire_put_credit(body, &c);
 		break;
 	}
 	default: {
@@ -570,37 +587,138 @@ static void k_flood(const char *kind, u8 type, u32 src, int why)
 	report(kind, flood, why);
 }
 
-#ifdef MRC_ROGUE_CREDIT
-/*
- * Hook for the credit branch (wire.h with MRC_PKT_CREDIT_REQ/MRC_PKT_GRANT
- * and mrc_wire_put_credit()): build with `make rogue ROGUE_CREDIT=1` and
- * add the "grant" kind to rogue.sh.  Forged grants and credit requests
- * from the rogue's own QP must be refused before they touch any credit
- * state: WRONG_PATH once proto.c routes them through the path check like
- * DATA/SACK (UNEXPECTED while it does not: adjust @why then).  A grant
- * forged on a real path (k_spoof, raw frames) for a message never
- * requested is the next step: its reason is the credit code's to define.
- */
-static void k_grant(void)
+/* A CREDIT_REQ or GRANT in vbuf from @src; returns its length. */
+static u32 build_credit(u8 type, u32 src, u64 msg_id, u32 msg_len,
+			u32 granted, u32 seq)
 {
-	static const u8 types[] = { MRC_PKT_GRANT, MRC_PKT_CREDIT_REQ };
-	const int why = MRC_DROP_WRONG_PATH;
-	unsigned int i, n = 0;
+	struct mrc_pkt_credit c = {
+		.msg_len = msg_len, .granted = granted, .seq = seq,
+	};
+	struct mrc_pkt p = base_hdr(type);
 
-	for (i = 0; i < sizeof(types); i++) {
-		struct mrc_pkt_credit c = {
-			.msg_len = 1 << 20, .granted = 1 << 20, .seq = 1,
-		};
-		struct mrc_pkt p = base_hdr(types[i]);
-
-		p.len = mrc_wire_put_credit(vbuf + MRC_WIRE_HDR_LEN, &c);
-		mrc_wire_put_hdr(vbuf, &p);
-		vsend_kind("grant", MRC_WIRE_HDR_LEN + p.len, why, 32);
-		n += 32;
-	}
-	report("grant", n, why);
+	p.src_node = src;
+	p.msg_id = msg_id;
+	p.len = mrc_wire_put_credit(vbuf + MRC_WIRE_HDR_LEN, &c);
+	mrc_wire_put_hdr(vbuf, &p);
+	return MRC_WIRE_HDR_LEN + p.len;
 }
-#endif
+
+/*
+ * Credit packets from the rogue's own QP.  Malformed ones are refused by
+ * the parser (bad_credit, msg_too_big, bad_length) before anything looks
+ * at the source; well-formed ones - valid grants, grants and requests
+ * with junk in the reserved fields, a flood of requests for @flood
+ * message ids - must be refused as coming from no path of the peer
+ * (wrong_path) or from no peer (unknown_peer) before they touch any
+ * credit state.
+ */
+static void k_credit(void)
+{
+	static const struct {
+		u8 type;
+		u32 msg_len, granted, seq;
+	} bad[] = {
+		{ MRC_PKT_GRANT, 1 << 20, 1 << 20, 0 },		/* seq 0 */
+		{ MRC_PKT_GRANT, 1 << 20, 0, 1 },		/* grants 0 */
+		{ MRC_PKT_GRANT, 1 << 20, (1 << 20) + 1, 1 },	/* beyond */
+		{ MRC_PKT_GRANT, 4040, 0xffffffff, 7 },		/* far beyond */
+		{ MRC_PKT_GRANT, 0, 0, 1 },			/* empty msg */
+		{ MRC_PKT_CREDIT_REQ, 0, 0, 0 },		/* empty msg */
+		{ MRC_PKT_CREDIT_REQ, 1 << 20, (1 << 20) + 4040, 0 },
+	}, big[] = {
+		{ MRC_PKT_CREDIT_REQ, MRC_MSG_CAP + 1, 0, 0 },
+		{ MRC_PKT_CREDIT_REQ, 0xffffffff, 0, 0 },
+		{ MRC_PKT_CREDIT_REQ, 0x80000000, 4096, 0 },
+		{ MRC_PKT_GRANT, 0xffffffff, 0xffffffff, 1 },
+		{ MRC_PKT_GRANT, MRC_MSG_CAP + 1, MRC_MSG_CAP + 1, 2 },
+	};
+	static const u8 types[] = { MRC_PKT_GRANT, MRC_PKT_CREDIT_REQ };
+	static const u16 lens[] = { 0, 8, 12, 15, 17, 20, 32 };
+	unsigned int i, j, n;
+	u32 len;
+
+	for (i = n = 0; i < sizeof(bad) / sizeof(bad[0]); i++, n++) {
+		len = build_credit(bad[i].type, peer_node, 0x7fffffff00000001ULL,
+				   bad[i].msg_len, bad[i].granted, bad[i].seq);
+		check_expect(vbuf, len, MRC_DROP_BAD_CREDIT, "credit_bad");
+		vsend(len, n, MRC_QKEY);
+	}
+	report("credit_bad", n, MRC_DROP_BAD_CREDIT);
+
+	for (i = n = 0; i < sizeof(big) / sizeof(big[0]); i++, n++) {
+		len = build_credit(big[i].type, peer_node, 0x7fffffff00000002ULL,
+				   big[i].msg_len, big[i].granted, big[i].seq);
+		check_expect(vbuf, len, MRC_DROP_MSG_TOO_BIG, "credit_huge");
+		vsend(len, n, MRC_QKEY);
+	}
+	report("credit_huge", n, MRC_DROP_MSG_TOO_BIG);
+
+	/* Body of the wrong size: len says so, and the datagram agrees. */
+	for (i = n = 0; i < sizeof(types); i++)
+		for (j = 0; j < sizeof(lens) / sizeof(lens[0]); j++, n++) {
+			build_credit(types[i], peer_node, 5, 1 << 20, 4096, 1);
+			POKE(vbuf, len, lens[j]);
+			check_expect(vbuf, MRC_WIRE_HDR_LEN + lens[j],
+				     MRC_DROP_BAD_LENGTH, "credit_bad_length");
+			vsend(MRC_WIRE_HDR_LEN + lens[j], n, MRC_QKEY);
+		}
+	report("credit_bad_length", n, MRC_DROP_BAD_LENGTH);
+
+	/*
+	 * Well-formed, from the peer's node id but not its QP: to every QP
+	 * of the rail (each entropy value checks its own path), plain and
+	 * with every reserved and unused field set (ignored by the parser,
+	 * so the same verdict).
+	 */
+	for (i = n = 0; i < sizeof(types); i++)
+		for (j = 0; j < 2 * nqpn; j++) {
+			len = build_credit(types[i], peer_node,
+					   0x7fffffff00000003ULL, 1 << 20,
+					   types[i] == MRC_PKT_GRANT ? 1 << 20 : 0,
+					   types[i] == MRC_PKT_GRANT);
+			if (j >= nqpn) {
+				POKE(vbuf, reserved, 0xffff);
+				POKE(vbuf, offset, 0xffffffff);
+				POKE(vbuf, msg_len, 0xffffffff);
+				POKE(vbuf, seg, 0xffff);
+				POKE(vbuf, credit, 0xffffffff);
+				memset(vbuf + MRC_WIRE_HDR_LEN + 12, 0xff, 4);
+			}
+			check_expect(vbuf, len, MRC_DROP_WRONG_PATH,
+				     "credit_wrong_path");
+			vsend(len, n++, MRC_QKEY);
+		}
+	report("credit_wrong_path", n, MRC_DROP_WRONG_PATH);
+
+	for (i = n = 0; i < sizeof(types); i++)
+		for (j = 0; j < nqpn; j++) {
+			len = build_credit(types[i], stranger, 1, 1 << 20,
+					   1 << 20, 1);
+			check_expect(vbuf, len, MRC_DROP_UNKNOWN_PEER,
+				     "credit_unknown_peer");
+			vsend(len, n++, MRC_QKEY);
+		}
+	report("credit_unknown_peer", n, MRC_DROP_UNKNOWN_PEER);
+
+	/* Requests for @flood message ids, as the peer, then as nobody. */
+	for (i = 0; i < flood; i++) {
+		len = build_credit(MRC_PKT_CREDIT_REQ, peer_node,
+				   0x7fffffff00000000ULL + i,
+				   (256 << 10) + i * 4040, 0, 0);
+		check_expect(vbuf, len, MRC_DROP_WRONG_PATH, "credit_req_flood");
+		vsend(len, i, MRC_QKEY);
+	}
+	report("credit_req_flood", flood, MRC_DROP_WRONG_PATH);
+	for (i = 0; i < flood; i++) {
+		len = build_credit(MRC_PKT_CREDIT_REQ, stranger + 1 + i % 64,
+				   0x7fffffff00000000ULL + i,
+				   (256 << 10) + i * 4040, 0, 0);
+		check_expect(vbuf, len, MRC_DROP_UNKNOWN_PEER,
+			     "credit_req_flood_strangers");
+		vsend(len, i, MRC_QKEY);
+	}
+	report("credit_req_flood_strangers", flood, MRC_DROP_UNKNOWN_PEER);
+}
 
 /* ------------------------------------------------------------ raw */
 
@@ -888,6 +1006,263 @@ static void k_spoof(void)
 }
 
 /*
+ * Credit packets forged on a real path, built from the GRANTs and
+ * CREDIT_REQs that our own mrc sends the target (captured as they leave,
+ * and sent on the same QPs right after them, so the target has taken the
+ * real one first).  The target is at once a sender (it sends to us: we
+ * grant) and a receiver (we send to it: we request).  Every forgery is
+ * well-formed (the parser takes it) or refused by the parser for a reason
+ * it names; none is one the credit state could take:
+ *
+ *  spoof_grant_same_seq	the captured seq with another offset
+ *  spoof_grant_no_more		a far newer seq that grants nothing more
+ *  spoof_grant_old_seq		an older seq granting the whole message
+ *  spoof_grant_len		another msg_len (more than was requested)
+ *  spoof_grant_unrequested	a message id never requested
+ *  spoof_grant_reserved	as no_more, every reserved/unused field set
+ *  spoof_grant_replay		a real grant of a message the target has
+ *				finished sending (replayed once it moved on)
+ *  spoof_grant_beyond		granted past msg_len (parser)
+ *  spoof_req_len		the captured message with another length
+ *  spoof_req_small		a message the unscheduled window covers
+ *  spoof_req_replay		a real request of an earlier message,
+ *				replayed right after the next one's
+ *  spoof_req_flood		@flood requests for earlier message ids
+ *  spoof_req_huge		msg_len above the cap (parser)
+ *
+ * All but the parser's are bad_credit; the sender's grants_bad and the
+ * receiver's requests_bad counters (debugfs mrc/credit) must move by the
+ * "credit" totals printed at the end.  "spoof_grant_next" (only by name)
+ * shows the hole instead: the captured message id with a newer seq,
+ * granting the whole message, looks like a later grant of the receiver
+ * and is taken (the sender may send the whole message at once).
+ */
+enum {
+	SG_SAME_SEQ, SG_NO_MORE, SG_OLD_SEQ, SG_LEN, SG_UNREQ, SG_RESERVED,
+	SG_REPLAY, SG_BEYOND, SR_LEN, SR_SMALL, SR_REPLAY, SR_FLOOD, SR_HUGE,
+	SG_NEXT, SC_NR
+};
+
+static const char *const sc_names[SC_NR] = {
+	"spoof_grant_same_seq", "spoof_grant_no_more", "spoof_grant_old_seq",
+	"spoof_grant_len", "spoof_grant_unrequested", "spoof_grant_reserved",
+	"spoof_grant_replay", "spoof_grant_beyond", "spoof_req_len",
+	"spoof_req_small", "spoof_req_replay", "spoof_req_flood",
+	"spoof_req_huge", "spoof_grant_next",
+};
+
+static unsigned long long sc_sent[SC_NR];
+static unsigned int sc_total;
+
+/* Sends mrc packet @p with credit body @c on the template's path. */
+static void sc_send(int kind, struct mrc_pkt p, const struct mrc_pkt_credit *c,
+		    int parser_why)
+{
+	static u8 b[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_credit)];
+
+	p.len = mrc_wire_put_credit(b + MRC_WIRE_HDR_LEN, c);
+	mrc_wire_put_hdr(b, &p);
+	if (kind == SG_RESERVED) {
+		b[offsetof(struct mrc_wire_hdr, reserved)] = 0xff;
+		b[offsetof(struct mrc_wire_hdr, reserved) + 1] = 0xff;
+		memset(b + offsetof(struct mrc_wire_hdr, offset), 0xff, 4);
+		memset(b + offsetof(struct mrc_wire_hdr, seg), 0xff, 2);
+		memset(b + offsetof(struct mrc_wire_hdr, credit), 0xff, 4);
+		memset(b + MRC_WIRE_HDR_LEN + 12, 0xff, 4);
+	}
+	check_expect(b, sizeof(b), parser_why, sc_names[kind]);
+	raw_send(b, sizeof(b));
+	sc_sent[kind]++;
+	pace(sc_total++);
+}
+
+/* Most of each kind per run (and the flood's size). */
+#define SC_EACH		16
+#define SC_FLOOD	64
+
+static bool sc_enough(bool next)
+{
+	unsigned int k;
+
+	for (k = 0; k < SC_NR; k++) {
+		if (k == SG_NEXT ? next && !sc_sent[k] :
+		    k == SR_FLOOD ? !sc_sent[k] :
+		    k == SG_REPLAY || k == SR_REPLAY ? sc_sent[k] < 4 :
+		    sc_sent[k] < SC_EACH / 2)
+			return false;
+	}
+	return true;
+}
+
+static void k_spoof_credit(bool next, unsigned int secs)
+{
+	static u8 saved[BUF_LEN];
+	struct mrc_wire_limits lim = {
+		.max_msg_len = MRC_MSG_CAP, .local_node = target_node,
+	};
+	struct mrc_pkt last_grant = {}, last_req = {};
+	struct mrc_pkt_credit lg = {}, lr = {};
+	struct timespec t0, t;
+	struct pollfd pfd = { .fd = rawfd, .events = POLLIN };
+	unsigned long long bad_grants = 0, bad_reqs = 0;
+	bool flooded = false;
+	unsigned int k, i;
+
+	memcpy(saved, tmpl, sizeof(saved));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!sc_enough(next)) {
+		struct mrc_pkt p, f;
+		struct mrc_pkt_credit c, fc;
+		const u8 *m;
+		size_t len;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= (time_t)secs)
+			break;
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		n = recv(rawfd, tmpl, sizeof(tmpl), 0);
+		if (!is_mrc_frame(tmpl, n))
+			continue;
+		m = tmpl + tmpl_hlen;
+		if (m[1] != MRC_PKT_GRANT && m[1] != MRC_PKT_CREDIT_REQ)
+			continue;
+		len = (tmpl[14 + 2] << 8 | tmpl[14 + 3]) - 28 - BTH_LEN -
+		      DETH_LEN - ICRC_LEN - ((tmpl[14 + 28 + 1] >> 4) & 3);
+		if (mrc_wire_parse(m, len, &lim, &p))
+			continue;
+		mrc_wire_get_credit(&p, &c);
+		if (p.type == MRC_PKT_GRANT) {
+			/* The target moved on: the old message's grant. */
+			if (last_grant.type && last_grant.msg_id != p.msg_id &&
+			    sc_sent[SG_REPLAY] < 4) {
+				/* On this frame's path (its QPs). */
+				last_grant.entropy = p.entropy;
+				sc_send(SG_REPLAY, last_grant, &lg, -1);
+				bad_grants++;
+			}
+			last_grant = p;
+			lg = c;
+			for (k = SG_SAME_SEQ; k <= SG_NEXT; k++) {
+				if (k == SG_REPLAY || (k > SG_BEYOND &&
+						       k != SG_NEXT))
+					continue;
+				if (k == SG_NEXT ? !next || sc_sent[k] :
+				    sc_sent[k] >= SC_EACH)
+					continue;
+				f = p;
+				fc = c;
+				switch (k) {
+				case SG_SAME_SEQ:
+					fc.granted = c.granted < c.msg_len ?
+						c.granted + 1 : c.granted - 1;
+					break;
+				case SG_NO_MORE:
+				case SG_RESERVED:
+					fc.seq = c.seq + 0x10000;
+					break;
+				case SG_OLD_SEQ:
+					if (c.seq < 2)
+						continue;
+					fc.seq = c.seq - 1;
+					fc.granted = c.msg_len;
+					break;
+				case SG_LEN:
+					if (c.msg_len > MRC_MSG_CAP - 32768)
+						continue;
+					fc.msg_len = c.msg_len + 32768;
+					fc.granted = fc.msg_len;
+					fc.seq = c.seq + 1;
+					break;
+				case SG_UNREQ:
+					f.msg_id += 1000000ULL << 32;
+					fc.granted = c.msg_len;
+					fc.seq = c.seq + 1;
+					break;
+				case SG_BEYOND:
+					fc.granted = c.msg_len + 1;
+					fc.seq = c.seq + 1;
+					break;
+				case SG_NEXT:
+					/*
+					 * Far enough ahead to be newer than
+					 * what the pacer sent meanwhile.
+					 */
+					if (c.granted == c.msg_len)
+						continue;
+					fc.granted = c.msg_len;
+					fc.seq = c.seq + 0x1000;
+					break;
+				}
+				if (fc.granted == c.granted && k == SG_SAME_SEQ)
+					continue;
+				sc_send(k, f, &fc, k == SG_BEYOND ?
+					MRC_DROP_BAD_CREDIT : -1);
+				bad_grants += k != SG_BEYOND && k != SG_NEXT;
+			}
+			continue;
+		}
+		/* CREDIT_REQ: the target is the receiver. */
+		if (last_req.type && last_req.msg_id != p.msg_id &&
+		    sc_sent[SR_REPLAY] < 4) {
+			last_req.entropy = p.entropy;
+			sc_send(SR_REPLAY, last_req, &lr, -1);
+			bad_reqs++;
+		}
+		last_req = p;
+		lr = c;
+		if (sc_sent[SR_LEN] < SC_EACH &&
+		    c.msg_len <= MRC_MSG_CAP - 32768) {
+			fc = c;
+			fc.msg_len += 32768;
+			sc_send(SR_LEN, p, &fc, -1);
+			bad_reqs++;
+		}
+		if (sc_sent[SR_SMALL] < SC_EACH) {
+			f = p;
+			f.msg_id++;
+			fc = c;
+			fc.msg_len = 1000;
+			fc.granted = 0;
+			sc_send(SR_SMALL, f, &fc, -1);
+			bad_reqs++;
+		}
+		if (sc_sent[SR_HUGE] < SC_EACH) {
+			fc = c;
+			fc.msg_len = sc_sent[SR_HUGE] % 2 ? 0xffffffff :
+				     MRC_MSG_CAP + 1;
+			sc_send(SR_HUGE, p, &fc, MRC_DROP_MSG_TOO_BIG);
+		}
+		/*
+		 * Earlier message ids, while the real one (long enough to
+		 * keep its entry busy) has grants to give or in flight.
+		 */
+		if (!flooded && c.msg_len >= (1U << 20)) {
+			flooded = true;
+			for (i = 0; i < SC_FLOOD; i++) {
+				f = p;
+				f.msg_id -= 1 + i;
+				fc = c;
+				fc.msg_len = (256U << 10) + i * 4040;
+				fc.granted = 0;
+				sc_send(SR_FLOOD, f, &fc, -1);
+				bad_reqs++;
+			}
+		}
+	}
+	for (k = 0; k < SC_NR; k++) {
+		if (!sc_sent[k] && k == SG_NEXT)
+			continue;
+		report(sc_names[k], sc_sent[k],
+		       k == SG_NEXT ? -3 : k == SR_HUGE ?
+		       MRC_DROP_MSG_TOO_BIG : MRC_DROP_BAD_CREDIT);
+	}
+	printf("credit grants_bad %llu\ncredit requests_bad %llu\n",
+	       bad_grants, bad_reqs);
+	memcpy(tmpl, saved, sizeof(saved));
+}
+/*
  * Known hole, not part of rogue.sh (run "spoof_epoch" by hand): one DATA
  * packet forged on a real path with a newer epoch makes the receiver
  * restart its ordering for that epoch (mrc_msg_new_epoch), after which
@@ -936,12 +1311,16 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rogue -t TARGET_IP -q QPN[,QPN...] [-d DEV] [-s PEER_NODE]\n"
 		"             [-D TARGET_NODE] [-u STRANGER_NODE] [-n FLOOD]\n"
-		"             [-i IFACE -Q OUR_MRC_QPN[,...]] [-v] [KIND...]\n"
+		"             [-i IFACE -Q OUR_MRC_QPN[,...]] [-T SECS] [-v]\n"
+		"             [KIND...]\n"
 		"kinds: wrong_qkey truncated bad_version bad_type bad_length\n"
 		"       bad_offset msg_too_big bad_seg bad_sack not_for_us\n"
-		"       unknown_peer wrong_path hello_flood probe_flood spoof\n"
-		"       (default: all; spoof needs -i and -Q)\n"
-		"       spoof_epoch (only by name: shows a known hole)\n");
+		"       unknown_peer wrong_path hello_flood probe_flood credit\n"
+		"       spoof spoof_credit\n"
+		"       (default: all; spoof* need -i and -Q; spoof_credit\n"
+		"       captures our GRANTs/CREDIT_REQs to the target for up\n"
+		"       to -T SECS, default 60)\n"
+		"       spoof_epoch spoof_grant_next (only by name: known holes)\n");
 	exit(2);
 }
 
@@ -949,9 +1328,10 @@ static bool want(int argc, char **argv, const char *kind)
 {
 	int i;
 
-	if (optind >= argc)	/* default: all but the demonstration */
+	if (optind >= argc)	/* default: all but the demonstrations */
 		return strcmp(kind, "spoof_epoch") &&
-		       (strcmp(kind, "spoof") || ifname);
+		       strcmp(kind, "spoof_grant_next") &&
+		       (strncmp(kind, "spoof", 5) || ifname);
 	for (i = optind; i < argc; i++)
 		if (!strcmp(argv[i], kind))
 			return true;
@@ -963,7 +1343,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:t:q:s:D:u:n:i:Q:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:q:s:D:u:n:i:Q:T:v")) != -1) {
 		switch (c) {
 		case 'd': dev_name = optarg; break;
 		case 't':
@@ -977,6 +1357,7 @@ int main(int argc, char **argv)
 		case 'n': flood = strtoul(optarg, NULL, 0); break;
 		case 'i': ifname = optarg; break;
 		case 'Q': nlocal = parse_list(optarg, local_qpns); break;
+		case 'T': spoof_secs = strtoul(optarg, NULL, 0); break;
 		case 'v': verbose = true; break;
 		default: usage();
 		}
@@ -1022,14 +1403,18 @@ int main(int argc, char **argv)
 		k_flood("probe_flood_stranger", MRC_PKT_PROBE, stranger,
 			MRC_DROP_UNKNOWN_PEER);
 	}
-#ifdef MRC_ROGUE_CREDIT
-	if (want(argc, argv, "grant"))
-		k_grant();
-#endif
-	if (want(argc, argv, "spoof") || want(argc, argv, "spoof_epoch")) {
+	if (want(argc, argv, "credit"))
+		k_credit();
+	if (want(argc, argv, "spoof") || want(argc, argv, "spoof_epoch") ||
+	    want(argc, argv, "spoof_credit") ||
+	    want(argc, argv, "spoof_grant_next")) {
 		if (!ifname || !nlocal)
 			die("spoof needs -i IFACE and -Q QPNS");
 		raw_capture();
+		if (want(argc, argv, "spoof_credit") ||
+		    want(argc, argv, "spoof_grant_next"))
+			k_spoof_credit(want(argc, argv, "spoof_grant_next"),
+				       spoof_secs);
 		if (want(argc, argv, "spoof"))
 			k_spoof();
 		if (want(argc, argv, "spoof_epoch"))

@@ -197,6 +197,97 @@ static void rx__requests_validated(void)
 	      ULL(rx->stats.data_over_credit));
 }
 
+/*
+ * Regression (rogue.sh spoof_credit): a CREDIT_REQ for an earlier message
+ * of the sender - a replay of a real one, one reordered behind the next,
+ * or a forged one - used to come back -EBUSY, and the kernel glue then
+ * forgot the entry of the message being scheduled and took the earlier
+ * one: the real sender's grants started over from its window.  Now it is
+ * refused (-ESTALE) while the entry is busy; a later message still takes
+ * it over (its sender gave the previous one up), in a new epoch too.
+ */
+static void rx__earlier_message_refused(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(4, &p);
+	struct mrc_credit_grant g[4];
+	u64 epoch = 0x65000000ULL << 32, cur = epoch | 20;
+	u32 len = p.unsched + 64 * KB, granted;
+
+	CHECK(mrc_credit_rx_request(rx, &p, 1, cur, len, 0, NULL) == 0, "req");
+	CHECK(mrc_credit_rx_pace(rx, &p, 10 * US, 10 * US, g, 4) == 1, "pace");
+	granted = rx->e[0].granted;
+	/* Earlier seq, earlier epoch, seq wrapped below: all refused. */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 19, len, 0, NULL) ==
+	      -ESTALE, "replay of the previous message");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 0, 2 * len, 0, NULL) ==
+	      -ESTALE, "first message of the epoch");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, (epoch - (1ULL << 32)) | 99,
+				    len, 0, NULL) == -ESTALE, "older epoch");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, (epoch | 20) - 0x80000000ULL,
+				    len, 0, NULL) == -ESTALE, "half a seq away");
+	CHECK(rx->e[0].msg_id == cur && rx->e[0].granted == granted &&
+	      rx->e[0].seq == 1, "entry moved: %llx %u %u",
+	      ULL(rx->e[0].msg_id), rx->e[0].granted, rx->e[0].seq);
+	CHECK(rx->stats.req_stale == 4, "req_stale %llu",
+	      ULL(rx->stats.req_stale));
+	/* Granted in full but still in flight: busy, still refused. */
+	while (rx->e[0].granted < len)
+		mrc_credit_rx_pace(rx, &p, 20 * US, 10 * US, g, 4);
+	CHECK(rx->e[0].outstanding, "nothing outstanding");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 19, len, 20 * US,
+				    NULL) == -ESTALE, "replay while in flight");
+	/* The next message (in order) takes the entry over. */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 21, len, 20 * US,
+				    NULL) == 0, "next message");
+	CHECK(rx->e[0].msg_id == (epoch | 21), "entry %llx",
+	      ULL(rx->e[0].msg_id));
+	/* While it waits: a later epoch is -EBUSY (caller replaces). */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch + (1ULL << 32), len,
+				    20 * US, NULL) == -EBUSY, "new epoch");
+	/* Forgotten (peer restarted): any message may start. */
+	mrc_credit_rx_forget(rx, 1);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 3, len, 30 * US,
+				    NULL) == 0, "after forget");
+	CHECK(rx->stats.req_stale == 5 && rx->stats.req_busy == 1,
+	      "req_stale %llu req_busy %llu", ULL(rx->stats.req_stale),
+	      ULL(rx->stats.req_busy));
+}
+
+/*
+ * An idle entry (everything granted and arrived) still refuses an
+ * earlier message while it was active within stale_ns (a replay that
+ * arrives late must not make up a message); quiet for longer, it takes
+ * any, so an entry that a forged later id took frees its sender.
+ */
+static void rx__earlier_message_idle(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(4, &p);
+	struct mrc_credit_grant g[4];
+	u64 now = 0, last;
+	u32 len = p.unsched + 8 * KB;
+
+	p.stale_ns = 100 * MS;
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 50, len, now, NULL) == 0, "req");
+	while (rx->e[0].granted < len) {
+		now += 10 * US;
+		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
+	}
+	CHECK(mrc_credit_rx_data(rx, &p, 1, 50, len, p.unsched, 8 * KB,
+				 now) == 0, "data");
+	CHECK(!rx->e[0].outstanding, "outstanding %u", rx->e[0].outstanding);
+	last = rx->e[0].expiry;
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 49, len, last + p.stale_ns - 1,
+				    NULL) == -ESTALE, "idle, recent");
+	CHECK(rx->e[0].msg_id == 50, "entry %llx", ULL(rx->e[0].msg_id));
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 49, len, last + p.stale_ns,
+				    NULL) == 0, "idle, quiet");
+	CHECK(rx->e[0].msg_id == 49 && rx->e[0].granted == p.unsched,
+	      "entry %llx granted %u", ULL(rx->e[0].msg_id),
+	      rx->e[0].granted);
+}
+
 /* Granted bytes per interval track the rate; outstanding stays capped. */
 static void rx__pacing_matches_rate(void)
 {
@@ -961,6 +1052,10 @@ int main(void)
 		{ "rx: table size bounded", rx__size_bounded },
 		{ "rx: senders bounded, idle slot reused", rx__senders_bounded },
 		{ "rx: requests validated and counted", rx__requests_validated },
+		{ "rx: an earlier message cannot take a busy entry",
+		  rx__earlier_message_refused },
+		{ "rx: an earlier message and a lately idle entry",
+		  rx__earlier_message_idle },
 		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
 		{ "rx: expired credit reclaimed", rx__reclaims_expired },
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
