@@ -158,16 +158,22 @@ static struct mrc_credit_rx_entry *mrc_credit_find(struct mrc_credit_rx *rx,
 
 /*
  * Whether message id @a comes after @b from the same sender.  A sender's
- * ids grow in the order it schedules its messages (msg.c: epoch << 32 |
- * seq, both compared as serial numbers, the epoch first).
+ * ids grow in the order it schedules its messages within a lane (msg.h:
+ * epoch << 32 | lane << 30 | n; the epoch and n compared as serial
+ * numbers, the epoch first).  Lanes (traffic classes) are served by
+ * rank, not in id order: an id of another lane counts as newer, so a
+ * forged or replayed request of another lane is not caught here.
  */
 static bool mrc_credit_newer(u64 a, u64 b)
 {
 	s32 d = (s32)((u32)(a >> 32) - (u32)(b >> 32));
+	u32 sa = (u32)a, sb = (u32)b;
 
 	if (d)
 		return d > 0;
-	return (s32)((u32)a - (u32)b) > 0;
+	if (sa >> MRC_CREDIT_LANE_SHIFT != sb >> MRC_CREDIT_LANE_SHIFT)
+		return true;
+	return (s32)((sa - sb) << (32 - MRC_CREDIT_LANE_SHIFT)) > 0;
 }
 
 static bool mrc_credit_waits(const struct mrc_credit_rx_entry *e)

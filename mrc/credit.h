@@ -93,6 +93,9 @@ int mrc_credit_params_check(const struct mrc_credit_params *p,
 /* ---------------------------------------------------------------- */
 
 /* One sender's credit state at the receiver.  Read-only to the caller. */
+/* msg_id bits 31..30 are the lane (msg.h MRC_MSG_LANE_SHIFT). */
+#define MRC_CREDIT_LANE_SHIFT	30
+
 struct mrc_credit_rx_entry {
 	u32 key;		/* caller's sender id (peer index, node) */
 	u8 in_use;

@@ -479,6 +479,7 @@ static enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 	if (rc >= 0) {
 		cp->rx_requests++;
 		/* sched: background messages take what the others leave */
+		BUILD_BUG_ON(MRC_CREDIT_LANE_SHIFT != MRC_MSG_LANE_SHIFT);
 		if (!rc)
 			mrc_credit_rx_set_low(mrc_credit_rx_tab, peer->node_id,
 					      mrc_msg_id_lane(pkt->msg_id) ==

@@ -260,6 +260,28 @@ static void rx__earlier_message_refused(void)
  * arrives late must not make up a message); quiet for longer, it takes
  * any, so an entry that a forged later id took frees its sender.
  */
+/* Lanes (msg_id bits 31..30) are not ordered among themselves. */
+static void rx__earlier_message_lanes(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(4, &p);
+	u64 epoch = 0x65000000ULL << 32;
+	u64 bulk = epoch | 2U << MRC_CREDIT_LANE_SHIFT | 20;
+	u32 len = p.unsched + 64 * KB;
+
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, 0, NULL) == 0, "req");
+	/* the same lane, earlier: refused */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk - 1, len, 0, NULL) ==
+	      -ESTALE, "earlier in the bulk lane");
+	/* lane 0 message 21 (numerically below): not earlier, only busy */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 21, len, 0, NULL) ==
+	      -EBUSY, "default lane while bulk is busy");
+	/* the same lane wraps within 30 bits */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 2U << 30 | 0x3fffffff,
+				    len, 0, NULL) == -ESTALE,
+	      "bulk lane, 21 before (wrapped)");
+}
+
 static void rx__earlier_message_idle(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1054,6 +1076,8 @@ int main(void)
 		{ "rx: requests validated and counted", rx__requests_validated },
 		{ "rx: an earlier message cannot take a busy entry",
 		  rx__earlier_message_refused },
+		{ "rx: lanes are not ordered among themselves",
+		  rx__earlier_message_lanes },
 		{ "rx: an earlier message and a lately idle entry",
 		  rx__earlier_message_idle },
 		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
