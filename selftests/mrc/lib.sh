@@ -528,7 +528,13 @@ active_paths() {	# active_paths NODE: paths in the spray set
 	done
 }
 
-all_active() { [ "$(active_paths "$1")" = "$2" ]; }	# all_active NODE N
+# all_active NODE N: N paths active; if not, the peer's paths (wait_for
+# shows them when it gives up).
+all_active() {
+	[ "$(active_paths "$1")" = "$2" ] && return 0
+	mrcctl peer show "$1" 2>&1 || python3 "$MRC_LIB_DIR/nlpeer.py" show "$1"
+	return 1
+}
 
 mrc_test_main() {
 	if [ "${MRC_IN_VM:-}" = 1 ]; then
