@@ -9,11 +9,9 @@
  * (tokens); unscheduled arrivals are charged to the same budget, so the
  * tokens may go negative (debt) after an incast's first window.  Saved
  * tokens are capped at burst so an idle receiver does not hand out a
- * large burst at once; a pace that comes late while senders wait keeps
- * up to burst_late (what the link drained while the timer was late).
- * Grants are also held under max_outstanding, the total of
- * granted-but-not-arrived scheduled bytes, which bounds what can sit in
- * the fabric even if the rate is set too high.
+ * large burst at once.  Grants are also held under max_outstanding, the
+ * total of granted-but-not-arrived scheduled bytes, which bounds what can
+ * sit in the fabric even if the rate is set too high.
  *
  * Fair share hands the budget out in grant_unit pieces round-robin; the
  * next pace starts after the last entry served, so budgets smaller than
@@ -81,7 +79,6 @@ void mrc_credit_params_default(struct mrc_credit_params *p)
 	p->unsched = MRC_CREDIT_DEF_UNSCHED;
 	p->grant_unit = MRC_CREDIT_DEF_GRANT_UNIT;
 	p->burst = MRC_CREDIT_DEF_BURST;
-	p->burst_late = MRC_CREDIT_DEF_BURST;
 	p->max_outstanding = MRC_CREDIT_DEF_MAX_OUTSTANDING;
 	p->max_msg = MRC_CREDIT_DEF_MAX_MSG;
 	p->grant_timeout_ns = MRC_CREDIT_DEF_GRANT_TIMEOUT_NS;
@@ -393,7 +390,7 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		       u64 elapsed, struct mrc_credit_grant *out, u32 nout)
 {
 	struct mrc_credit_rx_entry *e;
-	u64 add, avail, cap;
+	u64 add, avail;
 	u8 low;
 	u32 i;
 	int n = 0;
@@ -405,17 +402,8 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 	add = mrc_credit_div(p->rate * elapsed + rx->frac, NSEC_PER_S,
 			     &rx->frac);
 	rx->tokens += (s64)add;
-	/*
-	 * Saved budget is capped at burst, but a pace that comes late while
-	 * senders wait (a late timer: a busy or descheduled CPU) keeps what
-	 * the link drained meanwhile, up to burst_late: throwing it away
-	 * would leave the link idle for that long.
-	 */
-	cap = p->burst;
-	if (add > cap && p->burst_late > cap && mrc_credit_rx_waiting(rx))
-		cap = cmin(add, p->burst_late);
-	if (rx->tokens > (s64)cap)
-		rx->tokens = cap;
+	if (rx->tokens > (s64)p->burst)
+		rx->tokens = p->burst;
 
 	for (i = 0; i < rx->nentries; i++) {
 		e = &rx->e[i];

@@ -58,12 +58,6 @@ struct mrc_credit_params {
 	u32 unsched;		/* unscheduled window per message, bytes */
 	u32 grant_unit;		/* grants are whole units (not the tail) */
 	u32 burst;		/* most pacing budget saved while idle */
-	u32 burst_late;		/* most budget of one late pace while
-				 * senders wait (no effect below burst):
-				 * what the link drained while the pacer's
-				 * timer was late (at most
-				 * MRC_CREDIT_MAX_ELAPSED_NS of it)
-				 */
 	u32 max_outstanding;	/* granted, not yet arrived, all senders */
 	u32 max_msg;		/* largest message a REQUEST may announce */
 	u32 grant_timeout_ns;	/* reclaim a silent sender's credit after */

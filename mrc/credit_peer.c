@@ -75,12 +75,6 @@
 /* Pace period bounds; the period is about two grant units of drain. */
 #define MRC_CREDIT_PACE_MIN_NS	(100 * NSEC_PER_USEC)
 #define MRC_CREDIT_PACE_MAX_NS	(2 * NSEC_PER_MSEC)
-/*
- * Lateness of the pacer's timer that is made up for (credit.c counts at
- * most MRC_CREDIT_MAX_ELAPSED_NS, 10 ms, per pace): under TCG a vCPU is
- * often not run for 10-30 ms, and the bottleneck drains meanwhile.
- */
-#define MRC_CREDIT_LATE_NS	MRC_CREDIT_MAX_ELAPSED_NS
 /* A receiver with credits off grants whole messages with this seq. */
 #define MRC_CREDIT_SEQ_ALL	0x7fffffffU
 /* Rails' speed is re-read at most this often. */
@@ -162,9 +156,6 @@ static void mrc_credit_params(struct mrc_credit_params *p, u64 bps)
 	burst = div64_u64(p->rate * 2 * mrc_credit_period(p->rate),
 			  NSEC_PER_SEC);
 	p->burst = clamp_t(u64, burst, 2 * MRC_CREDIT_UNIT, 64U << 20);
-	/* A late pace (busy CPU, TCG) grants up to this much drain. */
-	burst = div64_u64(p->rate * MRC_CREDIT_LATE_NS, NSEC_PER_SEC);
-	p->burst_late = clamp_t(u64, burst, p->burst, 64U << 20);
 	p->max_msg = MRC_MSG_MAX_LEN;
 	p->grant_timeout_ns = mrc_knob(MRC_KNOB_credit_grant_timeout_ms) *
 			      NSEC_PER_MSEC;

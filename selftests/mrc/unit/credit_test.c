@@ -401,42 +401,6 @@ static void rx__srpt_order(void)
 	      g[1].granted);
 }
 
-/* A late pace keeps up to burst_late while senders wait, burst if idle. */
-static void rx__late_pace(void)
-{
-	struct mrc_credit_params p = defp();
-	struct mrc_credit_grant g[2];
-	struct mrc_credit_rx *rx;
-	u64 late = 10 * MS;
-	int n;
-
-	p.rate = 1800000;		/* 1.8 MB/s: 18000 B in 10 ms */
-	p.burst = 4096;
-	p.burst_late = 18432;
-	p.max_outstanding = 1U << 20;
-	rx = mkrx(2, &p);
-	/* Idle for 10 ms: the saved budget stays at burst. */
-	mrc_credit_rx_pace(rx, &p, late, late, g, 2);
-	CHECK(rx->tokens == (s64)p.burst, "idle: tokens %lld",
-	      (long long)rx->tokens);
-	/* Senders wait; the timer comes 10 ms late: 16 KB granted. */
-	mrc_credit_rx_request(rx, &p, 1, 1, p.unsched + 1024 * KB, late, NULL);
-	mrc_credit_rx_request(rx, &p, 2, 1, p.unsched + 1024 * KB, late, NULL);
-	n = mrc_credit_rx_pace(rx, &p, 2 * late, late, g, 2);
-	CHECK(n == 2 && rx->total_outstanding == 16 * KB,
-	      "late, busy: n %d, granted %llu", n,
-	      ULL(rx->total_outstanding));
-	/* Without burst_late only burst (one unit) would have gone. */
-	p.burst_late = 0;
-	rx = mkrx(2, &p);
-	mrc_credit_rx_request(rx, &p, 1, 1, p.unsched + 1024 * KB, 0, NULL);
-	mrc_credit_rx_request(rx, &p, 2, 1, p.unsched + 1024 * KB, 0, NULL);
-	mrc_credit_rx_pace(rx, &p, 0, 0, g, 2);
-	n = mrc_credit_rx_pace(rx, &p, late, late, g, 2);
-	CHECK(n == 1 && g[0].granted - p.unsched <= 8 * KB,
-	      "burst_late 0: n %d", n);
-}
-
 /* Background entries get only what the others leave (both policies). */
 static void rx__background_last(void)
 {
@@ -1119,8 +1083,6 @@ int main(void)
 		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
 		{ "rx: expired credit reclaimed", rx__reclaims_expired },
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
-	{ "rx: a late pace keeps what the link drained",
-	  rx__late_pace },
 	{ "rx: background gets what the others leave",
 	  rx__background_last },
 		{ "tx: unscheduled only", tx__unscheduled_only },
