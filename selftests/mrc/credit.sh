@@ -39,19 +39,6 @@ UNSCHED=16384
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
-# credit_stat PEER KEY: a per-peer counter of debugfs mrc/credit.
-credit_stat() {
-	local -a f
-	local i
-	while read -r -a f; do
-		[ "${f[0]}" = peer ] && [ "${f[1]}" = "$1" ] || continue
-		for ((i = 2; i + 1 < ${#f[@]}; i += 2)); do
-			[ "${f[i]}" = "$2" ] && { echo "${f[i + 1]}"; return; }
-		done
-	done < $D/mrc/credit
-	echo 0
-}
-
 # Packets dropped by the bottleneck's tbf qdiscs, both planes.
 tbf_drops() {
 	local n=0 d

@@ -27,3 +27,24 @@ stat_of() {	# stat_of FILE KEY: the value of KEY in a "key value" file
 echo_stat() { stat_of $D/mrc_echo/stats "$1"; }
 msg_stat() { stat_of $D/mrc/msg "$1"; }
 rx_buffers_free() { [ "$(msg_stat rx_buffer_bytes)" = 0 ]; }
+
+# credit_stat PEER KEY: a per-peer counter of debugfs mrc/credit.
+credit_stat() {
+	local -a f
+	local i
+	while read -r -a f; do
+		[ "${f[0]}" = peer ] && [ "${f[1]}" = "$1" ] || continue
+		for ((i = 2; i + 1 < ${#f[@]}; i += 2)); do
+			[ "${f[i]}" = "$2" ] && { echo "${f[i + 1]}"; return; }
+		done
+	done < $D/mrc/credit
+	echo 0
+}
+
+meminfo_kb() {	# meminfo_kb FIELD
+	local k v
+	while read -r k v _; do
+		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
+	done < /proc/meminfo
+	echo 0
+}

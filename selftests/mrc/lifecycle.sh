@@ -244,14 +244,6 @@ no_orphans() {
 	return 1
 }
 
-meminfo_kb() {	# meminfo_kb FIELD
-	local k v
-	while read -r k v _; do
-		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
-	done < /proc/meminfo
-	echo 0
-}
-
 # after_unload PHASE: mrc is gone and left nothing behind.
 after_unload() {
 	local slab

@@ -93,19 +93,6 @@ sender_done() {	# sender_done N: N sends completed
 }
 receiver_done() { [ "$(echo_stat rx)" -ge "$1" ]; }
 
-# credit_stat PEER KEY: a per-peer counter of debugfs mrc/credit.
-credit_stat() {
-	local -a f
-	local i
-	while read -r -a f; do
-		[ "${f[0]}" = peer ] && [ "${f[1]}" = "$1" ] || continue
-		for ((i = 2; i + 1 < ${#f[@]}; i += 2)); do
-			[ "${f[i]}" = "$2" ] && { echo "${f[i + 1]}"; return; }
-		done
-	done < $D/mrc/credit
-	echo 0
-}
-
 # The mrc drop counters of our rail as mrcctl reports them, "reason value".
 mrcctl_drops() {
 	mrcctl -j -s rail show | jq -r --arg n "$RAIL" \

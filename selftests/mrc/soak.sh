@@ -55,13 +55,6 @@ round_done() {	# our sends completed and theirs arrived
 buffers_free() {
 	[ "$(msg_stat rx_buffer_bytes)" = 0 ] && [ "$(msg_stat tx_buffer_bytes)" = 0 ]
 }
-meminfo_kb() {	# meminfo_kb FIELD
-	local k v
-	while read -r k v _; do
-		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
-	done < /proc/meminfo
-	echo 0
-}
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
 # Node 1: plane 1 down for FLAP_DOWN_S every FLAP_UP_S until told to stop.
