@@ -33,6 +33,8 @@ static const char * const mrc_rail_stat_names[] = {
 	[MRC_RAIL_STAT_RX_ERRORS]	= "rx_errors",
 	[MRC_RAIL_STAT_QP_ERRORS]	= "qp_errors",
 	[MRC_RAIL_STAT_QP_RECOVERIES]	= "qp_recoveries",
+	[MRC_RAIL_STAT_DOWN_NOTICES_TX]	= "down_notices_tx",
+	[MRC_RAIL_STAT_DOWN_NOTICES_RX]	= "down_notices_rx",
 };
 
 static const char * const mrc_path_state_uapi_names[] = {

@@ -194,6 +194,10 @@ int mrc_path_event(struct mrc_path *p, const struct mrc_path_params *pp,
 		return mrc_path_set_state(p, MRC_PATH_PROBING, ev, now);
 	case MRC_PATH_EV_DENY:
 		return mrc_path_set_state(p, MRC_PATH_DENIED, ev, now);
+	case MRC_PATH_EV_PEER_DOWN:
+		if (p->state != MRC_PATH_ACTIVE)
+			return 0;
+		return mrc_path_set_state(p, MRC_PATH_ASSUMED_BAD, ev, now);
 	case MRC_PATH_EV_ALLOW:
 		if (p->state != MRC_PATH_DENIED)
 			return 0;
@@ -352,6 +356,7 @@ const char *mrc_path_event_name(unsigned int ev)
 		[MRC_PATH_EV_RAIL_UP]	= "rail-up",
 		[MRC_PATH_EV_DENY]	= "deny",
 		[MRC_PATH_EV_ALLOW]	= "allow",
+		[MRC_PATH_EV_PEER_DOWN]	= "peer-rail-down",
 	};
 
 	return ev < MRC_PATH_EV_NR ? names[ev] : "unknown";

@@ -28,8 +28,11 @@
  *   RAIL_UP     -         -            -            PROBING  - (noted)
  *   DENY        DENIED    DENIED       DENIED       DENIED   -
  *   ALLOW       -         -            -            -        PROBING/DEAD
+ *   PEER_DOWN   -         ASSUMED_BAD  -            -        -
  *
- *   "-" stays.  "*" only if @sent >= the time the path entered its
+ *   "-" stays.  PEER_DOWN is always fresh news (the peer's rail is down
+ *   now; the probes bring the path back once it answers again).
+ *   "*" only if @sent >= the time the path entered its
  *   current state; an older packet's news is stale (a reply to a probe
  *   sent before the loss, a loss report for a packet sent before the path
  *   last came back) and is counted in stats.ignored instead.
@@ -68,6 +71,9 @@ enum mrc_path_event {
 	MRC_PATH_EV_RAIL_UP	= 6,	/* its local rail is usable again */
 	MRC_PATH_EV_DENY	= 7,	/* operator/policy: do not use */
 	MRC_PATH_EV_ALLOW	= 8,	/* operator/policy: may use again */
+	MRC_PATH_EV_PEER_DOWN	= 9,	/* the peer says (RAIL_DOWN packet) its
+					 * rail behind this path went down
+					 */
 	MRC_PATH_EV_NR
 };
 

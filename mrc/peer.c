@@ -735,6 +735,56 @@ int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
 
 /* ---- rails ---- */
 
+/* Paths of each surviving link a RAIL_DOWN goes out on (copies). */
+#define MRC_RAIL_DOWN_COPIES	2
+
+/*
+ * Our rail @rail_id is down or gone: tells @peer over every other
+ * resolved link, on up to MRC_RAIL_DOWN_COPIES of its ACTIVE paths, so
+ * that the peer stops spraying into the dead rail now instead of finding
+ * out packet by packet (RTO, loss scan: tens of ms under TCG, and every
+ * packet sent meanwhile is lost).  Advisory: nothing waits for it, and a
+ * lost notice costs only that time.  Under peer->lock.
+ */
+static void mrc_peer_send_rail_down(struct mrc_peer *peer, u32 rail_id)
+{
+	u8 buf[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_rail_down)];
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_RAIL_DOWN,
+		.src_node = mrc_knob(MRC_KNOB_node_id),
+		.dst_node = peer->node_id,
+	};
+	unsigned int l, i, sent;
+
+	lockdep_assert_held(&peer->lock);
+	pkt.len = mrc_wire_put_rail_down(buf + MRC_WIRE_HDR_LEN, rail_id);
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+
+		if (!link->ah || !link->rail || link->rail->id == rail_id)
+			continue;
+		for (i = 0, sent = 0; i < link->npaths &&
+		     sent < MRC_RAIL_DOWN_COPIES; i++) {
+			struct mrc_peer_path *pp = &link->paths[i];
+
+			if (pp->p.state != MRC_PATH_ACTIVE)
+				continue;
+			pkt.entropy = i;
+			pkt.path_seq = mrc_path_next_seq(&pp->p);
+			pkt.tstamp = ktime_get_ns();
+			mrc_wire_put_hdr(buf, &pkt);
+			if (mrc_ud_send(link->rail->ud, i, link->ah,
+					pp->remote_qpn, buf, sizeof(buf),
+					NULL, 0))
+				continue;
+			mrc_rail_stat_inc(link->rail,
+					  MRC_RAIL_STAT_DOWN_NOTICES_TX);
+			sent++;
+		}
+	}
+}
+
 void mrc_peers_rail_changed(struct mrc_rail *rail, bool active)
 {
 	struct mrc_path_params pp;
@@ -745,12 +795,15 @@ void mrc_peers_rail_changed(struct mrc_rail *rail, bool active)
 	mrc_path_params(&pp);
 	rcu_read_lock();
 	list_for_each_entry_rcu(peer, &mrc_peers, node) {
+		bool had = false;
+
 		spin_lock_bh(&peer->lock);
 		for (l = 0; l < peer->nlinks; l++) {
 			struct mrc_peer_link *link = &peer->links[l];
 
 			if (link->rail != rail || !link->ah)
 				continue;
+			had = true;
 			for (i = 0; i < link->npaths; i++) {
 				struct mrc_path *p = &link->paths[i].p;
 				u8 prev = p->state;
@@ -764,6 +817,8 @@ void mrc_peers_rail_changed(struct mrc_rail *rail, bool active)
 					mrc_msg_path_down(peer, l, i, false);
 			}
 		}
+		if (had && !active)
+			mrc_peer_send_rail_down(peer, rail->id);
 		mrc_peer_arm(peer);
 		spin_unlock_bh(&peer->lock);
 	}
@@ -797,6 +852,8 @@ void mrc_peers_rail_removed(struct mrc_rail *rail)
 				link->rail = NULL;
 				link->npaths = 0;
 				link->retry_ns = 0;
+				if (ah)
+					mrc_peer_send_rail_down(peer, rail->id);
 			}
 			spin_unlock_bh(&peer->lock);
 			if (ah) {
@@ -811,43 +868,119 @@ void mrc_peers_rail_removed(struct mrc_rail *rail)
 
 /* ---- receive ---- */
 
-enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_ud_qp *uqp, u32 src_qp,
-				       const struct mrc_pkt *pkt)
+/* The configured peer a packet names as its sender.  Under RCU. */
+static struct mrc_peer *mrc_peer_rx_find(const struct mrc_pkt *pkt)
 {
-	struct mrc_rail *rail = uqp->ud->rail;
-	enum mrc_drop_reason why = MRC_DROP_NONE;
-	struct mrc_path_params pp;
-	struct mrc_pkt_hello hello;
-	struct mrc_peer_link *link = NULL;
 	struct mrc_peer *peer;
-	unsigned int l, ev = uqp->ev;
-	u64 now = ktime_get_ns();
 
-	mrc_path_params(&pp);
-	rcu_read_lock();
 	list_for_each_entry_rcu(peer, &mrc_peers, node)
 		if (peer->node_id == pkt->src_node)
-			break;
-	if (list_entry_is_head(peer, &mrc_peers, node)) {
-		why = MRC_DROP_UNKNOWN_PEER;
-		goto out_rcu;
-	}
+			return peer;
+	return NULL;
+}
 
-	spin_lock_bh(&peer->lock);
+/*
+ * The link of @peer a PROBE or RAIL_DOWN arrived on, if it came on one of
+ * its paths (the entropy value of the QP it reached, from the QPN that
+ * path talks to).  Under peer->lock.
+ */
+static enum mrc_drop_reason mrc_peer_rx_link(struct mrc_peer *peer,
+					     struct mrc_ud_qp *uqp,
+					     u32 src_qp,
+					     const struct mrc_pkt *pkt,
+					     struct mrc_peer_link **linkp)
+{
+	struct mrc_rail *rail = uqp->ud->rail;
+	struct mrc_peer_link *link = NULL;
+	unsigned int l, ev = uqp->ev;
+
+	lockdep_assert_held(&peer->lock);
 	for (l = 0; l < peer->nlinks; l++)
 		if (peer->links[l].rail == rail && peer->links[l].ah) {
 			link = &peer->links[l];
 			break;
 		}
-	if (!link) {
-		why = MRC_DROP_UNRESOLVED;
-		goto out;
-	}
+	if (!link)
+		return MRC_DROP_UNRESOLVED;
 	if (ev >= link->npaths || pkt->entropy != ev ||
-	    link->paths[ev].remote_qpn != src_qp) {
-		why = MRC_DROP_WRONG_PATH;
-		goto out;
+	    link->paths[ev].remote_qpn != src_qp)
+		return MRC_DROP_WRONG_PATH;
+	*linkp = link;
+	return MRC_DROP_NONE;
+}
+
+/*
+ * RAIL_DOWN: the peer's rail (its id) is down.  Every path to it leaves
+ * the spray set (PEER_DOWN: ASSUMED_BAD, probed back once the rail
+ * answers again) and what was in flight on it is resent elsewhere now.
+ */
+enum mrc_drop_reason mrc_peer_rx_rail_down(struct mrc_ud_qp *uqp, u32 src_qp,
+					   const struct mrc_pkt *pkt)
+{
+	u32 rail_id = mrc_wire_get_rail_down(pkt);
+	struct mrc_peer_link *link;
+	struct mrc_path_params pp;
+	struct mrc_peer *peer;
+	enum mrc_drop_reason why;
+	u64 now = ktime_get_ns();
+	unsigned int l, i;
+
+	mrc_path_params(&pp);
+	rcu_read_lock();
+	peer = mrc_peer_rx_find(pkt);
+	if (!peer) {
+		why = MRC_DROP_UNKNOWN_PEER;
+		goto out_rcu;
 	}
+	spin_lock_bh(&peer->lock);
+	why = mrc_peer_rx_link(peer, uqp, src_qp, pkt, &link);
+	if (why != MRC_DROP_NONE)
+		goto out;
+	mrc_rail_stat_inc(uqp->ud->rail, MRC_RAIL_STAT_DOWN_NOTICES_RX);
+	for (l = 0; l < peer->nlinks; l++) {
+		link = &peer->links[l];
+		if (!link->ah || link->remote_rail_id != rail_id)
+			continue;
+		for (i = 0; i < link->npaths; i++) {
+			struct mrc_path *p = &link->paths[i].p;
+			u8 prev = p->state;
+
+			if (mrc_path_event(p, &pp, MRC_PATH_EV_PEER_DOWN, now,
+					   now) > 0)
+				mrc_nl_path_event(peer, link, i, prev);
+			mrc_msg_path_down(peer, l, i, false);
+		}
+	}
+	mrc_peer_arm(peer);
+out:
+	spin_unlock_bh(&peer->lock);
+out_rcu:
+	rcu_read_unlock();
+	return why;
+}
+
+enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_ud_qp *uqp, u32 src_qp,
+				       const struct mrc_pkt *pkt)
+{
+	enum mrc_drop_reason why;
+	struct mrc_path_params pp;
+	struct mrc_pkt_hello hello;
+	struct mrc_peer_link *link;
+	struct mrc_peer *peer;
+	unsigned int ev = uqp->ev;
+	u64 now = ktime_get_ns();
+
+	mrc_path_params(&pp);
+	rcu_read_lock();
+	peer = mrc_peer_rx_find(pkt);
+	if (!peer) {
+		why = MRC_DROP_UNKNOWN_PEER;
+		goto out_rcu;
+	}
+	spin_lock_bh(&peer->lock);
+	why = mrc_peer_rx_link(peer, uqp, src_qp, pkt, &link);
+	if (why != MRC_DROP_NONE)
+		goto out;
 	mrc_wire_get_hello(pkt, &hello);
 	if (pkt->type == MRC_PKT_PROBE) {
 		mrc_peer_send_probe(link, ev, MRC_PKT_PROBE_REPLY,

@@ -104,5 +104,7 @@ void mrc_peers_rail_removed(struct mrc_rail *rail);
 struct mrc_ud_qp;
 enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_ud_qp *uqp, u32 src_qp,
 				       const struct mrc_pkt *pkt);
+enum mrc_drop_reason mrc_peer_rx_rail_down(struct mrc_ud_qp *uqp, u32 src_qp,
+					   const struct mrc_pkt *pkt);
 
 #endif /* _MRC_PEER_H */

@@ -3,8 +3,8 @@
  * proto.c - what happens to a received datagram.
  *
  * Every datagram is parsed and validated by mrc_wire_parse() before any of
- * its fields is used; a bad one is dropped and counted.  PROBEs go to
- * peer.c, DATA/SACK/NACK to msg.c, CREDIT_REQ/GRANT to credit_peer.c.
+ * its fields is used; a bad one is dropped and counted.  PROBEs and
+ * RAIL_DOWNs go to peer.c, DATA/SACK/NACK to msg.c, CREDIT_REQ/GRANT to credit_peer.c.
  */
 #include "mrc.h"
 #include "mrc_api.h"
@@ -48,6 +48,9 @@ void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
 		case MRC_PKT_CREDIT_REQ:
 		case MRC_PKT_GRANT:
 			why = mrc_credit_rx_pkt(uqp, wc->src_qp, &pkt);
+			break;
+		case MRC_PKT_RAIL_DOWN:
+			why = mrc_peer_rx_rail_down(uqp, wc->src_qp, &pkt);
 			break;
 		default:
 			why = MRC_DROP_UNEXPECTED;

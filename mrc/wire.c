@@ -10,7 +10,7 @@
  *
  *   1. buflen >= MRC_WIRE_HDR_LEN                       TRUNCATED
  *   2. version == MRC_WIRE_VERSION                      BAD_VERSION
- *   3. type is DATA..GRANT                              BAD_TYPE
+ *   3. type is DATA..RAIL_DOWN                          BAD_TYPE
  *   4. buflen >= HDR_LEN + len                          TRUNCATED
  *   5. buflen == HDR_LEN + len (no trailing bytes),
  *      len <= MRC_WIRE_MAX_PAYLOAD                      BAD_LENGTH
@@ -275,6 +275,10 @@ enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
 	case MRC_PKT_GRANT:
 		why = check_credit(&p, lim);
 		break;
+	case MRC_PKT_RAIL_DOWN:
+		why = p.len == sizeof(struct mrc_wire_rail_down) ?
+		      MRC_DROP_NONE : MRC_DROP_BAD_LENGTH;
+		break;
 	default:	/* HELLO, PROBE and their replies */
 		why = check_hello(&p);
 		break;
@@ -387,6 +391,20 @@ u16 mrc_wire_put_hello(void *body, const struct mrc_pkt_hello *hello)
 	return sizeof(struct mrc_wire_hello);
 }
 
+u32 mrc_wire_get_rail_down(const struct mrc_pkt *pkt)
+{
+	return get32(AT(pkt->body, mrc_wire_rail_down, rail_id));
+}
+
+u16 mrc_wire_put_rail_down(void *body, u32 rail_id)
+{
+	u8 *b = body;
+
+	put32(AT(b, mrc_wire_rail_down, rail_id), rail_id);
+	put32(AT(b, mrc_wire_rail_down, reserved), 0);
+	return sizeof(struct mrc_wire_rail_down);
+}
+
 void mrc_wire_get_credit(const struct mrc_pkt *pkt,
 			 struct mrc_pkt_credit *credit)
 {
@@ -420,6 +438,7 @@ static const char * const mrc_wire_type_names[] = {
 	[MRC_PKT_PROBE_REPLY]	= "probe_reply",
 	[MRC_PKT_CREDIT_REQ]	= "credit_req",
 	[MRC_PKT_GRANT]		= "grant",
+	[MRC_PKT_RAIL_DOWN]	= "rail_down",
 };
 
 static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {

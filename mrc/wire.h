@@ -56,7 +56,9 @@ enum mrc_wire_type {
 	/* receiver-driven credits (credit_peer.c) */
 	MRC_PKT_CREDIT_REQ	= 8,	/* sender: may I send msg_id beyond unsched? */
 	MRC_PKT_GRANT		= 9,	/* receiver: send msg_id up to granted */
-	MRC_PKT_TYPE_MAX	= MRC_PKT_GRANT,
+	/* a rail of the sender went down (peer.c): stop using paths to it */
+	MRC_PKT_RAIL_DOWN	= 10,
+	MRC_PKT_TYPE_MAX	= MRC_PKT_RAIL_DOWN,
 };
 
 /* flags */
@@ -123,6 +125,19 @@ struct mrc_wire_credit {
 	__be32	msg_len;
 	__be32	granted;
 	__be32	seq;		/* GRANT: 1..; CREDIT_REQ: 0 */
+	__be32	reserved;	/* 0 on send, ignored on receive */
+} __packed;
+
+/*
+ * RAIL_DOWN body.  Sent over the sender's other rails when one of its
+ * rails goes down (port error, link down, device removed): the receiver
+ * takes every path to that rail out of the spray set at once, resends
+ * what was in flight on them and probes them back, instead of finding
+ * the loss packet by packet (RTO, loss scan).  Advisory: a lost RAIL_DOWN
+ * costs only that time.
+ */
+struct mrc_wire_rail_down {
+	__be32	rail_id;	/* the sender's rail that went down */
 	__be32	reserved;	/* 0 on send, ignored on receive */
 } __packed;
 
@@ -250,6 +265,10 @@ u16 mrc_wire_put_nack(void *body, const struct mrc_pkt_nack_range *ranges,
 
 void mrc_wire_get_hello(const struct mrc_pkt *pkt, struct mrc_pkt_hello *hello);
 u16 mrc_wire_put_hello(void *body, const struct mrc_pkt_hello *hello);
+
+/* RAIL_DOWN body, parsed: the rail id of the rail that went down. */
+u32 mrc_wire_get_rail_down(const struct mrc_pkt *pkt);
+u16 mrc_wire_put_rail_down(void *body, u32 rail_id);
 
 /* CREDIT_REQ / GRANT body, parsed. */
 struct mrc_pkt_credit {

@@ -1114,6 +1114,12 @@ static const struct stat_col stat_qp[] = {
 	{ "recoveries", MRC_RAIL_STAT_QP_RECOVERIES },
 };
 
+/* RAIL_DOWN notices: sent about our other rails, received from peers. */
+static const struct stat_col stat_notices[] = {
+	{ "down_tx", MRC_RAIL_STAT_DOWN_NOTICES_TX },
+	{ "down_rx", MRC_RAIL_STAT_DOWN_NOTICES_RX },
+};
+
 static const struct stat_col stat_events[] = {
 	{ "state_changes", MRC_RAIL_STAT_STATE_CHANGES },
 	{ "port_events", MRC_RAIL_STAT_PORT_EVENTS },
@@ -1228,6 +1234,7 @@ static void rail_print_plain(const struct rail *r)
 		stat_row(r, "drops:", stat_drops, ARRAY_SIZE(stat_drops));
 		drop_rows(r);
 		stat_row(r, "QP:", stat_qp, ARRAY_SIZE(stat_qp));
+		stat_row(r, "notices:", stat_notices, ARRAY_SIZE(stat_notices));
 		stat_row(r, "events:", stat_events, ARRAY_SIZE(stat_events));
 	}
 }
@@ -3989,6 +3996,8 @@ static void rail__plain_stats(void)
 		  "                    13         15         17\n"
 		  "    QP:      errors recoveries\n"
 		  "              13013      14014\n"
+		  "    notices: down_tx down_rx\n"
+		  "               15015   16016\n"
 		  "    events:  state_changes port_events\n"
 		  "                      9009       10010\n");
 	free(got);
@@ -4049,7 +4058,9 @@ static void rail__json(void)
 			    "\"drop_malformed\":7007,\"drop_no_buffer\":8008,"
 			    "\"state_changes\":9009,\"port_events\":10010,"
 			    "\"rx_errors\":12012,\"qp_errors\":13013,"
-			    "\"qp_recoveries\":14014},"
+			    "\"qp_recoveries\":14014,"
+			    "\"down_notices_tx\":15015,"
+			    "\"down_notices_rx\":16016},"
 			    "\"drops\":{\"truncated\":1,\"bad_version\":0,"
 			    "\"bad_type\":3,\"bad_length\":0,\"bad_offset\":5,"
 			    "\"msg_too_big\":0,\"bad_seg\":7,\"bad_sack\":0,"

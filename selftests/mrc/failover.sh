@@ -11,7 +11,9 @@
 # again on both nodes; a second, short transfer then goes over plane 1
 # too (its paths carry packets again).  The receiver's longest stall
 # (largest gap between two deliveries) is reported as a diagnostic and
-# only bounded generously.
+# only bounded generously.  Each node that loses its rail of plane 1 tells
+# the other over plane 0 (RAIL_DOWN; rail counters down_notices_tx/rx), so
+# the other stops spraying into the dead rail at once.
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_FAILOVER_TIMEOUT:-600}
@@ -39,6 +41,9 @@ plane1_tx() {
 		jq '[.[0].paths[] | select(.plane == 1) | .tx_pkts] | add'
 }
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+# notices NAME: RAIL_DOWN counter of plane 0's rail (down_notices_tx/rx)
+notices() { cat /sys/kernel/mrc/rails/rxe0:1/stats/down_notices_$1; }
+notices_ge() { [ "$(notices "$1")" -ge "$2" ]; }
 
 sender() {
 	local t0 n0 t_down t_up
@@ -51,7 +56,11 @@ sender() {
 	ok 'plane 1 down on node1 (ip link set eth1 down)' \
 		ip link set eth1 down
 	put plane-down 1
+	wait_for 'node1 told node2 over plane 0 (RAIL_DOWN sent)' 10 \
+		notices_ge tx 1
 	get rail-deleted 120 > /dev/null
+	wait_for "node2's RAIL_DOWN for its deleted rail reached node1" 10 \
+		notices_ge rx 1
 	n0=$(echo_stat done_ok)
 	diag "plane 1 down at +$((t_down - t0)) ms after $n0 messages acked"
 	# Plane 1's paths have all left; plane 0's carry on (a few of them
@@ -83,8 +92,12 @@ receiver() {
 	local gap span rx r0 r1
 
 	get plane-down 120 > /dev/null
+	wait_for "node1's RAIL_DOWN for its plane 1 reached node2" 10 \
+		notices_ge rx 1
 	ok "node2's rail of plane 1 deleted (rdma link delete rxe1)" \
 		rdma link delete rxe1
+	wait_for 'node2 told node1 over plane 0 (RAIL_DOWN sent)' 10 \
+		notices_ge tx 1
 	r0=$(echo_stat rx_bytes)
 	put rail-deleted 1
 	get plane-up 300 > /dev/null

@@ -163,6 +163,9 @@ static u32 build(u8 *buf, u8 type, u32 src_node)
 		p.len = mrc_wire_put_credit(body, &c);
 		break;
 	}
+	case MRC_PKT_RAIL_DOWN:	/* "your paths to my rail 0 are dead" */
+		p.len = mrc_wire_put_rail_down(body, 0);
+		break;
 	default: {
 		struct mrc_pkt_hello h = { .qpn = 1, .qkey = MRC_QKEY };
 
@@ -565,7 +568,7 @@ static void k_header(const char *kind, int why)
 static void k_valid_types(const char *kind, u32 src, int why)
 {
 	static const u8 types[] = { MRC_PKT_DATA, MRC_PKT_SACK, MRC_PKT_NACK,
-		MRC_PKT_PROBE, MRC_PKT_PROBE_REPLY };
+		MRC_PKT_PROBE, MRC_PKT_PROBE_REPLY, MRC_PKT_RAIL_DOWN };
 	unsigned int i, j, n = 0;
 
 	for (i = 0; i < sizeof(types); i++) {

@@ -158,6 +158,10 @@ enum mrc_rail_stat {
 	MRC_RAIL_STAT_RX_ERRORS,	/* error receive completions */
 	MRC_RAIL_STAT_QP_ERRORS,	/* a QP entered the ERROR state */
 	MRC_RAIL_STAT_QP_RECOVERIES,	/* a QP was brought back to RTS */
+	MRC_RAIL_STAT_DOWN_NOTICES_TX,	/* RAIL_DOWN packets sent on this rail
+					 * (about another rail of ours)
+					 */
+	MRC_RAIL_STAT_DOWN_NOTICES_RX,	/* RAIL_DOWN packets accepted on it */
 
 	__MRC_RAIL_STAT_MAX,
 	MRC_RAIL_STAT_MAX = __MRC_RAIL_STAT_MAX - 1,

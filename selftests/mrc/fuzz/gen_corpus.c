@@ -147,6 +147,16 @@ static void credit(const char *name, u8 type, u32 msg_len, u32 granted,
 	emit(name, buf, &p);
 }
 
+static void rail_down(const char *name, u32 rail_id)
+{
+	static u8 buf[MRC_WIRE_MAX_PKT];
+	struct mrc_pkt p = hdr(MRC_PKT_RAIL_DOWN);
+
+	p.msg_id = 0;
+	p.len = mrc_wire_put_rail_down(buf + MRC_WIRE_HDR_LEN, rail_id);
+	emit(name, buf, &p);
+}
+
 /* Scripts for reasm_fuzz and txsb_fuzz: bytes appended little endian. */
 static u8 script[4096];
 static u32 slen;
@@ -455,6 +465,7 @@ int main(int argc, char **argv)
 	credit("credit-req-held", MRC_PKT_CREDIT_REQ, 1048576, 131072, 0);
 	credit("grant", MRC_PKT_GRANT, 1048576, 135168, 1);
 	credit("grant-all", MRC_PKT_GRANT, 64U << 20, 64U << 20, 4000);
+	rail_down("rail-down", 1);
 	printf("gen_corpus: %u packets in %s\n", written, dir);
 	return 0;
 }

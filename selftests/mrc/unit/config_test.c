@@ -493,6 +493,8 @@ static void names__rail_stat(void)
 		[MRC_RAIL_STAT_RX_ERRORS]	= "rx_errors",
 		[MRC_RAIL_STAT_QP_ERRORS]	= "qp_errors",
 		[MRC_RAIL_STAT_QP_RECOVERIES]	= "qp_recoveries",
+		[MRC_RAIL_STAT_DOWN_NOTICES_TX]	= "down_notices_tx",
+		[MRC_RAIL_STAT_DOWN_NOTICES_RX]	= "down_notices_rx",
 	};
 	unsigned int i, j;
 	const char *p;

@@ -158,6 +158,8 @@ static void names__all(void)
 		CHECK(evn(i) && strcmp(evn(i), "unknown"), "event %u unnamed",
 		      i);
 	CHECK(!strcmp(evn(MRC_PATH_EV_RAIL_DOWN), "rail-down"), "rail-down");
+	CHECK(!strcmp(evn(MRC_PATH_EV_PEER_DOWN), "peer-rail-down"),
+	      "peer-rail-down");
 	CHECK(!strcmp(evn(MRC_PATH_EV_NR), "unknown"), "nr");
 }
 
@@ -167,19 +169,19 @@ static void names__all(void)
 
 /* Next state for fresh news (sent after the path entered its state). */
 static const u8 next_fresh[MRC_PATH_STATE_NR][MRC_PATH_EV_NR] = {
-#define ROW(reply, ack, loss, rto, down, up, deny, allow) \
-	{ 0xff, reply, ack, loss, rto, down, up, deny, allow }
+#define ROW(reply, ack, loss, rto, down, up, deny, allow, pdown) \
+	{ 0xff, reply, ack, loss, rto, down, up, deny, allow, pdown }
 #define P MRC_PATH_PROBING
 #define A MRC_PATH_ACTIVE
 #define B MRC_PATH_ASSUMED_BAD
 #define D MRC_PATH_DEAD
 #define X MRC_PATH_DENIED
-	/*           reply ack loss rto down up deny allow */
-	[P] = ROW(A,    P,  P,   P,  D,   P, X,   P),
-	[A] = ROW(A,    A,  B,   B,  D,   A, X,   A),
-	[B] = ROW(A,    B,  B,   B,  D,   B, X,   B),
-	[D] = ROW(D,    D,  D,   D,  D,   P, X,   D),
-	[X] = ROW(X,    X,  X,   X,  X,   X, X,   P),
+	/*           reply ack loss rto down up deny allow pdown */
+	[P] = ROW(A,    P,  P,   P,  D,   P, X,   P,    P),
+	[A] = ROW(A,    A,  B,   B,  D,   A, X,   A,    B),
+	[B] = ROW(A,    B,  B,   B,  D,   B, X,   B,    B),
+	[D] = ROW(D,    D,  D,   D,  D,   P, X,   D,    D),
+	[X] = ROW(X,    X,  X,   X,  X,   X, X,   P,    X),
 };
 
 /* Where stale news (sent before the state was entered) differs. */

@@ -97,6 +97,9 @@ static void put_body(struct mrc_pkt *p)
 	case MRC_PKT_NACK:
 		p->len = mrc_wire_put_nack(body, &r, 1);
 		break;
+	case MRC_PKT_RAIL_DOWN:
+		p->len = mrc_wire_put_rail_down(body, 0x01020304);
+		break;
 	default:
 		p->len = mrc_wire_put_hello(body, &h);
 		break;
@@ -671,7 +674,32 @@ static void parse__unknown_type(void)
 		buf[1] = t;
 		EXPECT(n, &lim, MRC_DROP_BAD_TYPE, "type %u", t);
 	}
-	CHECK(MRC_PKT_TYPE_MAX == 9, "new type: update this test");
+	CHECK(MRC_PKT_TYPE_MAX == 10, "new type: update this test");
+}
+
+/* RAIL_DOWN: an 8-byte body, rail id then a reserved word. */
+static void parse__rail_down(void)
+{
+	static const u8 want[8] = { 1, 2, 3, 4, 0, 0, 0, 0 };
+	struct mrc_pkt p = mk(MRC_PKT_RAIL_DOWN, 0), out;
+	u32 n = emit(&p), len;
+
+	CHECK(p.len == 8, "body %u", p.len);
+	CHECK(!memcmp(buf + MRC_WIRE_HDR_LEN, want, sizeof(want)), "bytes");
+	CHECK(mrc_wire_parse(buf, n, &lim, &out) == MRC_DROP_NONE &&
+	      mrc_wire_get_rail_down(&out) == 0x01020304, "accepted, id");
+	/* reserved is ignored on receive */
+	buf[MRC_WIRE_HDR_LEN + 7] = 0xff;
+	EXPECT(n, &lim, MRC_DROP_NONE, "reserved set");
+	/* any other body length is refused */
+	for (len = 0; len <= 24; len += 4) {
+		if (len == 8)
+			continue;
+		p.len = len;
+		EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "len %u", len);
+	}
+	CHECK(!strcmp(mrc_wire_type_name(MRC_PKT_RAIL_DOWN), "rail_down"),
+	      "name");
 }
 
 /* dst_node must be ours, for every type; HELLO has no wildcard. */
@@ -1222,7 +1250,8 @@ static void names__types(void)
 {
 	static const char * const want[] = {
 		"unknown", "data", "sack", "nack", "hello", "hello_reply",
-		"probe", "probe_reply", "credit_req", "grant", "unknown",
+		"probe", "probe_reply", "credit_req", "grant", "rail_down",
+		"unknown",
 	};
 	unsigned int i;
 
@@ -1309,6 +1338,7 @@ static const struct tap_test tests[] = {
 	T(parse__too_long),
 	T(parse__bad_version),
 	T(parse__unknown_type),
+	T(parse__rail_down),
 	T(parse__not_for_us),
 	T(parse__local_node_from_limits),
 	T(parse__ignored_fields),
