@@ -61,6 +61,11 @@
 	  "grant policy: 0 = fair share, 1 = shortest remaining first")	\
 	X(credit_grant_timeout_ms, MRC_CONFIG_A_CREDIT_GRANT_TIMEOUT_MS, \
 	  1, 4000, 10, 0, "ms",						\
-	  "re-request after / reclaim unused credit after this long")
+	  "re-request after / reclaim unused credit after this long")	\
+	/* traffic classes (msg.c): background yields to latency */	\
+	X(bg_yield_pkts, MRC_CONFIG_A_BG_YIELD_PKTS, 0, 65536, 4, 0,	\
+	  "packets",							\
+	  "background packets in flight per peer while latency "	\
+	  "traffic runs; 0 = no limit")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

@@ -118,6 +118,8 @@
 #define MRC_MSG_STALL_MULT	4
 /* A receiver NACKs holes older than max(2 * srtt, this), at most as often. */
 #define MRC_MSG_NACK_MIN_NS	(20 * NSEC_PER_MSEC)
+/* Background yields (bg_yield_pkts) this long after a latency message. */
+#define MRC_MSG_BG_YIELD_NS	(20 * NSEC_PER_MSEC)
 
 /* ---- counters (debugfs mrc/msg) ---- */
 
@@ -128,7 +130,7 @@ enum {
 	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
 	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED,
 	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_PEER_RESTARTS,
-	MS_CWND_CUTS, MS_TX_TIMEOUT, MS_NR
+	MS_CWND_CUTS, MS_TX_TIMEOUT, MS_BG_YIELDS, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -138,10 +140,19 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"rx_pkts", "rx_dup_pkts", "rx_no_mem", "rx_msgs", "rx_bytes",
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
-	"cwnd_cuts", "tx_timeout",
+	"cwnd_cuts", "tx_timeout", "bg_yields",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
+
+/*
+ * When a latency-class message was last queued for sending or delivered
+ * on this node (ns, ktime_get_ns()); 0 = never.  Lockless: written and
+ * read with WRITE_ONCE/READ_ONCE, a stale value only moves the end of a
+ * background yield by one message.  Per node, not per peer: under
+ * Soft-RoCE the node's CPU is as much a shared resource as the fabric.
+ */
+static u64 mrc_msg_lat_ns;
 
 /*
  * Delivery trace (debugfs mrc/deliveries): time and running byte count of
@@ -379,6 +390,9 @@ static void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 	mrc_schedcfg_count_done(ev->tag, cb->how);
 	if (!WARN_ON_ONCE(!mp->inflight))
 		mp->inflight--;
+	if (cb->m->cls == MRC_SCHED_CLASS_BACKGROUND &&
+	    !WARN_ON_ONCE(!mp->bg_inflight))
+		mp->bg_inflight--;
 	if (cb->how == MRC_PATH_DONE_LOST && cb->congestion &&
 	    (!mp->recover_valid || (s32)(ev->sent_us - mp->recover_us) > 0)) {
 		/*
@@ -618,6 +632,22 @@ static bool mrc_msg_any_usable(struct mrc_msg_peer *mp, unsigned int n)
 	return false;
 }
 
+/*
+ * Whether a background-class packet must wait (knob bg_yield_pkts): a
+ * latency-class message was seen on this node within MRC_MSG_BG_YIELD_NS
+ * and the peer already has the allowed background packets in flight.  The
+ * packets in flight come back (acked, lost, released) and kick the queue
+ * again, so a held background message always moves on.  Under lock.
+ */
+static bool mrc_msg_bg_yields(struct mrc_msg_peer *mp, u64 now)
+{
+	u32 cap = mrc_knob(MRC_KNOB_bg_yield_pkts);
+	u64 lat = READ_ONCE(mrc_msg_lat_ns);
+
+	return cap && mp->bg_inflight >= cap && lat &&
+	       now - lat < MRC_MSG_BG_YIELD_NS;
+}
+
 /* One mrc_msg_push() run: what every message of the run shares. */
 struct mrc_msg_run {
 	struct mrc_sched_params sp;	/* sched: the live configuration */
@@ -656,6 +686,11 @@ static bool mrc_msg_push_msg(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 
 		if (mp->inflight >= mp->cwnd)
 			return false;
+		if (m->cls == MRC_SCHED_CLASS_BACKGROUND &&
+		    mrc_msg_bg_yields(mp, cb->now)) {
+			ms_inc(MS_BG_YIELDS);
+			return true;
+		}
 		if (!run->budget) {
 			run->more = true;
 			return false;
@@ -711,6 +746,8 @@ static bool mrc_msg_push_msg(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 				      res->policy);
 		mrc_path_inflight_add(mp->paths[pi], 1, plen);
 		mp->inflight++;
+		if (m->cls == MRC_SCHED_CLASS_BACKGROUND)
+			mp->bg_inflight++;
 		mp->stuck_ns = 0;
 		ms_inc(MS_TX_PKTS);
 		if (retrans)
@@ -923,6 +960,8 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 			peer->mp.progress_ns = ktime_get_ns();
 
 		m->msg_id = mrc_msg_next_id(&peer->mp, m->cls);
+		if (m->cls == MRC_SCHED_CLASS_LATENCY)	/* background yields */
+			WRITE_ONCE(mrc_msg_lat_ns, ktime_get_ns());
 		list_add_tail(&m->node, &peer->mp.txq);
 		peer->mp.ntx++;
 		peer->mp.ntx_rank[mrc_msg_rank(m->cls)]++;
@@ -1119,6 +1158,8 @@ static void mrc_msg_completed(struct mrc_msg_peer *mp, struct mrc_rx_msg *rm)
 	struct mrc_rx_msg *h, *tmp;
 
 	lockdep_assert_held(&mp->rx_lock);
+	if (lane == MRC_SCHED_CLASS_LATENCY)	/* background yields */
+		WRITE_ONCE(mrc_msg_lat_ns, ktime_get_ns());
 	if (rm->seq != mp->rx_next[lane]) {
 		/* Held, sorted by seq within its lane (wrap-safe). */
 		list_for_each_entry(h, &mp->held, node)

@@ -53,6 +53,7 @@ struct mrc_msg_peer {
 					 * MRC_SCHED_POLICY_GLOBAL (the knob)
 					 */
 	u32 inflight;			/* packets in flight, all messages */
+	u32 bg_inflight;		/* of them, of background messages */
 	u32 cwnd;			/* congestion window, packets */
 	u32 cwnd_acc;			/* acks towards the next increase */
 	u32 recover_us;			/* when cwnd was last halved */

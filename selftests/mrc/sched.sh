@@ -22,6 +22,9 @@
 #    isolation; with plane 1 down a class set on it alone is refused and
 #    latency traffic falls back to plane 0 (peer fallbacks counter,
 #    class_fallback events in mrcctl monitor, out and back);
+#  - background yield (knob bg_yield_pkts): a background-class transfer
+#    next to a latency ping-pong is held back with the default (debugfs
+#    mrc/msg bg_yields moves) and never with 0;
 #  - live policy change: the policy changes every 0.3 s during a bulk
 #    transfer; it completes, no message fails, and per policy tag
 #    sent == acked + lost + released.
@@ -102,6 +105,36 @@ tags_consistent() {
 	[ $bad = 0 ] && [ $seen -ge 3 ]
 }
 
+bg_yields() { awk '$1 == "bg_yields" { print $2 }' $D/mrc/msg; }
+
+# Knob bg_yield_pkts: a background transfer (24 x 1 MiB) with a latency
+# ping-pong (50 x 4 KiB) started next to it.  With the default (4) the
+# background messages are held back (bg_yields moves); with 0 they never
+# are.  Both transfers complete either way.
+yield_run() {	# yield_run KNOB
+	local pid rc y0 y1
+
+	echo "$1" > /sys/kernel/mrc/bg_yield_pkts
+	y0=$(bg_yields)
+	mrc-perf -c 2 -p $PORT -C background bw -m 1048576 -n 24 -w 8 \
+		> /tmp/bw.yield 2>&1 &
+	pid=$!
+	_sleep 0.3
+	ok "bg_yield_pkts $1: latency ping-pong next to a background transfer" \
+		mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 50
+	wait "$pid"
+	rc=$?
+	ok_eq "bg_yield_pkts $1: background transfer completes" 0 "$rc"
+	y1=$(bg_yields)
+	diag "bg_yield_pkts $1: bg_yields $y0 -> $y1"
+	if [ "$1" = 0 ]; then
+		ok_eq 'bg_yield_pkts 0: background never held back' "$y0" "$y1"
+	else
+		ok "bg_yield_pkts $1: background held back while latency ran ($y0 -> $y1)" \
+			test "$y1" -gt "$y0"
+	fi
+}
+
 # Background class (bench/sched only): BG_MB x 1 MiB on plane 0 next to
 # a latency-class ping-pong on plane 1; p99 against the unloaded one.
 background_run() {
@@ -123,7 +156,7 @@ background_run() {
 	   "| latency class | p50 us | p95 us | p99 us | note |" "|---|---|---|---|---|"
 	md_lat "alone (no bulk)" /tmp/lat.un ""
 	md_lat "next to the background transfer" /tmp/lat.bg \
-		"transfer took $((t1 - t0)) s, rc $rc"
+		"transfer took $((t1 - t0)) s, rc $rc, bg_yield_pkts $(cat /sys/kernel/mrc/bg_yield_pkts), bg_yields $(bg_yields)"
 	diag "$(cat /tmp/bw.bg)"
 	mrcctl class set background rails all
 }
@@ -392,6 +425,9 @@ run_guest() {
 		fi
 		ok 'classes back to all rails' sh -c \
 			'mrcctl class set bulk rails all && mrcctl class set latency rails all'
+		yield_run 4
+		yield_run 0
+		echo 4 > /sys/kernel/mrc/bg_yield_pkts
 	fi
 	barrier isolation-done 300
 

@@ -196,6 +196,9 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_CREDIT_RATE_KBPS, /* drain rate; 0 = rails' speed */
 	MRC_CONFIG_A_CREDIT_POLICY, /* 0 fair share, 1 SRPT */
 	MRC_CONFIG_A_CREDIT_GRANT_TIMEOUT_MS, /* re-request / reclaim, ms */
+	MRC_CONFIG_A_BG_YIELD_PKTS,	/* background in flight next to
+					 * latency traffic, packets
+					 */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
