@@ -913,32 +913,21 @@ static enum mrc_drop_reason mrc_peer_rx_link(struct mrc_peer *peer,
  * RAIL_DOWN: the peer's rail (its id) is down.  Every path to it leaves
  * the spray set (PEER_DOWN: ASSUMED_BAD, probed back once the rail
  * answers again) and what was in flight on it is resent elsewhere now.
+ * Under peer->lock.
  */
-enum mrc_drop_reason mrc_peer_rx_rail_down(struct mrc_ud_qp *uqp, u32 src_qp,
-					   const struct mrc_pkt *pkt)
+static void mrc_peer_rx_rail_down(struct mrc_peer *peer,
+				  struct mrc_ud_qp *uqp,
+				  const struct mrc_pkt *pkt, u64 now)
 {
 	u32 rail_id = mrc_wire_get_rail_down(pkt);
-	struct mrc_peer_link *link;
 	struct mrc_path_params pp;
-	struct mrc_peer *peer;
-	enum mrc_drop_reason why;
-	u64 now = ktime_get_ns();
 	unsigned int l, i;
 
 	mrc_path_params(&pp);
-	rcu_read_lock();
-	peer = mrc_peer_rx_find(pkt);
-	if (!peer) {
-		why = MRC_DROP_UNKNOWN_PEER;
-		goto out_rcu;
-	}
-	spin_lock_bh(&peer->lock);
-	why = mrc_peer_rx_link(peer, uqp, src_qp, pkt, &link);
-	if (why != MRC_DROP_NONE)
-		goto out;
 	mrc_rail_stat_inc(uqp->ud->rail, MRC_RAIL_STAT_DOWN_NOTICES_RX);
 	for (l = 0; l < peer->nlinks; l++) {
-		link = &peer->links[l];
+		struct mrc_peer_link *link = &peer->links[l];
+
 		if (!link->ah || link->remote_rail_id != rail_id)
 			continue;
 		for (i = 0; i < link->npaths; i++) {
@@ -952,25 +941,39 @@ enum mrc_drop_reason mrc_peer_rx_rail_down(struct mrc_ud_qp *uqp, u32 src_qp,
 		}
 	}
 	mrc_peer_arm(peer);
-out:
-	spin_unlock_bh(&peer->lock);
-out_rcu:
-	rcu_read_unlock();
-	return why;
 }
 
-enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_ud_qp *uqp, u32 src_qp,
-				       const struct mrc_pkt *pkt)
+/* PROBE: answer it; PROBE_REPLY: the path is alive.  Under peer->lock. */
+static void mrc_peer_rx_probe(struct mrc_peer *peer,
+			      struct mrc_peer_link *link, unsigned int ev,
+			      const struct mrc_pkt *pkt, u64 now)
 {
-	enum mrc_drop_reason why;
 	struct mrc_path_params pp;
 	struct mrc_pkt_hello hello;
+	struct mrc_path *p = &link->paths[ev].p;
+	u8 prev = p->state;
+
+	if (pkt->type == MRC_PKT_PROBE) {
+		mrc_peer_send_probe(link, ev, MRC_PKT_PROBE_REPLY,
+				    pkt->path_seq, pkt->tstamp);
+		return;
+	}
+	mrc_path_params(&pp);
+	mrc_wire_get_hello(pkt, &hello);
+	if (mrc_path_event(p, &pp, MRC_PATH_EV_REPLY, now,
+			   hello.echo_tstamp) > 0)
+		mrc_nl_path_event(peer, link, ev, prev);
+	mrc_peer_arm(peer);
+}
+
+enum mrc_drop_reason mrc_peer_rx_ctl(struct mrc_ud_qp *uqp, u32 src_qp,
+				     const struct mrc_pkt *pkt)
+{
 	struct mrc_peer_link *link;
+	enum mrc_drop_reason why;
 	struct mrc_peer *peer;
-	unsigned int ev = uqp->ev;
 	u64 now = ktime_get_ns();
 
-	mrc_path_params(&pp);
 	rcu_read_lock();
 	peer = mrc_peer_rx_find(pkt);
 	if (!peer) {
@@ -981,19 +984,10 @@ enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_ud_qp *uqp, u32 src_qp,
 	why = mrc_peer_rx_link(peer, uqp, src_qp, pkt, &link);
 	if (why != MRC_DROP_NONE)
 		goto out;
-	mrc_wire_get_hello(pkt, &hello);
-	if (pkt->type == MRC_PKT_PROBE) {
-		mrc_peer_send_probe(link, ev, MRC_PKT_PROBE_REPLY,
-				    pkt->path_seq, pkt->tstamp);
-	} else {
-		struct mrc_path *p = &link->paths[ev].p;
-		u8 prev = p->state;
-
-		if (mrc_path_event(p, &pp, MRC_PATH_EV_REPLY, now,
-				   hello.echo_tstamp) > 0)
-			mrc_nl_path_event(peer, link, ev, prev);
-		mrc_peer_arm(peer);
-	}
+	if (pkt->type == MRC_PKT_RAIL_DOWN)
+		mrc_peer_rx_rail_down(peer, uqp, pkt, now);
+	else
+		mrc_peer_rx_probe(peer, link, uqp->ev, pkt, now);
 out:
 	spin_unlock_bh(&peer->lock);
 out_rcu:

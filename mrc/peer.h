@@ -102,9 +102,8 @@ void mrc_peers_rail_removed(struct mrc_rail *rail);
 
 /* From proto.c: a PROBE or PROBE_REPLY that parsed. */
 struct mrc_ud_qp;
-enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_ud_qp *uqp, u32 src_qp,
-				       const struct mrc_pkt *pkt);
-enum mrc_drop_reason mrc_peer_rx_rail_down(struct mrc_ud_qp *uqp, u32 src_qp,
-					   const struct mrc_pkt *pkt);
+/* PROBE, PROBE_REPLY, RAIL_DOWN: path control from a peer. */
+enum mrc_drop_reason mrc_peer_rx_ctl(struct mrc_ud_qp *uqp, u32 src_qp,
+				     const struct mrc_pkt *pkt);
 
 #endif /* _MRC_PEER_H */

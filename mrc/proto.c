@@ -34,7 +34,8 @@ void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
 		switch (pkt.type) {
 		case MRC_PKT_PROBE:
 		case MRC_PKT_PROBE_REPLY:
-			why = mrc_peer_rx_probe(uqp, wc->src_qp, &pkt);
+		case MRC_PKT_RAIL_DOWN:
+			why = mrc_peer_rx_ctl(uqp, wc->src_qp, &pkt);
 			break;
 		case MRC_PKT_DATA:
 			why = mrc_msg_rx_data(uqp, wc->src_qp, &pkt);
@@ -48,9 +49,6 @@ void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
 		case MRC_PKT_CREDIT_REQ:
 		case MRC_PKT_GRANT:
 			why = mrc_credit_rx_pkt(uqp, wc->src_qp, &pkt);
-			break;
-		case MRC_PKT_RAIL_DOWN:
-			why = mrc_peer_rx_rail_down(uqp, wc->src_qp, &pkt);
 			break;
 		default:
 			why = MRC_DROP_UNEXPECTED;
