@@ -118,8 +118,8 @@
 #define MRC_MSG_STALL_MULT	4
 /* A receiver NACKs holes older than max(2 * srtt, this), at most as often. */
 #define MRC_MSG_NACK_MIN_NS	(20 * NSEC_PER_MSEC)
-/* Background yields (bg_yield_pkts) this long after a latency message. */
-#define MRC_MSG_BG_YIELD_NS	(20 * NSEC_PER_MSEC)
+/* Bulk and background yield this long after a latency message. */
+#define MRC_MSG_YIELD_NS	(20 * NSEC_PER_MSEC)
 
 /* ---- counters (debugfs mrc/msg) ---- */
 
@@ -130,7 +130,7 @@ enum {
 	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
 	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED,
 	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_PEER_RESTARTS,
-	MS_CWND_CUTS, MS_TX_TIMEOUT, MS_BG_YIELDS, MS_NR
+	MS_CWND_CUTS, MS_TX_TIMEOUT, MS_BG_YIELDS, MS_BULK_YIELDS, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -140,7 +140,7 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"rx_pkts", "rx_dup_pkts", "rx_no_mem", "rx_msgs", "rx_bytes",
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
-	"cwnd_cuts", "tx_timeout", "bg_yields",
+	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
@@ -390,9 +390,9 @@ static void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 	mrc_schedcfg_count_done(ev->tag, cb->how);
 	if (!WARN_ON_ONCE(!mp->inflight))
 		mp->inflight--;
-	if (cb->m->cls == MRC_SCHED_CLASS_BACKGROUND &&
-	    !WARN_ON_ONCE(!mp->bg_inflight))
-		mp->bg_inflight--;
+	if (mrc_msg_yielding(cb->m->cls) &&
+	    !WARN_ON_ONCE(!mp->cls_inflight[cb->m->cls]))
+		mp->cls_inflight[cb->m->cls]--;
 	if (cb->how == MRC_PATH_DONE_LOST && cb->congestion &&
 	    (!mp->recover_valid || (s32)(ev->sent_us - mp->recover_us) > 0)) {
 		/*
@@ -633,19 +633,21 @@ static bool mrc_msg_any_usable(struct mrc_msg_peer *mp, unsigned int n)
 }
 
 /*
- * Whether a background-class packet must wait (knob bg_yield_pkts): a
- * latency-class message was seen on this node within MRC_MSG_BG_YIELD_NS
- * and the peer already has the allowed background packets in flight.  The
- * packets in flight come back (acked, lost, released) and kick the queue
- * again, so a held background message always moves on.  Under lock.
+ * Whether a packet of class @cls must wait (knobs bulk_yield_pkts,
+ * bg_yield_pkts): a latency-class message was seen on this node within
+ * MRC_MSG_YIELD_NS and the peer already has the class's allowed packets
+ * in flight.  The packets in flight come back (acked, lost, released) and
+ * kick the queue again, so a held message always moves on.  Under lock.
  */
-static bool mrc_msg_bg_yields(struct mrc_msg_peer *mp, u64 now)
+static bool mrc_msg_yields(struct mrc_msg_peer *mp, u8 cls, u64 now)
 {
-	u32 cap = mrc_knob(MRC_KNOB_bg_yield_pkts);
+	u32 cap = cls == MRC_SCHED_CLASS_BULK ?
+		  mrc_knob(MRC_KNOB_bulk_yield_pkts) :
+		  mrc_knob(MRC_KNOB_bg_yield_pkts);
 	u64 lat = READ_ONCE(mrc_msg_lat_ns);
 
-	return cap && mp->bg_inflight >= cap && lat &&
-	       now - lat < MRC_MSG_BG_YIELD_NS;
+	return cap && mp->cls_inflight[cls] >= cap && lat &&
+	       now - lat < MRC_MSG_YIELD_NS;
 }
 
 /* One mrc_msg_push() run: what every message of the run shares. */
@@ -686,9 +688,10 @@ static bool mrc_msg_push_msg(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 
 		if (mp->inflight >= mp->cwnd)
 			return false;
-		if (m->cls == MRC_SCHED_CLASS_BACKGROUND &&
-		    mrc_msg_bg_yields(mp, cb->now)) {
-			ms_inc(MS_BG_YIELDS);
+		if (mrc_msg_yielding(m->cls) &&
+		    mrc_msg_yields(mp, m->cls, cb->now)) {
+			ms_inc(m->cls == MRC_SCHED_CLASS_BULK ? MS_BULK_YIELDS :
+			       MS_BG_YIELDS);
 			return true;
 		}
 		if (!run->budget) {
@@ -746,8 +749,8 @@ static bool mrc_msg_push_msg(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 				      res->policy);
 		mrc_path_inflight_add(mp->paths[pi], 1, plen);
 		mp->inflight++;
-		if (m->cls == MRC_SCHED_CLASS_BACKGROUND)
-			mp->bg_inflight++;
+		if (mrc_msg_yielding(m->cls))
+			mp->cls_inflight[m->cls]++;
 		mp->stuck_ns = 0;
 		ms_inc(MS_TX_PKTS);
 		if (retrans)

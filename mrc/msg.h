@@ -33,6 +33,12 @@ struct mrc_ud_qp;
 #define MRC_MSG_SEQ_MASK	((1U << MRC_MSG_LANE_SHIFT) - 1)
 #define MRC_MSG_RANKS		3
 
+/* Classes whose packets in flight are capped while latency traffic runs. */
+static inline bool mrc_msg_yielding(u8 cls)
+{
+	return cls == MRC_SCHED_CLASS_BULK || cls == MRC_SCHED_CLASS_BACKGROUND;
+}
+
 /* The lane (class) of a message id. */
 static inline unsigned int mrc_msg_id_lane(u64 msg_id)
 {
@@ -53,7 +59,8 @@ struct mrc_msg_peer {
 					 * MRC_SCHED_POLICY_GLOBAL (the knob)
 					 */
 	u32 inflight;			/* packets in flight, all messages */
-	u32 bg_inflight;		/* of them, of background messages */
+	/* Of them, per class: kept for the classes mrc_msg_yielding(). */
+	u32 cls_inflight[MRC_SCHED_CLASS_NR];
 	u32 cwnd;			/* congestion window, packets */
 	u32 cwnd_acc;			/* acks towards the next increase */
 	u32 recover_us;			/* when cwnd was last halved */

@@ -22,9 +22,10 @@
 #    isolation; with plane 1 down a class set on it alone is refused and
 #    latency traffic falls back to plane 0 (peer fallbacks counter,
 #    class_fallback events in mrcctl monitor, out and back);
-#  - background yield (knob bg_yield_pkts): a background-class transfer
-#    next to a latency ping-pong is held back with the default (debugfs
-#    mrc/msg bg_yields moves) and never with 0;
+#  - yield to latency (knobs bg_yield_pkts, bulk_yield_pkts): a
+#    background- or bulk-class transfer next to a latency ping-pong is
+#    held back with the default (debugfs mrc/msg bg_yields / bulk_yields
+#    move) and never with 0;
 #  - live policy change: the policy changes every 0.3 s during a bulk
 #    transfer; it completes, no message fails, and per policy tag
 #    sent == acked + lost + released.
@@ -105,32 +106,35 @@ tags_consistent() {
 	[ $bad = 0 ] && [ $seen -ge 3 ]
 }
 
-bg_yields() { awk '$1 == "bg_yields" { print $2 }' $D/mrc/msg; }
+# msg_stat NAME: a debugfs mrc/msg counter
+msg_stat() { awk -v k="$1" '$1 == k { print $2 }' $D/mrc/msg; }
+bg_yields() { msg_stat bg_yields; }
 
-# Knob bg_yield_pkts: a background transfer (24 x 1 MiB) with a latency
-# ping-pong (50 x 4 KiB) started next to it.  With the default (4) the
-# background messages are held back (bg_yields moves); with 0 they never
-# are.  Both transfers complete either way.
-yield_run() {	# yield_run KNOB
-	local pid rc y0 y1
+# Knobs bg_yield_pkts / bulk_yield_pkts: a transfer of the class (24 x
+# 1 MiB) with a latency ping-pong (50 x 4 KiB) started next to it.  With
+# a limit the class's messages are held back (bg_yields / bulk_yields
+# moves); with 0 they never are.  Both transfers complete either way.
+yield_run() {	# yield_run CLASS KNOB
+	local cls=$1 knob=bg_yield_pkts ctr=bg_yields pid rc y0 y1
 
-	echo "$1" > /sys/kernel/mrc/bg_yield_pkts
-	y0=$(bg_yields)
-	mrc-perf -c 2 -p $PORT -C background bw -m 1048576 -n 24 -w 8 \
+	[ "$cls" = bulk ] && knob=bulk_yield_pkts ctr=bulk_yields
+	echo "$2" > /sys/kernel/mrc/$knob
+	y0=$(msg_stat $ctr)
+	mrc-perf -c 2 -p $PORT -C "$cls" bw -m 1048576 -n 24 -w 8 \
 		> /tmp/bw.yield 2>&1 &
 	pid=$!
 	_sleep 0.3
-	ok "bg_yield_pkts $1: latency ping-pong next to a background transfer" \
+	ok "$knob $2: latency ping-pong next to a $cls transfer" \
 		mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 50
 	wait "$pid"
 	rc=$?
-	ok_eq "bg_yield_pkts $1: background transfer completes" 0 "$rc"
-	y1=$(bg_yields)
-	diag "bg_yield_pkts $1: bg_yields $y0 -> $y1"
-	if [ "$1" = 0 ]; then
-		ok_eq 'bg_yield_pkts 0: background never held back' "$y0" "$y1"
+	ok_eq "$knob $2: $cls transfer completes" 0 "$rc"
+	y1=$(msg_stat $ctr)
+	diag "$knob $2: $ctr $y0 -> $y1"
+	if [ "$2" = 0 ]; then
+		ok_eq "$knob 0: $cls never held back" "$y0" "$y1"
 	else
-		ok "bg_yield_pkts $1: background held back while latency ran ($y0 -> $y1)" \
+		ok "$knob $2: $cls held back while latency ran ($y0 -> $y1)" \
 			test "$y1" -gt "$y0"
 	fi
 }
@@ -425,9 +429,12 @@ run_guest() {
 		fi
 		ok 'classes back to all rails' sh -c \
 			'mrcctl class set bulk rails all && mrcctl class set latency rails all'
-		yield_run 4
-		yield_run 0
+		yield_run background 4
+		yield_run background 0
 		echo 4 > /sys/kernel/mrc/bg_yield_pkts
+		yield_run bulk 16
+		yield_run bulk 0
+		echo 16 > /sys/kernel/mrc/bulk_yield_pkts
 	fi
 	barrier isolation-done 300
 

@@ -199,6 +199,9 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_BG_YIELD_PKTS,	/* background in flight next to
 					 * latency traffic, packets
 					 */
+	MRC_CONFIG_A_BULK_YIELD_PKTS,	/* bulk in flight next to latency
+					 * traffic, packets
+					 */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
