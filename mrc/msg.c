@@ -504,6 +504,7 @@ static int mrc_msg_send_data(struct mrc_peer *peer, struct mrc_tx_msg *m,
 		.seg = m->seg,
 		.entropy = ev,
 		.tstamp = now,
+		.token = peer->tx_token,	/* token branch */
 	};
 
 	if (idx == m->sb.npkts - 1)
@@ -955,8 +956,9 @@ out_put:
 
 /*
  * The peer of a packet from (@uqp, @src_qp), referenced, with its link
- * index in *@lp; NULL and *@why set if the packet is not from one of the
- * peer's paths.
+ * index in *@lp; NULL and *@why set if the packet does not carry the
+ * token this node gave the peer (checked first: token branch) or is not
+ * from one of the peer's paths.
  */
 struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
 				 const struct mrc_pkt *pkt, unsigned int *lp,
@@ -970,6 +972,13 @@ struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
 		return NULL;
 	}
 	spin_lock_bh(&peer->lock);
+	/* token branch: before anything looks at the packet (peer.c) */
+	if (!mrc_peer_token_ok(peer, pkt)) {
+		spin_unlock_bh(&peer->lock);
+		mrc_peer_put(peer);
+		*why = MRC_DROP_BAD_TOKEN;
+		return NULL;
+	}
 	for (l = 0; l < peer->nlinks; l++) {
 		struct mrc_peer_link *link = &peer->links[l];
 
@@ -1016,6 +1025,7 @@ static int mrc_msg_send_ctl(struct mrc_peer *peer, unsigned int l,
 
 	spin_lock_bh(&peer->lock);
 	if (link->ah && ev < link->npaths) {
+		pkt.token = peer->tx_token;	/* token branch */
 		pkt.path_seq = mrc_path_next_seq(&link->paths[ev].p);
 		pkt.tstamp = ktime_get_ns();
 		mrc_wire_put_hdr(buf, &pkt);
