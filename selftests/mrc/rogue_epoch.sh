@@ -16,7 +16,8 @@
 #
 # Asserts: node 1 counts every forged frame as bad_token (exactly the
 # number sent), delivers no forged message, receives all 60, and every
-# send of node 2 completes with status 0.
+# send of node 2 completes with status 0; on both nodes the token is
+# only in the root-only debugfs file mrc/tokens, never in dmesg.
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_ROGUE_TIMEOUT:-400}
@@ -45,7 +46,7 @@ sender_done() {
 }
 
 run_guest() {
-	local n=$MRC_NODE o=$((3 - MRC_NODE)) bad0 forged
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) bad0 forged tok
 
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
 	mount -t debugfs none $D 2>/dev/null
@@ -81,6 +82,15 @@ run_guest() {
 		ok_eq "$COUNT messages received" "$COUNT" "$(echo_stat rx)"
 		diag "mrc: $(tr '\n' ' ' < $D/mrc/msg)"
 	fi
+	# The token is a secret: root-only debugfs (the test hook), never in
+	# the kernel log.
+	tok=$(awk -v o="$o" '$1 == "peer" && $2 == o { print $4 }' \
+		$D/mrc/tokens)
+	ok "debugfs mrc/tokens shows the token for node$o" \
+		test -n "$tok" -a "$tok" != 0000000000000000
+	ok_eq 'debugfs mrc/tokens is mode 0400' 400 \
+		"$(stat -c %a $D/mrc/tokens)"
+	ok 'dmesg does not show the token' sh -c "! dmesg | grep -qi $tok"
 	barrier checked 60
 	if is_node 2 && ! sender_done; then
 		# mrc_ep_close() would wait for the hung sends forever.
