@@ -10,7 +10,7 @@
  * queue.  The peer's tx_work walks the queue in order and, per packet,
  * asks the scheduler (sched.c) for an ACTIVE path and sends one DATA
  * datagram on it with mrc_ud_send() under peer->lock (the lock that keeps
- * address handles alive).  A packet is seg = 4096 - 56 bytes (less if a
+ * address handles alive).  A packet is seg = 4096 - 64 bytes (less if a
  * rail's MTU is smaller; such rails are skipped for larger segments), all
  * of one message carry the same seg.  At most cwnd packets of a peer are
  * in flight: a congestion window with additive increase (one packet per
