@@ -672,8 +672,9 @@ static u32 build_credit(u8 type, u32 src, u64 msg_id, u32 msg_len,
  * at the source; well-formed ones - valid grants, grants and requests
  * with junk in the reserved fields, a flood of requests for @flood
  * message ids - must be refused as coming from no path of the peer
- * (wrong_path) or from no peer (unknown_peer) before they touch any
- * credit state.
+ * (wrong_path: they carry the peer's real token, -K, to get past that
+ * check) or from no peer (unknown_peer) before they touch any credit
+ * state.
  */
 static void k_credit(void)
 {
