@@ -409,6 +409,8 @@ static void report(const char *kind, unsigned long long n, int why)
 	} else if (why == -2) {
 		name = "qp_error";
 		expect_qp_error += n;
+	} else if (why == -3) {
+		name = "accepted";	/* on-path: nothing refuses it */
 	} else {
 		name = mrc_drop_reason_name(why);
 		expect[why] += n;
@@ -1397,8 +1399,12 @@ static void k_spoof_credit(unsigned int secs)
  * sender's packets as "given up" (duplicate) until the sender itself gave
  * up.  Sent as an off-path node would, with every wrong token
  * (WRONG_TOKENS packets, each of its own far newer epoch): bad_token.
+ * @onpath ("spoof_epoch_onpath", by name only; rogue_epoch.sh onpath):
+ * one packet with the captured token, as a node that sees the peer's
+ * frames would send it: the token does not protect against that, the
+ * packet is taken and rogue_epoch.sh fails as version 2 did.
  */
-static void k_spoof_epoch(void)
+static void k_spoof_epoch(bool onpath)
 {
 	struct mrc_pkt t = tmpl_pkt(), p;
 	static u8 b[MRC_WIRE_HDR_LEN + 16];
@@ -1407,7 +1413,7 @@ static void k_spoof_epoch(void)
 		(u64)((u32)time(NULL) + 1000000) << 32;
 	unsigned int k;
 
-	for (k = 0; k < WRONG_TOKENS; k++) {
+	for (k = 0; k < (onpath ? 1 : WRONG_TOKENS); k++) {
 		p = t;
 		p.type = MRC_PKT_DATA;
 		p.seg = 1024;
@@ -1416,14 +1422,18 @@ static void k_spoof_epoch(void)
 		p.msg_len = 16;
 		p.len = 16;
 		p.flags = MRC_WF_LAST;
-		p.token = wrong_token(t.token, k);
+		p.token = onpath ? t.token : wrong_token(t.token, k);
 		mrc_wire_put_hdr(b, &p);
 		memset(b + MRC_WIRE_HDR_LEN, 0x66, 16);
-		check_expect(b, sizeof(b), MRC_DROP_BAD_TOKEN, "spoof_epoch");
+		check_expect(b, sizeof(b), onpath ? -1 : MRC_DROP_BAD_TOKEN,
+			     "spoof_epoch");
 		raw_send(b, sizeof(b));
 		pace(k);
 	}
-	report("spoof_epoch", WRONG_TOKENS, MRC_DROP_BAD_TOKEN);
+	if (onpath)
+		report("spoof_epoch_onpath", 1, -3);
+	else
+		report("spoof_epoch", WRONG_TOKENS, MRC_DROP_BAD_TOKEN);
 }
 
 /* ------------------------------------------------------------ main */
@@ -1458,7 +1468,9 @@ static void usage(void)
 		"       to -T SECS, default 60; wrong_path probe_flood credit\n"
 		"       wrong_token need -K, the token the target expects from\n"
 		"       PEER_NODE, hex: the peer's debugfs mrc/tokens)\n"
-		"       spoof_epoch (only by name: rogue_epoch.sh)\n");
+		"       spoof_epoch (only by name: rogue_epoch.sh)\n"
+		"       spoof_epoch_onpath (only by name: what the token does\n"
+		"       not stop, rogue_epoch.sh onpath)\n");
 	exit(2);
 }
 
@@ -1468,6 +1480,7 @@ static bool want(int argc, char **argv, const char *kind)
 
 	if (optind >= argc)	/* default: all but the demonstrations */
 		return strcmp(kind, "spoof_epoch") &&
+		       strcmp(kind, "spoof_epoch_onpath") &&
 		       (strncmp(kind, "spoof", 5) || ifname);
 	for (i = optind; i < argc; i++)
 		if (!strcmp(argv[i], kind))
@@ -1549,6 +1562,7 @@ int main(int argc, char **argv)
 	if (want(argc, argv, "wrong_token"))
 		k_wrong_token();
 	if (want(argc, argv, "spoof") || want(argc, argv, "spoof_epoch") ||
+	    want(argc, argv, "spoof_epoch_onpath") ||
 	    want(argc, argv, "spoof_credit")) {
 		if (!ifname || !nlocal)
 			die("spoof needs -i IFACE and -Q QPNS");
@@ -1558,7 +1572,9 @@ int main(int argc, char **argv)
 		if (want(argc, argv, "spoof"))
 			k_spoof();
 		if (want(argc, argv, "spoof_epoch"))
-			k_spoof_epoch();
+			k_spoof_epoch(false);
+		if (want(argc, argv, "spoof_epoch_onpath"))
+			k_spoof_epoch(true);
 	}
 
 	for (i = 1; i < MRC_DROP_NR; i++)
