@@ -198,6 +198,7 @@ static int mrc_credit_send(struct mrc_peer *peer, u8 type, u64 msg_id,
 		.dst_node = peer->node_id,
 		.msg_id = msg_id,
 		.tstamp = now,
+		.token = peer->tx_token,	/* token branch */
 	};
 	unsigned int l, ev = 0, pass;
 

@@ -10,7 +10,7 @@
  * queue.  The peer's tx_work walks the queue in order and, per packet,
  * asks the scheduler (sched.c) for an ACTIVE path and sends one DATA
  * datagram on it with mrc_ud_send() under peer->lock (the lock that keeps
- * address handles alive).  A packet is seg = 4096 - 56 bytes (less if a
+ * address handles alive).  A packet is seg = 4096 - 64 bytes (less if a
  * rail's MTU is smaller; such rails are skipped for larger segments), all
  * of one message carry the same seg.  At most cwnd packets of a peer are
  * in flight: a congestion window with additive increase (one packet per
@@ -518,6 +518,7 @@ static int mrc_msg_send_data(struct mrc_peer *peer, struct mrc_tx_msg *m,
 		.seg = m->seg,
 		.entropy = ev,
 		.tstamp = now,
+		.token = peer->tx_token,	/* token branch */
 	};
 
 	if (idx == m->sb.npkts - 1)
@@ -997,8 +998,9 @@ out_put:
 
 /*
  * The peer of a packet from (@uqp, @src_qp), referenced, with its link
- * index in *@lp; NULL and *@why set if the packet is not from one of the
- * peer's paths.
+ * index in *@lp; NULL and *@why set if the packet does not carry the
+ * token this node gave the peer (checked first: token branch) or is not
+ * from one of the peer's paths.
  */
 struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
 				 const struct mrc_pkt *pkt, unsigned int *lp,
@@ -1012,6 +1014,13 @@ struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
 		return NULL;
 	}
 	spin_lock_bh(&peer->lock);
+	/* token branch: before anything looks at the packet (peer.c) */
+	if (!mrc_peer_token_ok(peer, pkt)) {
+		spin_unlock_bh(&peer->lock);
+		mrc_peer_put(peer);
+		*why = MRC_DROP_BAD_TOKEN;
+		return NULL;
+	}
 	for (l = 0; l < peer->nlinks; l++) {
 		struct mrc_peer_link *link = &peer->links[l];
 
@@ -1058,6 +1067,7 @@ static int mrc_msg_send_ctl(struct mrc_peer *peer, unsigned int l,
 
 	spin_lock_bh(&peer->lock);
 	if (link->ah && ev < link->npaths) {
+		pkt.token = peer->tx_token;	/* token branch */
 		pkt.path_seq = mrc_path_next_seq(&link->paths[ev].p);
 		pkt.tstamp = ktime_get_ns();
 		mrc_wire_put_hdr(buf, &pkt);

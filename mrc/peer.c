@@ -35,17 +35,42 @@
  * so an address handle is never destroyed while in use.
  * Lock order: mrc_rails_lock -> mrc_peers_lock -> peer->lock -> QP locks.
  *
+ * Tokens (wire version 3).  Nothing else in a UD datagram says which node
+ * sent it: QPNs, node ids and addresses are easy to learn or guess.  So
+ * every node draws, per configured peer, a random 64-bit rx_token (never
+ * 0) and drops any packet from that peer whose header does not carry it
+ * (bad_token), right after the peer lookup and before anything else
+ * (msg.c mrc_msg_rx_peer(), mrc_peer_rx_probe()).  The token travels
+ * only in our SIDR *requests*, which go to the address the operator
+ * configured for the peer; a SIDR reply goes back to wherever a request
+ * came from, and requests are not authenticated, so a reply never
+ * carries one: a node that asks in the peer's name learns nothing.  The
+ * peer records the token from our request as its tx_token and puts it
+ * in every packet to us; until it knows one it sends no PROBE, so no
+ * path comes up and nothing else is sent.  Per peer, not per path: all
+ * paths of a peer share the state a forged packet could corrupt, and a
+ * per-path token would protect nothing more against an off-path node
+ * (an on-path one sees every token anyway).  When to tell the peer
+ * again (link->token_due): we drew a new token (the peer restarted: its
+ * old incarnation's packets still in flight are then dropped), or its
+ * request says it does not know ours (MRC_CM_F_NEED_TOKEN: it was added
+ * after our requests went out, or was removed and added again).  Every
+ * link is then resolved again once its current exchange ends.
+ * Documentation/mrc/protocol.rst, "Tokens".
+ *
  * Messages (msg.c) ride on the paths: their sender state is under
  * peer->lock too.  Whenever a path leaves ACTIVE or is about to be
  * re-initialised or cleared, mrc_msg_path_down() hands its in-flight
  * packets back for retransmission elsewhere (under peer->lock, before the
  * path's counters change).
  */
+#include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <rdma/ib_cache.h>
@@ -61,6 +86,7 @@ static LIST_HEAD(mrc_peers);		/* RCU */
 static unsigned int mrc_npeers;		/* under mrc_peers_lock */
 static struct rdma_cm_id *mrc_cm_listener;
 static u32 mrc_incarnation;		/* ours, drawn at load; never 0 */
+static struct dentry *mrc_tokens_debugfs;
 
 #define MRC_PEERS_MAX		1024
 #define MRC_RESOLVE_RETRY_NS	(1000ULL * NSEC_PER_MSEC)
@@ -144,7 +170,10 @@ static void mrc_peer_arm(struct mrc_peer *peer)
 	hrtimer_start(&peer->timer, ns_to_ktime(next), HRTIMER_MODE_REL_SOFT);
 }
 
-/* Sends a PROBE or PROBE_REPLY on path @i of @link.  Under peer->lock. */
+/*
+ * Sends a PROBE or PROBE_REPLY on path @i of @link.  Under peer->lock.
+ * Not before the peer told us its token (-ENOKEY): it would drop them.
+ */
 static int mrc_peer_send_probe(struct mrc_peer_link *link, unsigned int i,
 			       u8 type, u32 echo_seq, u64 echo_ts)
 {
@@ -168,6 +197,9 @@ static int mrc_peer_send_probe(struct mrc_peer_link *link, unsigned int i,
 	};
 
 	lockdep_assert_held(&link->peer->lock);
+	if (!link->peer->tx_token)
+		return -ENOKEY;
+	pkt.token = link->peer->tx_token;
 	pkt.len = mrc_wire_put_hello(buf + MRC_WIRE_HDR_LEN, &hello);
 	mrc_wire_put_hdr(buf, &pkt);
 	return mrc_ud_send(link->rail->ud, i, link->ah, pp->remote_qpn, buf,
@@ -218,9 +250,37 @@ static void mrc_peer_kick(struct mrc_peer *peer)
 	spin_unlock_bh(&peer->lock);
 }
 
-/* Fills the CM private data for @rail. */
+/* A token: random, never 0 nor @old. */
+static u64 mrc_token_draw(u64 old)
+{
+	u64 t;
+
+	do
+		get_random_bytes(&t, sizeof(t));
+	while (!t || t == old);
+	return t;
+}
+
+/*
+ * Under peer->lock: the peer must hear our rx_token (again) in a request:
+ * every link is resolved again once its current exchange, if any, ends.
+ */
+static void mrc_peer_token_due(struct mrc_peer *peer)
+{
+	unsigned int l;
+
+	for (l = 0; l < peer->nlinks; l++) {
+		peer->links[l].token_due = true;
+		peer->links[l].stale = true;
+	}
+}
+
+/*
+ * Fills the CM private data for @rail.  @token: our rx_token for the
+ * peer in a request (and @flags), 0 in a reply.
+ */
 static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
-			u32 dst_node)
+			u32 dst_node, u64 token, u16 flags)
 {
 	unsigned int i, n = min_t(unsigned int, rail->ud->nqp, MRC_CM_MAX_QPS);
 
@@ -233,13 +293,16 @@ static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
 	for (i = 0; i < n; i++)
 		cm->qpn[i] = cpu_to_be32(mrc_ud_qpn(rail->ud, i));
 	cm->incarnation = cpu_to_be32(mrc_incarnation);
+	cm->token = cpu_to_be64(token);
+	cm->flags = cpu_to_be16(flags);
 }
 
 /*
  * Under peer->lock: records the peer's incarnation from a HELLO.  If it
  * changed, the peer restarted: every link but @fresh (just resolved from
  * this HELLO; NULL if none) holds the old incarnation's QPNs and is marked
- * stale for peer->work to re-resolve, and true is returned: the caller
+ * stale for peer->work to re-resolve, our rx_token is drawn again (every
+ * link then tells the peer, @fresh too), and true is returned: the caller
  * then calls mrc_msg_peer_restarted() without the lock.
  */
 static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
@@ -254,6 +317,13 @@ static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
 	for (l = 0; l < peer->nlinks; l++)
 		if (&peer->links[l] != fresh)
 			peer->links[l].stale = true;
+	/*
+	 * A new token for the new incarnation: what the old one still has
+	 * in flight is dropped (bad_token).  Every link, @fresh too, tells
+	 * the peer in a new request.
+	 */
+	peer->rx_token = mrc_token_draw(peer->rx_token);
+	mrc_peer_token_due(peer);
 	pr_info("mrc: peer %u restarted (new incarnation): its links are resolved again, queued messages start over\n",
 		peer->node_id);
 	return true;
@@ -345,7 +415,8 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 	bool restarted = false;
 	unsigned int i, n;
 	int nqp, err = 0;
-	u64 now;
+	u64 now, token;
+	u16 flags;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -357,7 +428,12 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 			err = -ENODEV;
 			break;
 		}
-		mrc_cm_fill(&cm, rail, peer->node_id);
+		spin_lock_bh(&peer->lock);
+		token = peer->rx_token;
+		flags = peer->tx_token ? 0 : MRC_CM_F_NEED_TOKEN;
+		link->token_due = false;	/* this request tells it */
+		spin_unlock_bh(&peer->lock);
+		mrc_cm_fill(&cm, rail, peer->node_id, token, flags);
 		kobject_put(&rail->kobj);
 		param.private_data = &cm;
 		param.private_data_len = sizeof(cm);
@@ -406,7 +482,11 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 			link->paths[i].remote_qpn = be32_to_cpu(cm.qpn[i]);
 		}
 		link->cm_result = 1;
-		link->stale = false;
+		/*
+		 * Fresh QPNs; but if our token changed or was asked for
+		 * after our request was filled, tell the peer again.
+		 */
+		link->stale = link->token_due;
 		restarted = mrc_peer_note_inc(peer, be32_to_cpu(cm.incarnation),
 					      link);
 		mrc_peer_arm(peer);
@@ -490,7 +570,17 @@ static void mrc_peer_workfn(struct work_struct *work)
 		unsigned int i;
 
 		spin_lock_bh(&peer->lock);
-		/* Resolved before the peer restarted: forget, resolve again. */
+		/* An exchange ended: reap its id (first: it may leave stale). */
+		if (link->cm_id && link->cm_result) {
+			done = link->cm_id;
+			link->cm_id = NULL;
+			if (link->cm_result < 0)
+				link->retry_ns = now + MRC_RESOLVE_RETRY_NS;
+		}
+		/*
+		 * Resolved before the peer restarted or before our token
+		 * changed (token_due): forget, resolve again.
+		 */
 		if (link->stale && !link->cm_id) {
 			link->stale = false;
 			for (i = 0; link->ah && i < link->npaths; i++) {
@@ -507,12 +597,6 @@ static void mrc_peer_workfn(struct work_struct *work)
 			link->rail = NULL;
 			link->npaths = 0;
 			link->retry_ns = 0;
-		}
-		if (link->cm_id && link->cm_result) {
-			done = link->cm_id;
-			link->cm_id = NULL;
-			if (link->cm_result < 0)
-				link->retry_ns = now + MRC_RESOLVE_RETRY_NS;
 		}
 		if (!link->cm_id && !link->ah && !peer->dead) {
 			if (link->retry_ns <= now)
@@ -565,6 +649,7 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	struct mrc_wire_cm cm;
 	struct mrc_rail *rail;
 	bool restarted, moved;
+	u64 token;
 
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 0;
@@ -583,6 +668,14 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 					      NULL);
 		/* Or only its rail behind this one was replaced. */
 		moved = !restarted && mrc_peer_note_rail(peer, rail, req);
+		/* The token to put in our packets to it (requests only). */
+		token = be64_to_cpu(req->token);
+		if (token)
+			peer->tx_token = token;
+		if (be16_to_cpu(req->flags) & MRC_CM_F_NEED_TOKEN) {
+			mrc_peer_token_due(peer);
+			moved = true;
+		}
 		spin_unlock_bh(&peer->lock);
 		if (restarted)
 			mrc_msg_peer_restarted(peer);
@@ -590,7 +683,8 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 			mrc_peer_kick(peer);
 		mrc_peer_put(peer);
 	}
-	mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node));
+	/* A reply goes wherever the request came from: no token in it. */
+	mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node), 0, 0);
 	param.qp_num = mrc_ud_qpn(rail->ud, 0);
 	param.qkey = MRC_UD_QKEY;
 	param.private_data = &cm;
@@ -629,6 +723,7 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 	kref_init(&peer->ref);
 	peer->node_id = node;
 	peer->nlinks = naddrs;
+	peer->rx_token = mrc_token_draw(0);	/* told in our requests */
 	spin_lock_init(&peer->lock);
 	hrtimer_init(&peer->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	peer->timer.function = mrc_peer_timer;
@@ -758,6 +853,9 @@ static void mrc_peer_send_rail_down(struct mrc_peer *peer, u32 rail_id)
 	unsigned int l, i, sent;
 
 	lockdep_assert_held(&peer->lock);
+	if (!peer->tx_token)	/* it would drop them (bad_token) */
+		return;
+	pkt.token = peer->tx_token;
 	pkt.len = mrc_wire_put_rail_down(buf + MRC_WIRE_HDR_LEN, rail_id);
 	for (l = 0; l < peer->nlinks; l++) {
 		struct mrc_peer_link *link = &peer->links[l];
@@ -981,6 +1079,10 @@ enum mrc_drop_reason mrc_peer_rx_ctl(struct mrc_ud_qp *uqp, u32 src_qp,
 		goto out_rcu;
 	}
 	spin_lock_bh(&peer->lock);
+	if (!mrc_peer_token_ok(peer, pkt)) {	/* token branch */
+		why = MRC_DROP_BAD_TOKEN;
+		goto out;
+	}
 	why = mrc_peer_rx_link(peer, uqp, src_qp, pkt, &link);
 	if (why != MRC_DROP_NONE)
 		goto out;
@@ -1137,6 +1239,31 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* ---- debugfs ---- */
+
+/*
+ * debugfs mrc/tokens, root only: "peer NODE tx TOKEN" per peer, TOKEN the
+ * tx_token (16 hex digits; 0: not known yet).  A test hook: rogue.sh's
+ * tool forges packets as this node with it to reach the checks after the
+ * token's.  Nothing else shows a token (never logged).
+ */
+static int mrc_tokens_show(struct seq_file *m, void *v)
+{
+	struct mrc_peer *peer;
+	u64 tx;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(peer, &mrc_peers, node) {
+		spin_lock_bh(&peer->lock);
+		tx = peer->tx_token;
+		spin_unlock_bh(&peer->lock);
+		seq_printf(m, "peer %u tx %016llx\n", peer->node_id, tx);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mrc_tokens);
+
 /* ---- init ---- */
 
 int mrc_peer_init(void)
@@ -1146,6 +1273,7 @@ int mrc_peer_init(void)
 		.sin_port = htons(MRC_CM_PORT),
 	};
 	struct rdma_cm_id *id;
+	struct dentry *dir;
 	int err;
 
 	mrc_incarnation = get_random_u32() | 1;
@@ -1163,6 +1291,11 @@ int mrc_peer_init(void)
 		return err;
 	}
 	mrc_cm_listener = id;
+	/* msg.c made the "mrc" debugfs directory. */
+	dir = debugfs_lookup("mrc", NULL);
+	mrc_tokens_debugfs = debugfs_create_file("tokens", 0400, dir, NULL,
+						 &mrc_tokens_fops);
+	dput(dir);
 	return 0;
 }
 
@@ -1170,6 +1303,7 @@ void mrc_peer_exit(void)
 {
 	struct mrc_peer *peer;
 
+	debugfs_remove(mrc_tokens_debugfs);
 	rdma_destroy_id(mrc_cm_listener);
 	mutex_lock(&mrc_peers_lock);
 	while ((peer = list_first_entry_or_null(&mrc_peers,

@@ -50,6 +50,10 @@ struct mrc_peer_link {
 					 * peer->lock
 					 */
 	unsigned int npaths;		/* min(local, remote QPs) */
+	bool token_due;			/* the peer must hear our rx_token in
+					 * a request filled after this was
+					 * set; under peer->lock
+					 */
 	struct mrc_peer_path paths[MRC_CM_MAX_QPS];
 };
 
@@ -72,6 +76,17 @@ struct mrc_peer {
 	u32 remote_inc;			/* peer's incarnation, 0 = unknown;
 					 * under lock
 					 */
+	/*
+	 * Path authentication (wire version 3, peer.c "Tokens"), under
+	 * lock: rx_token is the random secret this node expects in every
+	 * packet from the peer (never 0; drawn again when the peer
+	 * restarts), tx_token the one the peer expects from us, learned
+	 * from its SIDR requests (0: not known; no PROBE goes out).
+	 * Secrets: never logged; debugfs mrc/tokens (root only) shows
+	 * tx_token as a test hook.
+	 */
+	u64 rx_token;
+	u64 tx_token;
 	struct mrc_credit_peer credit;	/* credits (credit_peer.c; locking
 					 * there)
 					 */
@@ -99,6 +114,21 @@ struct mrc_peer *mrc_peer_get_nth(unsigned long idx);
 /* From rail.c: a rail changed state or goes away (process context). */
 void mrc_peers_rail_changed(struct mrc_rail *rail, bool active);
 void mrc_peers_rail_removed(struct mrc_rail *rail);
+
+/*
+ * Does @pkt carry the token this node gave @peer?  Under peer->lock;
+ * called right after the peer lookup, before anything else looks at the
+ * packet.  A plain compare: it is one 64-bit word, so it has no
+ * data-dependent timing to leak a prefix through (crypto_memneq() guards
+ * byte-wise compares), and rx_token is never 0, so a packet from a
+ * sender that does not know it yet never passes.
+ */
+static inline bool mrc_peer_token_ok(const struct mrc_peer *peer,
+				     const struct mrc_pkt *pkt)
+{
+	lockdep_assert_held(&peer->lock);
+	return pkt->token == peer->rx_token;
+}
 
 /* From proto.c: a PROBE or PROBE_REPLY that parsed. */
 struct mrc_ud_qp;

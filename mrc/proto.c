@@ -4,7 +4,10 @@
  *
  * Every datagram is parsed and validated by mrc_wire_parse() before any of
  * its fields is used; a bad one is dropped and counted.  PROBEs and
- * RAIL_DOWNs go to peer.c, DATA/SACK/NACK to msg.c, CREDIT_REQ/GRANT to credit_peer.c.
+ * RAIL_DOWNs go to peer.c, DATA/SACK/NACK to msg.c, CREDIT_REQ/GRANT to
+ * credit_peer.c.  Each looks the peer up first and checks the packet's
+ * token right after (mrc_peer_token_ok(): bad_token), before any state
+ * changes.
  */
 #include "mrc.h"
 #include "mrc_api.h"

@@ -19,6 +19,8 @@
  *
  * @pkt is written only when the packet is accepted.  Unknown flags,
  * reserved fields and the header fields a type does not use are ignored.
+ * The token is not checked here (it needs the peer): the receive path
+ * compares it right after the peer lookup (peer.h mrc_peer_token_ok()).
  * Documentation/mrc/protocol.rst explains each rule.
  */
 #include "wire.h"
@@ -89,6 +91,8 @@ void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt)
 	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_hello) == 24);
 	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_credit) == 16);
 	WIRE_BUILD_CHECK(MRC_WIRE_MAX_PAYLOAD <= 0xffff);	/* len: 16 bits */
+	/* A SIDR reply carries at most 136 bytes of private data. */
+	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_cm) <= 136);
 
 	b[offsetof(struct mrc_wire_hdr, version)] = pkt->version;
 	b[offsetof(struct mrc_wire_hdr, type)] = pkt->type;
@@ -107,6 +111,7 @@ void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt)
 	put32(HDR(b, path_seq), pkt->path_seq);
 	put32(HDR(b, credit), pkt->credit);
 	put64(HDR(b, tstamp), pkt->tstamp);
+	put64(HDR(b, token), pkt->token);
 }
 
 static void get_hdr(const u8 *b, struct mrc_pkt *pkt)
@@ -127,6 +132,7 @@ static void get_hdr(const u8 *b, struct mrc_pkt *pkt)
 	pkt->path_seq = get32(HDR(b, path_seq));
 	pkt->credit = get32(HDR(b, credit));
 	pkt->tstamp = get64(HDR(b, tstamp));
+	pkt->token = get64(HDR(b, token));
 	pkt->body = b + MRC_WIRE_HDR_LEN;
 }
 
@@ -460,6 +466,7 @@ static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
 	[MRC_DROP_UNEXPECTED]	= "unexpected",
 	[MRC_DROP_UNRESOLVED]	= "unresolved",
 	[MRC_DROP_BAD_CREDIT]	= "bad_credit",
+	[MRC_DROP_BAD_TOKEN]	= "bad_token",	/* token branch */
 };
 
 const char *mrc_wire_type_name(unsigned int type)

@@ -2,7 +2,7 @@
 /*
  * wire.h - mrc's on-the-wire format, in one place.  Kernel-agnostic.
  *
- * Every mrc packet is one UD datagram: a fixed 56-byte header, then a body
+ * Every mrc packet is one UD datagram: a fixed 64-byte header, then a body
  * whose meaning depends on the type.  All multi-byte fields are big-endian.
  * Field-by-field description and the version rule:
  * Documentation/mrc/protocol.rst.
@@ -23,6 +23,8 @@
  *  +---------------------------+---------------------------+
  *  |                        tstamp                         |  56
  *  +-------------------------------------------------------+
+ *  |                  token (version 3)                    |  64
+ *  +-------------------------------------------------------+
  *
  * Version rule: a receiver drops (and counts) any packet whose version it
  * does not implement.  Within one version, new types and new flags may be
@@ -35,8 +37,12 @@
 #include "compat.h"
 #include "../uapi/linux/mrc.h"
 
-#define MRC_WIRE_VERSION	2	/* 2: msg_id lanes (msg.h) */
-#define MRC_WIRE_HDR_LEN	56
+/*
+ * 2: msg_id lanes (msg.h).  3 (token branch): the header grows to 64
+ * bytes with the per-peer token, struct mrc_wire_cm carries it.
+ */
+#define MRC_WIRE_VERSION	3
+#define MRC_WIRE_HDR_LEN	64
 /* The largest datagram mrc sends or accepts (RDMA MTU 4096). */
 #define MRC_WIRE_MAX_PKT	4096
 #define MRC_WIRE_MAX_PAYLOAD	(MRC_WIRE_MAX_PKT - MRC_WIRE_HDR_LEN)
@@ -85,6 +91,13 @@ struct mrc_wire_hdr {
 	__be32	path_seq;	/* per-path sequence number */
 	__be32	credit;		/* 0; meaningful only with a flag for it */
 	__be64	tstamp;		/* sender's clock, ns; echoed in replies */
+	/*
+	 * Version 3: the token the receiver drew for the sender and told it
+	 * in the SIDR exchange (struct mrc_wire_cm).  Not checked by the
+	 * parser; the receive path drops a packet whose token is not the
+	 * one it expects from that peer (MRC_DROP_BAD_TOKEN).
+	 */
+	__be64	token;
 } __packed;
 
 /* SACK body.  Acknowledges packets (not bytes) of msg_id. */
@@ -149,20 +162,34 @@ struct mrc_wire_rail_down {
  * other side our protocol version, node id, rail and the QPN of each of the
  * rail's entropy values, and its incarnation (a random value drawn when
  * mrc loads: a new value means the node restarted and lost its state).
- * 136 bytes fit in a SIDR reply.
+ * Version 3 adds, in requests only, the sender's token for the receiver:
+ * the random value the sender expects in the header of every packet the
+ * receiver sends it (a request goes to the address the operator
+ * configured for the peer; a reply goes to wherever the request came
+ * from, so it never carries a token).  124 of the 136 bytes a SIDR reply
+ * holds.
  */
 #define MRC_CM_PORT		0x4d52
 #define MRC_CM_MAX_QPS		24
 struct mrc_wire_cm {
 	u8	version;	/* MRC_WIRE_VERSION */
 	u8	nqp;		/* valid entries in qpn[], 1..MRC_CM_MAX_QPS */
-	__be16	reserved;
+	__be16	flags;		/* v3: MRC_CM_F_*; was reserved (0) */
 	__be32	src_node;	/* sender's node id */
 	__be32	dst_node;	/* node it means to reach */
 	__be32	rail_id;	/* sender's rail */
 	__be32	qpn[MRC_CM_MAX_QPS];
 	__be32	incarnation;	/* sender's module instance: random, not 0 */
+	__be64	token;		/* v3, requests only: put this in every
+				 * packet to me (replies: 0)
+				 */
 } __packed;
+
+/* mrc_wire_cm flags (version 3, token branch) */
+#define MRC_CM_F_NEED_TOKEN	0x0001	/* request: I do not know the token
+					 * you expect from me: send me a
+					 * request of your own
+					 */
 
 /* A parsed header, host byte order. */
 struct mrc_pkt {
@@ -182,6 +209,7 @@ struct mrc_pkt {
 	u32	path_seq;
 	u32	credit;
 	u64	tstamp;
+	u64	token;		/* v3: the receiver's secret for the sender */
 	const u8 *body;		/* points into the buffer, len bytes */
 };
 

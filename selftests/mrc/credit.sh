@@ -36,6 +36,7 @@ LEN=${MRC_CREDIT_LEN:-262144}		# bytes per message
 RATE_MBIT=${MRC_CREDIT_RATE_MBIT:-40}	# per plane at the receiver
 LIMIT=${MRC_CREDIT_LIMIT:-30000}	# tbf queue, bytes, per plane
 UNSCHED=16384
+UNIT=4032	# grant unit: MRC_WIRE_MAX_PAYLOAD (4040 before wire version 3)
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
@@ -164,10 +165,10 @@ run_guest() {
 		ok 'on: grants received' test "$(credit_stat 1 grants_rx)" -gt 0
 		ok_eq 'on: no grant refused' 0 "$(credit_stat 1 grants_bad)"
 		ok_eq 'on: unscheduled bytes = one window per message' \
-			$((COUNT * UNSCHED / 4040 * 4040)) \
+			$((COUNT * UNSCHED / UNIT * UNIT)) \
 			"$(credit_stat 1 tx_unsched_bytes)"
 		ok_eq 'on: the rest against grants' \
-			$((COUNT * (LEN - UNSCHED / 4040 * 4040))) \
+			$((COUNT * (LEN - UNSCHED / UNIT * UNIT))) \
 			"$(credit_stat 1 tx_sched_bytes)"
 		diag "waited for credit $(credit_stat 1 wait_us) us"
 		mrcctl -s peer show 1 | sed -n '1,6p' | sed 's/^/# /'
@@ -225,7 +226,7 @@ run_guest() {
 
 	# ---- messages within the window ask for nothing ----
 	is_node 1 || m0=$(credit_stat 1 tx_msgs_sched)
-	phase small $((UNSCHED - 4040))
+	phase small $((UNSCHED - UNIT))
 	if ! is_node 1; then
 		ok_eq 'small: no message asked for credit' "$m0" \
 			"$(credit_stat 1 tx_msgs_sched)"

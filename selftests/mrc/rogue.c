@@ -44,6 +44,21 @@
  *	credit requests_bad N	(the target as a receiver, per peer)
  * "bad_type" covers every type above MRC_PKT_TYPE_MAX, so types added
  * later drop out of it.
+ *
+ * Tokens (wire version 3): the target drops every packet from a
+ * configured peer that does not carry the token it gave that peer in its
+ * SIDR requests (bad_token), right after the peer lookup.  The tool sits
+ * on the peer and is as good as on-path, which the token does not protect
+ * against: the verbs kinds that must reach the checks after it
+ * (wrong_path, probe_flood, credit) put in the real token, given with -K
+ * (read from the peer's debugfs mrc/tokens, a root-only test hook), and
+ * the raw kinds copy it from the captured frame.  What an off-path node
+ * can do - forge the addresses, QPNs, node id, epoch, msg_id and seq but
+ * not the token - is "wrong_token" (from the tool's QP, every type to
+ * every QP with tokens near the real one, 0 and random ones),
+ * "spoof_wrong_token" (the same forged on a real path), "spoof_epoch"
+ * (rogue_epoch.sh) and spoof_credit's "spoof_grant_next" and
+ * "spoof_req_next": all must be bad_token.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -85,6 +100,11 @@ static u32 local_qpns[MAX_QPNS], nlocal;	/* our mrc's QPNs (raw) */
 static u32 peer_node = 2, target_node = 1, stranger = 99;
 static unsigned int flood = 1000;
 static unsigned int spoof_secs = 60;	/* spoof_credit's capture, at most */
+static u64 peer_token;			/* -K: the token the target expects
+					 * from peer_node (debugfs mrc/tokens
+					 * on the peer)
+					 */
+static bool have_token;
 static const char *ifname;
 static bool verbose;
 
@@ -109,6 +129,33 @@ static void pace(unsigned int i)
 		usleep(PACE_US);
 }
 
+/*
+ * The @i-th wrong token for a target that expects @real: near misses
+ * (one bit off, complemented, one more), 0 (never drawn) and values an
+ * off-path guesser might try.  Never @real.
+ */
+static u64 wrong_token(u64 real, unsigned int i)
+{
+	static const u64 guess[] = { 0, 1, ~0ULL, 0x5555555555555555ULL };
+	u64 t;
+
+	switch (i % 8) {
+	case 0: t = real ^ 1; break;
+	case 1: t = real ^ (1ULL << 63); break;
+	case 2: t = ~real; break;
+	case 3: t = real + 1; break;
+	default: t = guess[i % 8 - 4]; break;
+	}
+	return t == real ? real ^ 2 : t;
+}
+#define WRONG_TOKENS	8
+
+static void need_token(const char *kind)
+{
+	if (!have_token)
+		die("%s: needs -K TOKEN (the peer's debugfs mrc/tokens)", kind);
+}
+
 /* ------------------------------------------------------------ packets */
 
 static struct mrc_pkt base_hdr(u8 type)
@@ -121,6 +168,7 @@ static struct mrc_pkt base_hdr(u8 type)
 		.src_port = 7,
 		.dst_port = 7,
 		.msg_id = 0x7fffffff00000000ULL,
+		.token = peer_token,
 	};
 	return p;
 }
@@ -132,6 +180,9 @@ static u32 build(u8 *buf, u8 type, u32 src_node)
 	u8 *body = buf + MRC_WIRE_HDR_LEN;
 
 	p.src_node = src_node;
+	/* A stranger has no token to know: any value. */
+	if (src_node != peer_node)
+		p.token = 0x0123456789abcdefULL;
 	switch (type) {
 	case MRC_PKT_DATA:
 		p.msg_len = 1000;
@@ -193,6 +244,15 @@ static void poke(u8 *buf, size_t off, unsigned int size, u32 v)
 	}
 }
 
+/* Rewrites the header's token (big-endian) of @buf. */
+static void poke_token(u8 *buf, u64 v)
+{
+	unsigned int b;
+
+	for (b = 0; b < 8; b++)
+		buf[offsetof(struct mrc_wire_hdr, token) + b] = v >> (56 - 8 * b);
+}
+
 #define POKE(b, f, v) poke(b, offsetof(struct mrc_wire_hdr, f), \
 			   sizeof(((struct mrc_wire_hdr *)0)->f), v)
 
@@ -211,7 +271,8 @@ static void check_expect(const u8 *buf, u32 len, int why, const char *kind)
 	bool post = why == MRC_DROP_UNKNOWN_PEER ||
 		why == MRC_DROP_WRONG_PATH || why == MRC_DROP_UNEXPECTED ||
 		why == MRC_DROP_DUPLICATE || why == MRC_DROP_UNRESOLVED ||
-		why == MRC_DROP_NO_MEMORY || why < 0;
+		why == MRC_DROP_NO_MEMORY || why == MRC_DROP_BAD_TOKEN ||
+		why < 0;
 
 	if (post && why >= 0 && why != MRC_DROP_UNEXPECTED &&
 	    got == MRC_DROP_NONE && p.type == MRC_PKT_HELLO)
@@ -352,7 +413,7 @@ static void report(const char *kind, unsigned long long n, int why)
 		name = "qp_error";
 		expect_qp_error += n;
 	} else if (why == -3) {
-		name = "accepted";	/* the hole: nothing refuses it */
+		name = "accepted";	/* on-path: nothing refuses it */
 	} else {
 		name = mrc_drop_reason_name(why);
 		expect[why] += n;
@@ -571,6 +632,8 @@ static void k_valid_types(const char *kind, u32 src, int why)
 		MRC_PKT_PROBE, MRC_PKT_PROBE_REPLY, MRC_PKT_RAIL_DOWN };
 	unsigned int i, j, n = 0;
 
+	if (src == peer_node)
+		need_token(kind);
 	for (i = 0; i < sizeof(types); i++) {
 		u32 len = build(vbuf, types[i], src);
 
@@ -586,6 +649,8 @@ static void k_flood(const char *kind, u8 type, u32 src, int why)
 {
 	u32 len = build(vbuf, type, src);
 
+	if (why == MRC_DROP_WRONG_PATH)
+		need_token(kind);
 	vsend_kind(kind, len, why, flood);
 	report(kind, flood, why);
 }
@@ -612,8 +677,9 @@ static u32 build_credit(u8 type, u32 src, u64 msg_id, u32 msg_len,
  * at the source; well-formed ones - valid grants, grants and requests
  * with junk in the reserved fields, a flood of requests for @flood
  * message ids - must be refused as coming from no path of the peer
- * (wrong_path) or from no peer (unknown_peer) before they touch any
- * credit state.
+ * (wrong_path: they carry the peer's real token, -K, to get past that
+ * check) or from no peer (unknown_peer) before they touch any credit
+ * state.
  */
 static void k_credit(void)
 {
@@ -640,6 +706,7 @@ static void k_credit(void)
 	unsigned int i, j, n;
 	u32 len;
 
+	need_token("credit");
 	for (i = n = 0; i < sizeof(bad) / sizeof(bad[0]); i++, n++) {
 		len = build_credit(bad[i].type, peer_node, 0x7fffffff00000001ULL,
 				   bad[i].msg_len, bad[i].granted, bad[i].seq);
@@ -721,6 +788,32 @@ static void k_credit(void)
 		vsend(len, i, MRC_QKEY);
 	}
 	report("credit_req_flood_strangers", flood, MRC_DROP_UNKNOWN_PEER);
+}
+
+/*
+ * Valid packets of every type mrc routes, as the peer, from the tool's
+ * own QP to every QP of the rail, each with every wrong token: the token
+ * is checked before the path, so all are bad_token.
+ */
+static void k_wrong_token(void)
+{
+	static const u8 types[] = { MRC_PKT_DATA, MRC_PKT_SACK, MRC_PKT_NACK,
+		MRC_PKT_PROBE, MRC_PKT_PROBE_REPLY, MRC_PKT_CREDIT_REQ,
+		MRC_PKT_GRANT };
+	unsigned int i, j, k, n = 0;
+
+	need_token("wrong_token");
+	for (i = 0; i < sizeof(types); i++)
+		for (k = 0; k < WRONG_TOKENS; k++) {
+			u32 len = build(vbuf, types[i], peer_node);
+
+			poke_token(vbuf, wrong_token(peer_token, k));
+			check_expect(vbuf, len, MRC_DROP_BAD_TOKEN,
+				     "wrong_token");
+			for (j = 0; j < nqpn; j++)
+				vsend(len, n++, MRC_QKEY);
+		}
+	report("wrong_token", n, MRC_DROP_BAD_TOKEN);
 }
 
 /* ------------------------------------------------------------ raw */
@@ -997,6 +1090,30 @@ static void k_spoof(void)
 	}
 	report("spoof_ack_unsent", 64, MRC_DROP_BAD_SACK);
 
+	/*
+	 * Every type forged on the peer's real path (its addresses, QPNs,
+	 * entropy value) as an off-path node would: all it lacks is the
+	 * token.  Checked before anything else: bad_token.
+	 */
+	{
+		static const u8 types[] = { MRC_PKT_DATA, MRC_PKT_SACK,
+			MRC_PKT_NACK, MRC_PKT_PROBE, MRC_PKT_PROBE_REPLY,
+			MRC_PKT_CREDIT_REQ, MRC_PKT_GRANT };
+		unsigned int k, n = 0;
+
+		for (i = 0; i < sizeof(types); i++)
+			for (k = 0; k < WRONG_TOKENS; k++) {
+				len = build(b, types[i], t.src_node);
+				POKE(b, entropy, t.entropy);
+				poke_token(b, wrong_token(t.token, k));
+				check_expect(b, len, MRC_DROP_BAD_TOKEN,
+					     "spoof_wrong_token");
+				raw_send(b, len);
+				pace(n++);
+			}
+		report("spoof_wrong_token", n, MRC_DROP_BAD_TOKEN);
+	}
+
 	/* Two datagrams larger than any receive buffer (40 + 4096). */
 	p = t;
 	mrc_wire_put_hdr(b, &p);
@@ -1035,15 +1152,21 @@ static void k_spoof(void)
  *
  * All but the parser's are bad_credit; the sender's grants_bad and the
  * receiver's requests_bad counters (debugfs mrc/credit) must move by the
- * "credit" totals printed at the end.  "spoof_grant_next" (only by name)
- * shows the hole instead: the captured message id with a newer seq,
- * granting the whole message, looks like a later grant of the receiver
- * and is taken (the sender may send the whole message at once).
+ * "credit" totals printed at the end.  Two more are what an off-path node
+ * would send, without the token (the holes before wire version 3):
+ *
+ *  spoof_grant_next		the captured message id with a far newer
+ *				seq, granting the whole message (a later
+ *				grant of the receiver: taken, with the token)
+ *  spoof_req_next		a request for a far later message id (takes
+ *				the peer's credit entry over, with the token)
+ *
+ * Both must be bad_token, and move no credit counter.
  */
 enum {
 	SG_SAME_SEQ, SG_NO_MORE, SG_OLD_SEQ, SG_LEN, SG_UNREQ, SG_RESERVED,
 	SG_REPLAY, SG_BEYOND, SR_LEN, SR_SMALL, SR_REPLAY, SR_FLOOD, SR_HUGE,
-	SG_NEXT, SC_NR
+	SG_NEXT, SR_NEXT, SC_NR
 };
 
 static const char *const sc_names[SC_NR] = {
@@ -1051,7 +1174,7 @@ static const char *const sc_names[SC_NR] = {
 	"spoof_grant_len", "spoof_grant_unrequested", "spoof_grant_reserved",
 	"spoof_grant_replay", "spoof_grant_beyond", "spoof_req_len",
 	"spoof_req_small", "spoof_req_replay", "spoof_req_flood",
-	"spoof_req_huge", "spoof_grant_next",
+	"spoof_req_huge", "spoof_grant_next", "spoof_req_next",
 };
 
 static unsigned long long sc_sent[SC_NR];
@@ -1083,13 +1206,12 @@ static void sc_send(int kind, struct mrc_pkt p, const struct mrc_pkt_credit *c,
 #define SC_EACH		16
 #define SC_FLOOD	64
 
-static bool sc_enough(bool next)
+static bool sc_enough(void)
 {
 	unsigned int k;
 
 	for (k = 0; k < SC_NR; k++) {
-		if (k == SG_NEXT ? next && !sc_sent[k] :
-		    k == SR_FLOOD ? !sc_sent[k] :
+		if (k == SR_FLOOD ? !sc_sent[k] :
 		    k == SG_REPLAY || k == SR_REPLAY ? sc_sent[k] < 4 :
 		    sc_sent[k] < SC_EACH / 2)
 			return false;
@@ -1097,7 +1219,7 @@ static bool sc_enough(bool next)
 	return true;
 }
 
-static void k_spoof_credit(bool next, unsigned int secs)
+static void k_spoof_credit(unsigned int secs)
 {
 	static u8 saved[BUF_LEN];
 	struct mrc_wire_limits lim = {
@@ -1113,7 +1235,7 @@ static void k_spoof_credit(bool next, unsigned int secs)
 
 	memcpy(saved, tmpl, sizeof(saved));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!sc_enough(next)) {
+	while (!sc_enough()) {
 		struct mrc_pkt p, f;
 		struct mrc_pkt_credit c, fc;
 		const u8 *m;
@@ -1151,8 +1273,7 @@ static void k_spoof_credit(bool next, unsigned int secs)
 				if (k == SG_REPLAY || (k > SG_BEYOND &&
 						       k != SG_NEXT))
 					continue;
-				if (k == SG_NEXT ? !next || sc_sent[k] :
-				    sc_sent[k] >= SC_EACH)
+				if (sc_sent[k] >= SC_EACH)
 					continue;
 				f = p;
 				fc = c;
@@ -1196,6 +1317,9 @@ static void k_spoof_credit(bool next, unsigned int secs)
 						continue;
 					fc.granted = c.msg_len;
 					fc.seq = c.seq + 0x1000;
+					/* off-path: everything but the token */
+					f.token = wrong_token(p.token,
+							      sc_sent[k]);
 					break;
 				}
 				if (fc.granted == c.granted && k == SG_SAME_SEQ)
@@ -1231,6 +1355,13 @@ static void k_spoof_credit(bool next, unsigned int secs)
 			sc_send(SR_SMALL, f, &fc, -1);
 			bad_reqs++;
 		}
+		if (sc_sent[SR_NEXT] < SC_EACH) {
+			/* off-path: a far later message, no token */
+			f = p;
+			f.msg_id += 1000000ULL << 32;
+			f.token = wrong_token(p.token, sc_sent[SR_NEXT]);
+			sc_send(SR_NEXT, f, &c, -1);
+		}
 		if (sc_sent[SR_HUGE] < SC_EACH) {
 			fc = c;
 			fc.msg_len = sc_sent[SR_HUGE] % 2 ? 0xffffffff :
@@ -1254,43 +1385,58 @@ static void k_spoof_credit(bool next, unsigned int secs)
 			}
 		}
 	}
-	for (k = 0; k < SC_NR; k++) {
-		if (!sc_sent[k] && k == SG_NEXT)
-			continue;
+	for (k = 0; k < SC_NR; k++)
 		report(sc_names[k], sc_sent[k],
-		       k == SG_NEXT ? -3 : k == SR_HUGE ?
-		       MRC_DROP_MSG_TOO_BIG : MRC_DROP_BAD_CREDIT);
-	}
+		       k == SG_NEXT || k == SR_NEXT ? MRC_DROP_BAD_TOKEN :
+		       k == SR_HUGE ? MRC_DROP_MSG_TOO_BIG :
+		       MRC_DROP_BAD_CREDIT);
 	printf("credit grants_bad %llu\ncredit requests_bad %llu\n",
 	       bad_grants, bad_reqs);
 	memcpy(tmpl, saved, sizeof(saved));
 }
 /*
- * Known hole, not part of rogue.sh (run "spoof_epoch" by hand): one DATA
- * packet forged on a real path with a newer epoch makes the receiver
- * restart its ordering for that epoch (mrc_msg_new_epoch), after which
- * the real sender's packets are dropped as "given up" (duplicate) until
- * the sender itself gives up and moves to an epoch above the forged one.
- * Nothing in a packet authenticates the path; see the rogue.sh report.
+ * rogue_epoch.sh (by name only): DATA forged on a real path with a newer
+ * epoch.  With the peer's token (wire version 2 had none) one such packet
+ * made the receiver restart its ordering for that epoch
+ * (mrc_msg_new_epoch), deliver the forged message, and drop the real
+ * sender's packets as "given up" (duplicate) until the sender itself gave
+ * up.  Sent as an off-path node would, with every wrong token
+ * (WRONG_TOKENS packets, each of its own far newer epoch): bad_token.
+ * @onpath ("spoof_epoch_onpath", by name only; rogue_epoch.sh onpath):
+ * one packet with the captured token, as a node that sees the peer's
+ * frames would send it: the token does not protect against that, the
+ * packet is taken and rogue_epoch.sh fails as version 2 did.
  */
-static void k_spoof_epoch(void)
+static void k_spoof_epoch(bool onpath)
 {
-	struct mrc_pkt t = tmpl_pkt(), p = t;
+	struct mrc_pkt t = tmpl_pkt(), p;
 	static u8 b[MRC_WIRE_HDR_LEN + 16];
+	u64 epoch = tmpl_data ?
+		(t.msg_id & ~0xffffffffULL) + (1000000ULL << 32) :
+		(u64)((u32)time(NULL) + 1000000) << 32;
+	unsigned int k;
 
-	p.type = MRC_PKT_DATA;
-	p.seg = 1024;
-	p.msg_id = tmpl_data ? (t.msg_id & ~0xffffffffULL) + (1000000ULL << 32) :
-			       (u64)((u32)time(NULL) + 1000000) << 32;
-	p.offset = 0;
-	p.msg_len = 16;
-	p.len = 16;
-	p.flags = MRC_WF_LAST;
-	mrc_wire_put_hdr(b, &p);
-	memset(b + MRC_WIRE_HDR_LEN, 0x66, 16);
-	check_expect(b, sizeof(b), -1, "spoof_epoch");
-	raw_send(b, sizeof(b));
-	report("spoof_epoch", 1, -3);
+	for (k = 0; k < (onpath ? 1 : WRONG_TOKENS); k++) {
+		p = t;
+		p.type = MRC_PKT_DATA;
+		p.seg = 1024;
+		p.msg_id = epoch + ((u64)k << 32);
+		p.offset = 0;
+		p.msg_len = 16;
+		p.len = 16;
+		p.flags = MRC_WF_LAST;
+		p.token = onpath ? t.token : wrong_token(t.token, k);
+		mrc_wire_put_hdr(b, &p);
+		memset(b + MRC_WIRE_HDR_LEN, 0x66, 16);
+		check_expect(b, sizeof(b), onpath ? -1 : MRC_DROP_BAD_TOKEN,
+			     "spoof_epoch");
+		raw_send(b, sizeof(b));
+		pace(k);
+	}
+	if (onpath)
+		report("spoof_epoch_onpath", 1, -3);
+	else
+		report("spoof_epoch", WRONG_TOKENS, MRC_DROP_BAD_TOKEN);
 }
 
 /* ------------------------------------------------------------ main */
@@ -1314,16 +1460,20 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rogue -t TARGET_IP -q QPN[,QPN...] [-d DEV] [-s PEER_NODE]\n"
 		"             [-D TARGET_NODE] [-u STRANGER_NODE] [-n FLOOD]\n"
-		"             [-i IFACE -Q OUR_MRC_QPN[,...]] [-T SECS] [-v]\n"
-		"             [KIND...]\n"
+		"             [-i IFACE -Q OUR_MRC_QPN[,...]] [-T SECS] [-K TOKEN]\n"
+		"             [-v] [KIND...]\n"
 		"kinds: wrong_qkey truncated bad_version bad_type bad_length\n"
 		"       bad_offset msg_too_big bad_seg bad_sack not_for_us\n"
 		"       unknown_peer wrong_path hello_flood probe_flood credit\n"
-		"       spoof spoof_credit\n"
+		"       wrong_token spoof spoof_credit\n"
 		"       (default: all; spoof* need -i and -Q; spoof_credit\n"
 		"       captures our GRANTs/CREDIT_REQs to the target for up\n"
-		"       to -T SECS, default 60)\n"
-		"       spoof_epoch spoof_grant_next (only by name: known holes)\n");
+		"       to -T SECS, default 60; wrong_path probe_flood credit\n"
+		"       wrong_token need -K, the token the target expects from\n"
+		"       PEER_NODE, hex: the peer's debugfs mrc/tokens)\n"
+		"       spoof_epoch (only by name: rogue_epoch.sh)\n"
+		"       spoof_epoch_onpath (only by name: what the token does\n"
+		"       not stop, rogue_epoch.sh onpath)\n");
 	exit(2);
 }
 
@@ -1333,7 +1483,7 @@ static bool want(int argc, char **argv, const char *kind)
 
 	if (optind >= argc)	/* default: all but the demonstrations */
 		return strcmp(kind, "spoof_epoch") &&
-		       strcmp(kind, "spoof_grant_next") &&
+		       strcmp(kind, "spoof_epoch_onpath") &&
 		       (strncmp(kind, "spoof", 5) || ifname);
 	for (i = optind; i < argc; i++)
 		if (!strcmp(argv[i], kind))
@@ -1346,7 +1496,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:t:q:s:D:u:n:i:Q:T:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:q:s:D:u:n:i:Q:T:K:v")) != -1) {
 		switch (c) {
 		case 'd': dev_name = optarg; break;
 		case 't':
@@ -1361,6 +1511,10 @@ int main(int argc, char **argv)
 		case 'i': ifname = optarg; break;
 		case 'Q': nlocal = parse_list(optarg, local_qpns); break;
 		case 'T': spoof_secs = strtoul(optarg, NULL, 0); break;
+		case 'K':
+			peer_token = strtoull(optarg, NULL, 16);
+			have_token = peer_token != 0;
+			break;
 		case 'v': verbose = true; break;
 		default: usage();
 		}
@@ -1408,20 +1562,22 @@ int main(int argc, char **argv)
 	}
 	if (want(argc, argv, "credit"))
 		k_credit();
+	if (want(argc, argv, "wrong_token"))
+		k_wrong_token();
 	if (want(argc, argv, "spoof") || want(argc, argv, "spoof_epoch") ||
-	    want(argc, argv, "spoof_credit") ||
-	    want(argc, argv, "spoof_grant_next")) {
+	    want(argc, argv, "spoof_epoch_onpath") ||
+	    want(argc, argv, "spoof_credit")) {
 		if (!ifname || !nlocal)
 			die("spoof needs -i IFACE and -Q QPNS");
 		raw_capture();
-		if (want(argc, argv, "spoof_credit") ||
-		    want(argc, argv, "spoof_grant_next"))
-			k_spoof_credit(want(argc, argv, "spoof_grant_next"),
-				       spoof_secs);
+		if (want(argc, argv, "spoof_credit"))
+			k_spoof_credit(spoof_secs);
 		if (want(argc, argv, "spoof"))
 			k_spoof();
 		if (want(argc, argv, "spoof_epoch"))
-			k_spoof_epoch();
+			k_spoof_epoch(false);
+		if (want(argc, argv, "spoof_epoch_onpath"))
+			k_spoof_epoch(true);
 	}
 
 	for (i = 1; i < MRC_DROP_NR; i++)

@@ -34,15 +34,22 @@
 # order, the reassembly memory returns to 0, slab usage stays bounded,
 # and dmesg has no WARN/BUG.
 #
-# Node 2 grants at 80 Mbit/s so that grants, not the fabric, pace node
-# 1.  What this does not show: a GRANT forged with the peer's QPNs for
-# the message being sent with a newer seq is taken (rogue
-# spoof_grant_next, by name only; added to the spoof run it fails this
-# test: measured 2026-11-30, node 2 saw 106 DATA packets beyond its
-# grants, node 1 sent 123416 scheduled bytes more than node 2 granted and
-# refused 54 of node 2's real grants after it): nothing in a packet
-# authenticates its path (Documentation/mrc/protocol.rst, "Trust and
-# hostile input"; rogue_epoch.sh).
+# Tokens (wire version 3): node 1 drops every packet from node 2 that
+# does not carry the token it gave node 2 (bad_token), before any other
+# check but the peer lookup.  The rogue sits on node 2, as good as
+# on-path: its verbs kinds that must reach the later checks (wrong_path,
+# probe_flood, credit) use the real token, read from node 2's debugfs
+# mrc/tokens (a root-only test hook), and its forged frames copy it from
+# the captured ones.  What an off-path node would send - everything right
+# but the token - must be bad_token: "wrong_token" (every type from the
+# rogue's QP to every QP, with tokens near the real one, 0 and others),
+# "spoof_wrong_token" (the same forged on a real path), and the two
+# forgeries that version 2 took (measured 2026-11-30: node 2 saw 106
+# DATA packets beyond its grants): a GRANT of the message being sent
+# with a far newer seq (spoof_grant_next) and a CREDIT_REQ for a far
+# later message id (spoof_req_next).  Node 2 grants at 80 Mbit/s so
+# that grants, not the fabric, pace node 1.  rogue_epoch.sh covers the
+# forged newer epoch.
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_ROGUE_TIMEOUT:-600}
@@ -65,7 +72,7 @@ RAIL=rxe0:1
 R=/sys/kernel/mrc/rails/$RAIL
 REASONS="truncated bad_version bad_type bad_length bad_offset msg_too_big
 bad_seg bad_sack not_for_us unknown_peer no_memory duplicate bad_field
-wrong_path unexpected unresolved bad_credit"
+wrong_path unexpected unresolved bad_credit bad_token"
 
 active_paths() {
 	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
@@ -111,7 +118,6 @@ check_node1() {
 	while read -r k r x v x; do
 		case $k:$r in kind:spoof_grant_*|kind:spoof_req_*) ;;
 		*) continue ;; esac
-		[ "$r" = spoof_grant_next ] && continue
 		ok "$r: forged and sent ($v)" test "$v" -gt 0
 	done < "$out"
 	# Refused by the credit state, not just the parser: node 1's
@@ -168,7 +174,7 @@ check_node1() {
 }
 
 run_guest() {
-	local n=$MRC_NODE o=$((3 - MRC_NODE)) slab0 slab1 qpns v g pid
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) slab0 slab1 qpns v g pid tok
 
 	# A long grant timeout: under TCG a 10 ms one makes the odd real
 	# GRANT answer a repeated request after its message was done (a
@@ -227,6 +233,10 @@ run_guest() {
 		diag "mrc: $(tr '\n' ' ' < $D/mrc/msg)"
 	else
 		qpns=$(get qpns1)
+		# The token node 1 expects from us (test hook, root only).
+		tok=$(awk '$1 == "peer" && $2 == 1 { print $4 }' $D/mrc/tokens)
+		ok "debugfs mrc/tokens: node 1's token for us is known" \
+			test -n "$tok" -a "$tok" != 0000000000000000
 		rm -f "$MRC_SHARED/rogue.out"
 		barrier start
 		ok "send $COUNT messages of 1..$MAXLEN B to node1" \
@@ -254,10 +264,11 @@ run_guest() {
 			receiver_done "$REVCOUNT"
 		ok 'rogue: crafted datagrams from its own UD QP' \
 			sh -c "$ROGUE -d rxe0 -t $(node_ip 1 0) -q $qpns -s 2 \
-			-D 1 -u 99 -n $FLOOD wrong_qkey truncated bad_version \
-			bad_type bad_length bad_offset msg_too_big bad_seg \
-			bad_sack not_for_us unknown_peer wrong_path \
-			hello_flood probe_flood credit > /tmp/rogue.verbs 2>&1"
+			-D 1 -u 99 -n $FLOOD -K $tok wrong_qkey truncated \
+			bad_version bad_type bad_length bad_offset msg_too_big \
+			bad_seg bad_sack not_for_us unknown_peer wrong_path \
+			hello_flood probe_flood credit wrong_token \
+			> /tmp/rogue.verbs 2>&1"
 		# One report, expectations summed over both runs.
 		{
 			grep -h '^#\|^kind\|^credit' /tmp/rogue.spoof \

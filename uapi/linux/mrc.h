@@ -232,6 +232,9 @@ enum mrc_drop_reason {
 	MRC_DROP_BAD_CREDIT,	/* CREDIT_REQ/GRANT malformed or refused:
 				 * forged, stale, beyond the message
 				 */
+	MRC_DROP_BAD_TOKEN,	/* from a configured peer, but without the
+				 * token this node gave it (wire version 3)
+				 */
 	MRC_DROP_NR
 };
 

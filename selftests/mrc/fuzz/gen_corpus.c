@@ -21,6 +21,8 @@
 
 #include "../../../mrc/wire.h"
 
+/* The largest segment (4032 since wire version 3's 64-byte header). */
+#define SEG		MRC_WIRE_MAX_PAYLOAD
 #define NODE_ME		1
 #define NODE_PEER	2
 
@@ -40,6 +42,7 @@ static struct mrc_pkt hdr(u8 type)
 		.entropy = 5,
 		.path_seq = 41,
 		.tstamp = 1700000000123456789ULL,
+		.token = 0x5eedc0ffee0ddba1ULL,	/* v3: any value parses */
 	};
 
 	return p;
@@ -243,8 +246,8 @@ static void r_checks(void)
 
 static void reasm_corpus(void)
 {
-	/* 10000 bytes in 4040-byte packets, in order. */
-	r_hdr(0, 10000, 4040);
+	/* 10000 bytes in full-size packets, in order. */
+	r_hdr(0, 10000, SEG);
 	r_mark(0, 0);
 	r_checks();
 	r_mark(0, 1);
@@ -267,7 +270,7 @@ static void reasm_corpus(void)
 	script_emit("out-of-order");
 
 	/* The empty message: one packet of 0 bytes. */
-	r_hdr(0, 0, 4040);
+	r_hdr(0, 0, SEG);
 	r_raw(0, 1);
 	r_raw(0, 0);
 	r_checks();
@@ -444,13 +447,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	data("data-single", 1, 4040, 0, 0);
-	data("data-first", 10000, 4040, 0, MRC_WF_ACK_NOW);
+	data("data-single", 1, SEG, 0, 0);
+	data("data-first", 10000, SEG, 0, MRC_WF_ACK_NOW);
 	data("data-middle", 10000, 1024, 3072, 0);
-	data("data-last", 10000, 4040, 8080, 0);
-	data("data-full-last", 8080, 4040, 4040, MRC_WF_RETRANS);
-	data("data-min-seg", 1000, MRC_WIRE_MIN_SEG, 800, 0);
-	data("data-cap", 64U << 20, 4040, (64U << 20) / 4040 * 4040, 0);
+	data("data-last", 10000, SEG, 2 * SEG, 0);
+	data("data-full-last", 2 * SEG, SEG, SEG, MRC_WF_RETRANS);
+	data("data-min-seg", 1000, MRC_WIRE_MIN_SEG, 4 * MRC_WIRE_MIN_SEG, 0);
+	data("data-cap", 64U << 20, SEG, (64U << 20) / SEG * SEG, 0);
 	sack("sack-empty", 0, 0, 0);
 	sack("sack-some", 17, 5, 0x15);
 	sack("sack-full", 1000, MRC_WIRE_SACK_BITS, 0xaaaaaaaaaaaaaaaaULL);

@@ -57,7 +57,7 @@ static bool pkt_eq(const struct mrc_pkt *a, const struct mrc_pkt *b)
 	       a->len == b->len && a->seg == b->seg &&
 	       a->entropy == b->entropy && a->path_seq == b->path_seq &&
 	       a->credit == b->credit && a->tstamp == b->tstamp &&
-	       !memcmp(a->body, b->body, a->len);
+	       a->token == b->token && !memcmp(a->body, b->body, a->len);
 }
 
 /* The protocol's rules, restated without looking at wire.c. */

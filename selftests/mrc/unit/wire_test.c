@@ -149,7 +149,8 @@ static bool pkt_eq(const struct mrc_pkt *a, const struct mrc_pkt *b)
 	       a->offset == b->offset && a->msg_len == b->msg_len &&
 	       a->len == b->len && a->seg == b->seg &&
 	       a->entropy == b->entropy && a->path_seq == b->path_seq &&
-	       a->credit == b->credit && a->tstamp == b->tstamp;
+	       a->credit == b->credit && a->tstamp == b->tstamp &&
+	       a->token == b->token;
 }
 
 /* ---------------------------------------------------------------- */
@@ -158,9 +159,13 @@ static bool pkt_eq(const struct mrc_pkt *a, const struct mrc_pkt *b)
 
 static void layout__sizes(void)
 {
-	CHECK(sizeof(struct mrc_wire_hdr) == 56, "%zu",
+	CHECK(sizeof(struct mrc_wire_hdr) == 64, "%zu",
 	      sizeof(struct mrc_wire_hdr));
-	CHECK(MRC_WIRE_HDR_LEN == 56, "%d", MRC_WIRE_HDR_LEN);
+	CHECK(MRC_WIRE_HDR_LEN == 64, "%d", MRC_WIRE_HDR_LEN);
+	CHECK(MRC_WIRE_VERSION == 3, "%d", MRC_WIRE_VERSION);
+	/* the SIDR private data, in the 136 bytes a SIDR reply holds */
+	CHECK(sizeof(struct mrc_wire_cm) == 124, "%zu",
+	      sizeof(struct mrc_wire_cm));
 	CHECK(sizeof(struct mrc_wire_sack) == 56, "%zu",
 	      sizeof(struct mrc_wire_sack));
 	CHECK(sizeof(struct mrc_wire_nack_range) == 8, "%zu",
@@ -169,8 +174,8 @@ static void layout__sizes(void)
 	      sizeof(struct mrc_wire_hello));
 	CHECK(sizeof(struct mrc_wire_credit) == 16, "%zu",
 	      sizeof(struct mrc_wire_credit));
-	CHECK(MRC_WIRE_MAX_PAYLOAD == 4040, "%d", MRC_WIRE_MAX_PAYLOAD);
-	CHECK(MRC_WIRE_MIN_SEG == 200, "%d", MRC_WIRE_MIN_SEG);
+	CHECK(MRC_WIRE_MAX_PAYLOAD == 4032, "%d", MRC_WIRE_MAX_PAYLOAD);
+	CHECK(MRC_WIRE_MIN_SEG == 192, "%d", MRC_WIRE_MIN_SEG);
 }
 
 /* Offsets as drawn in the wire.h diagram (and protocol.rst). */
@@ -185,7 +190,12 @@ static void layout__offsets(void)
 		F(dst_node, 8), F(src_port, 12), F(dst_port, 14),
 		F(msg_id, 16), F(offset, 24), F(msg_len, 28), F(len, 32),
 		F(seg, 34), F(entropy, 36), F(reserved, 38),
-		F(path_seq, 40), F(credit, 44), F(tstamp, 48),
+		F(path_seq, 40), F(credit, 44), F(tstamp, 48), F(token, 56),
+#undef F
+#define F(n, w) { "cm." #n, offsetof(struct mrc_wire_cm, n), w }
+		F(version, 0), F(nqp, 1), F(flags, 2), F(src_node, 4),
+		F(dst_node, 8), F(rail_id, 12), F(qpn, 16),
+		F(incarnation, 112), F(token, 116),
 #undef F
 #define F(n, w) { "sack." #n, offsetof(struct mrc_wire_sack, n), w }
 		F(cum, 0), F(nbits, 4), F(bitmap, 8), F(echo_entropy, 40),
@@ -222,6 +232,7 @@ static void layout__put_hdr_bytes(void)
 		0x70, 0x71, 0x72, 0x73,			/* path_seq */
 		0x80, 0x81, 0x82, 0x83,			/* credit */
 		0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, /* tstamp */
+		0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, /* token */
 	};
 	struct mrc_pkt p = {
 		.version = 1, .type = 2, .flags = 0xa1a2,
@@ -232,6 +243,7 @@ static void layout__put_hdr_bytes(void)
 		.len = 0x4041, .seg = 0x5051, .entropy = 0x6061,
 		.path_seq = 0x70717273, .credit = 0x80818283,
 		.tstamp = 0x9091929394959697ULL,
+		.token = 0xa0a1a2a3a4a5a6a7ULL,
 	};
 	unsigned int i;
 
@@ -249,7 +261,7 @@ static void layout__put_hdr_bytes(void)
 static void layout__parse_bytes(void)
 {
 	static const u8 hdr[MRC_WIRE_HDR_LEN] = {
-		0x02, 0x04, 0x80, 0x01,			/* v2 HELLO flags */
+		0x03, 0x04, 0x80, 0x01,			/* v3 HELLO flags */
 		0xb1, 0xb2, 0xb3, 0xb4,			/* src_node */
 		0x0a, 0x0b, 0x0c, 0x0d,			/* dst_node = local */
 		0xd1, 0xd2, 0xe1, 0xe2,			/* src/dst_port */
@@ -261,6 +273,7 @@ static void layout__parse_bytes(void)
 		0x70, 0x71, 0x72, 0x73,			/* path_seq */
 		0x80, 0x81, 0x82, 0x83,			/* credit */
 		0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, /* tstamp */
+		0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, /* token */
 	};
 	static const u8 body[24] = {
 		0x00, 0x12, 0x34, 0x56,	0x01, 0x02, 0x03, 0x04,	/* qpn qkey */
@@ -278,7 +291,7 @@ static void layout__parse_bytes(void)
 	CHECK(r == MRC_DROP_NONE, "%s", why(r));
 	if (r)
 		return;
-	CHECK(p.version == 2 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
+	CHECK(p.version == 3 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
 	      p.type);
 	CHECK(p.flags == 0x8001, "%#x", p.flags);
 	CHECK(p.src_node == 0xb1b2b3b4, "%#x", p.src_node);
@@ -295,6 +308,8 @@ static void layout__parse_bytes(void)
 	      p.path_seq, p.credit);
 	CHECK(p.tstamp == 0x9091929394959697ULL, "%#llx",
 	      (unsigned long long)p.tstamp);
+	CHECK(p.token == 0xc0c1c2c3c4c5c6c7ULL, "%#llx",
+	      (unsigned long long)p.token);
 	CHECK(p.body == buf + 1 + MRC_WIRE_HDR_LEN, "body pointer");
 	mrc_wire_get_hello(&p, &h);
 	CHECK(h.qpn == 0x123456 && h.qkey == 0x01020304 && h.rail_id == 7,
@@ -401,6 +416,7 @@ static void roundtrip__every_type(void)
 		in.path_seq = 0xfffffff0 + t;
 		in.credit = 0x12345678;
 		in.tstamp = ~0ULL - t;
+		in.token = 0x8877665544332211ULL ^ t;
 		if (t != MRC_PKT_DATA) {
 			in.offset = 0xdeadbeef;	/* unused: carried as is */
 			in.msg_len = 0xcafef00d;
@@ -745,6 +761,35 @@ static void parse__ignored_fields(void)
 	buf[offsetof(struct mrc_wire_hdr, reserved) + 1] = 0x7f;
 	CHECK(mrc_wire_parse(buf, n, &lim, &out) == MRC_DROP_NONE, "refused");
 	CHECK(out.flags == p.flags, "%#x", out.flags);
+}
+
+/*
+ * The token is the receive path's business (it needs the peer): the
+ * parser takes any value, 0 and all ones included, for every type, and
+ * hands it over unchanged.
+ */
+static void parse__token_not_checked(void)
+{
+	static const u64 tokens[] = { 0, 1, 0x8000000000000000ULL, ~0ULL,
+		0x0123456789abcdefULL };
+	unsigned int t, i;
+
+	for (t = MRC_PKT_DATA; t <= MRC_PKT_TYPE_MAX; t++)
+		for (i = 0; i < ARRAY_SIZE(tokens); i++) {
+			struct mrc_pkt p = t == MRC_PKT_DATA ?
+				mk_data(3000, 1000, 2000) : mk(t, 0), out;
+			u32 n;
+
+			p.token = tokens[i];
+			n = emit(&p);
+			CHECK(mrc_wire_parse(buf, n, &lim, &out) ==
+			      MRC_DROP_NONE, "%s token %#llx refused",
+			      mrc_wire_type_name(t),
+			      (unsigned long long)tokens[i]);
+			CHECK(out.token == tokens[i], "%s: token %#llx",
+			      mrc_wire_type_name(t),
+			      (unsigned long long)out.token);
+		}
 }
 
 /* On a drop, the caller's struct mrc_pkt is left alone. */
@@ -1242,6 +1287,9 @@ static void names__drop_reasons(void)
 	      "truncated");
 	CHECK(!strcmp(mrc_drop_reason_name(MRC_DROP_NOT_FOR_US), "not_for_us"),
 	      "not_for_us");
+	CHECK(!strcmp(mrc_drop_reason_name(MRC_DROP_BAD_TOKEN), "bad_token"),
+	      "bad_token");
+	CHECK(MRC_DROP_BAD_TOKEN == 18, "%d", MRC_DROP_BAD_TOKEN);
 	CHECK(!mrc_drop_reason_name(MRC_DROP_NR), "NR");
 	CHECK(!mrc_drop_reason_name(~0U), "~0");
 }
@@ -1269,7 +1317,8 @@ static void names__types(void)
 static void parse__random_mutations(void)
 {
 	static const u32 stateful = (1U << MRC_DROP_UNKNOWN_PEER) |
-		(1U << MRC_DROP_NO_MEMORY) | (1U << MRC_DROP_DUPLICATE);
+		(1U << MRC_DROP_NO_MEMORY) | (1U << MRC_DROP_DUPLICATE) |
+		(1U << MRC_DROP_BAD_TOKEN);
 	unsigned int seen[MRC_DROP_NR] = { 0 };
 	u32 x = 12345, i, bad = 0, rt = 0;
 
@@ -1342,6 +1391,7 @@ static const struct tap_test tests[] = {
 	T(parse__not_for_us),
 	T(parse__local_node_from_limits),
 	T(parse__ignored_fields),
+	T(parse__token_not_checked),
 	T(parse__pkt_untouched_on_drop),
 	T(parse__check_order),
 	T(data__msg_len_zero),
