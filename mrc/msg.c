@@ -149,7 +149,7 @@ static atomic64_t mrc_msg_stats[MS_NR];
  * When a latency-class message was last queued for sending or delivered
  * on this node (ns, ktime_get_ns()); 0 = never.  Lockless: written and
  * read with WRITE_ONCE/READ_ONCE, a stale value only moves the end of a
- * background yield by one message.  Per node, not per peer: under
+ * bulk or background yield by one message.  Per node, not per peer: under
  * Soft-RoCE the node's CPU is as much a shared resource as the fabric.
  */
 static u64 mrc_msg_lat_ns;
@@ -964,7 +964,7 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 			peer->mp.progress_ns = ktime_get_ns();
 
 		m->msg_id = mrc_msg_next_id(&peer->mp, m->cls);
-		if (m->cls == MRC_SCHED_CLASS_LATENCY)	/* background yields */
+		if (m->cls == MRC_SCHED_CLASS_LATENCY)	/* others yield */
 			WRITE_ONCE(mrc_msg_lat_ns, ktime_get_ns());
 		list_add_tail(&m->node, &peer->mp.txq);
 		peer->mp.ntx++;
@@ -1171,7 +1171,7 @@ static void mrc_msg_completed(struct mrc_msg_peer *mp, struct mrc_rx_msg *rm)
 	struct mrc_rx_msg *h, *tmp;
 
 	lockdep_assert_held(&mp->rx_lock);
-	if (lane == MRC_SCHED_CLASS_LATENCY)	/* background yields */
+	if (lane == MRC_SCHED_CLASS_LATENCY)	/* others yield */
 		WRITE_ONCE(mrc_msg_lat_ns, ktime_get_ns());
 	if (rm->seq != mp->rx_next[lane]) {
 		/* Held, sorted by seq within its lane (wrap-safe). */
