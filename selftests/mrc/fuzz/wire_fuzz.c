@@ -128,6 +128,9 @@ static void check_accepted(const struct mrc_pkt *p, const u8 *data,
 			ASSERT(c.seq >= 1 && c.granted >= 1);
 		break;
 	}
+	case MRC_PKT_RAIL_DOWN:
+		ASSERT(p->len == 8);	/* rail id, reserved word */
+		break;
 	default:
 		ASSERT(p->len == sizeof(struct mrc_wire_hello));
 		break;
@@ -199,6 +202,11 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 			       offsetof(struct mrc_wire_credit, reserved)));
 		break;
 	}
+	case MRC_PKT_RAIL_DOWN:
+		len = mrc_wire_put_rail_down(body, mrc_wire_get_rail_down(p));
+		/* identical but for the reserved word */
+		ASSERT(!memcmp(body, p->body, 4));
+		break;
 	default: {
 		struct mrc_pkt_hello h;
 
@@ -224,6 +232,12 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 		mrc_wire_get_sack(&again, &s2);
 		ASSERT(!memcmp(&s1, &s2, sizeof(s1)));
 		/* the bodies may differ where the input had junk */
+		again.body = p->body;
+	}
+	if (p->type == MRC_PKT_RAIL_DOWN) {
+		ASSERT(mrc_wire_get_rail_down(p) ==
+		       mrc_wire_get_rail_down(&again));
+		/* the reserved word may have held junk */
 		again.body = p->body;
 	}
 	if (p->type == MRC_PKT_CREDIT_REQ || p->type == MRC_PKT_GRANT) {
