@@ -67,7 +67,7 @@
 	  "packets",							\
 	  "background packets in flight per peer while latency "	\
 	  "traffic runs; 0 = no limit")					\
-	X(bulk_yield_pkts, MRC_CONFIG_A_BULK_YIELD_PKTS, 0, 65536, 16, \
+	X(bulk_yield_pkts, MRC_CONFIG_A_BULK_YIELD_PKTS, 0, 65536, 4, \
 	  0, "packets",							\
 	  "bulk packets in flight per peer while latency traffic "	\
 	  "runs; 0 = no limit")

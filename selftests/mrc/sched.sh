@@ -432,9 +432,9 @@ run_guest() {
 		yield_run background 4
 		yield_run background 0
 		echo 4 > /sys/kernel/mrc/bg_yield_pkts
-		yield_run bulk 16
+		yield_run bulk 4
 		yield_run bulk 0
-		echo 16 > /sys/kernel/mrc/bulk_yield_pkts
+		echo 4 > /sys/kernel/mrc/bulk_yield_pkts
 	fi
 	barrier isolation-done 300
 
