@@ -40,7 +40,7 @@
  * every node draws, per configured peer, a random 64-bit rx_token (never
  * 0) and drops any packet from that peer whose header does not carry it
  * (bad_token), right after the peer lookup and before anything else
- * (msg.c mrc_msg_rx_peer(), mrc_peer_rx_probe()).  The token travels
+ * (msg.c mrc_msg_rx_peer(), mrc_peer_rx_ctl()).  The token travels
  * only in our SIDR *requests*, which go to the address the operator
  * configured for the peer; a SIDR reply goes back to wherever a request
  * came from, and requests are not authenticated, so a reply never
