@@ -130,9 +130,8 @@ static inline bool mrc_peer_token_ok(const struct mrc_peer *peer,
 	return pkt->token == peer->rx_token;
 }
 
-/* From proto.c: a PROBE or PROBE_REPLY that parsed. */
 struct mrc_ud_qp;
-/* PROBE, PROBE_REPLY, RAIL_DOWN: path control from a peer. */
+/* From proto.c: a PROBE, PROBE_REPLY or RAIL_DOWN that parsed. */
 enum mrc_drop_reason mrc_peer_rx_ctl(struct mrc_ud_qp *uqp, u32 src_qp,
 				     const struct mrc_pkt *pkt);
 
