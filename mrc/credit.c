@@ -9,7 +9,10 @@
  * (tokens); unscheduled arrivals are charged to the same budget, so the
  * tokens may go negative (debt) after an incast's first window.  Saved
  * tokens are capped at burst so an idle receiver does not hand out a
- * large burst at once.  Grants are also held under max_outstanding, the
+ * large burst at once; while senders wait, what drained since the last
+ * pace (elapsed capped at 10 ms) comes on top, so a timer that fires
+ * late does not lose budget (under TCG most paces come 1-8x
+ * later than armed: debugfs mrc/credit's pace histogram).  Grants are also held under max_outstanding, the
  * total of granted-but-not-arrived scheduled bytes, which bounds what can
  * sit in the fabric even if the rate is set too high.
  *
@@ -390,20 +393,43 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		       u64 elapsed, struct mrc_credit_grant *out, u32 nout)
 {
 	struct mrc_credit_rx_entry *e;
-	u64 add, avail;
+	u64 add, avail, cap, over, lost, rem;
+	bool waiting = false;
+	int n = 0;
 	u8 low;
 	u32 i;
-	int n = 0;
 
 	if (nout < rx->nentries)
 		return -EINVAL;
-	elapsed = cmin(elapsed, MRC_CREDIT_MAX_ELAPSED_NS);
+	over = elapsed > MRC_CREDIT_MAX_ELAPSED_NS ?
+	       elapsed - MRC_CREDIT_MAX_ELAPSED_NS : 0;
+	elapsed -= over;
 	/* <= 1.25e18 + 1e9: no overflow. */
 	add = mrc_credit_div(p->rate * elapsed + rx->frac, NSEC_PER_S,
 			     &rx->frac);
+	rx->stats.paces++;
+	/*
+	 * At most burst is saved; but while senders wait, what drained
+	 * since the last pace comes on top, so that a pace that came late
+	 * does not lose budget.  What is lost (beyond the 10 ms of elapsed
+	 * one pace accounts for, or beyond burst while grants are held
+	 * back by max_outstanding) is counted.
+	 */
+	cap = p->burst;
+	if (over || rx->tokens + (s64)add > (s64)cap)
+		waiting = mrc_credit_rx_waiting(rx) != 0;
+	if (waiting) {
+		cap += add;
+		lost = mrc_credit_div(p->rate * cmin(over, NSEC_PER_S),
+				      NSEC_PER_S, &rem);
+		rx->stats.capped_bytes += lost;
+	}
 	rx->tokens += (s64)add;
-	if (rx->tokens > (s64)p->burst)
-		rx->tokens = p->burst;
+	if (rx->tokens > (s64)cap) {
+		if (waiting)
+			rx->stats.capped_bytes += rx->tokens - cap;
+		rx->tokens = cap;
+	}
 
 	for (i = 0; i < rx->nentries; i++) {
 		e = &rx->e[i];
@@ -416,8 +442,14 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		e->outstanding = 0;
 	}
 
-	if (rx->tokens <= 0 || rx->total_outstanding >= p->max_outstanding)
+	if (rx->tokens <= 0) {
+		rx->stats.paces_no_tokens++;
 		return 0;
+	}
+	if (rx->total_outstanding >= p->max_outstanding) {
+		rx->stats.paces_out_full++;
+		return 0;
+	}
 	avail = cmin((u64)rx->tokens,
 		     p->max_outstanding - rx->total_outstanding);
 	/* Background (low) entries get what the others leave. */

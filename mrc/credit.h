@@ -129,6 +129,13 @@ struct mrc_credit_rx_stats {
 	u64 unsched_bytes;	/* unscheduled bytes charged */
 	u64 reclaimed_bytes;
 	u64 req_stale;		/* earlier message than the busy entry's */
+	u64 paces;		/* pacing calls */
+	u64 paces_no_tokens;	/* ... that found the budget <= 0 (debt) */
+	u64 paces_out_full;	/* ... that found max_outstanding reached */
+	u64 capped_bytes;	/* budget lost while a sender waited:
+				 * elapsed beyond 10 ms (late paces),
+				 * saved beyond burst (grants held)
+				 */
 };
 
 /*
@@ -205,7 +212,8 @@ int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 
 /*
  * The pacing step, from the caller's hrtimer: adds @elapsed ns worth of
- * drain rate to the budget (capped at burst), reclaims expired credit and
+ * drain rate to the budget (capped at burst, plus what drained in
+ * @elapsed while senders wait), reclaims expired credit and
  * grants the budget (and the room under max_outstanding) to waiting
  * senders by policy.  Writes up to @nout grants to @out (@nout must be
  * at least nentries, or -EINVAL) and returns how many.

@@ -87,6 +87,13 @@ static u64 mrc_credit_last_pace;	/* ns of the last pace, 0: idle */
 static u64 mrc_credit_speed_bps;	/* rails' speed, bytes/s; 0 none */
 static u64 mrc_credit_speed_at;
 static bool mrc_credit_stopping;
+/*
+ * Time between two paces while busy, log2 buckets from 250 us (the
+ * last one open-ended): late hrtimers and workers under load show here.
+ */
+#define MRC_CREDIT_PACE_HIST	9
+static u64 mrc_credit_pace_hist[MRC_CREDIT_PACE_HIST];
+static u64 mrc_credit_pace_ns;	/* the period last armed */
 
 /* Owned by the pace work (never runs concurrently with itself). */
 static struct mrc_credit_grant *mrc_credit_grants;
@@ -123,14 +130,27 @@ static u32 mrc_credit_unsched(void)
 	return max_t(u32, MRC_CREDIT_UNIT, u - u % MRC_CREDIT_UNIT);
 }
 
-/* Drain rate in bytes/s; @bps: the rails' speed (0: unknown). */
+/*
+ * Wire bytes of a full packet beyond its payload: mrc's header and
+ * RoCEv2's (Ethernet 14, IPv4 20, UDP 8, BTH 12, DETH 8, ICRC 4).
+ */
+#define MRC_CREDIT_WIRE_OVERHEAD	(MRC_WIRE_HDR_LEN + 66)
+
+/*
+ * Drain rate in payload bytes/s; @bps: the rails' speed (0: unknown).
+ * The knob and the rails' speed are wire rates: grants are payload, so
+ * the rate is scaled by payload / wire bytes of a full packet (96.8%).
+ */
 static u64 mrc_credit_rate(u64 bps)
 {
 	u64 r = (u64)mrc_knob(MRC_KNOB_credit_rate_kbps) * 125;
 
 	if (!r)
 		r = bps ? bps : MRC_CREDIT_DEF_RATE;
-	return min_t(u64, r, MRC_CREDIT_MAX_RATE);
+	r = min_t(u64, r, MRC_CREDIT_MAX_RATE);
+	/* <= 1.25e11 * 4032: no overflow */
+	return div64_u64(r * MRC_CREDIT_UNIT,
+			 MRC_CREDIT_UNIT + MRC_CREDIT_WIRE_OVERHEAD);
 }
 
 /* Pace period for @rate bytes/s: two grant units, within bounds. */
@@ -381,6 +401,17 @@ static enum hrtimer_restart mrc_credit_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* Histogram bucket of a pace interval: < 250 us << i, last open. */
+static unsigned int mrc_credit_hist_bucket(u64 ns)
+{
+	unsigned int i;
+
+	for (i = 0; i < MRC_CREDIT_PACE_HIST - 1; i++)
+		if (ns < (250ULL * NSEC_PER_USEC) << i)
+			break;
+	return i;
+}
+
 /* The pacer: grants the drain since the last pace, sends the GRANTs. */
 static void mrc_credit_pace_workfn(struct work_struct *work)
 {
@@ -406,6 +437,8 @@ static void mrc_credit_pace_workfn(struct work_struct *work)
 	spin_lock_bh(&mrc_credit_lock);
 	elapsed = mrc_credit_last_pace ? now - mrc_credit_last_pace : 0;
 	mrc_credit_last_pace = now;
+	if (elapsed)
+		mrc_credit_pace_hist[mrc_credit_hist_bucket(elapsed)]++;
 	n = mrc_credit_rx_pace(mrc_credit_rx_tab, &p, now, elapsed,
 			       mrc_credit_grants, MRC_CREDIT_TABLE);
 	/* An entry may change hands once the lock is dropped. */
@@ -413,9 +446,10 @@ static void mrc_credit_pace_workfn(struct work_struct *work)
 		mrc_credit_lens[i] =
 			mrc_credit_rx_tab->e[mrc_credit_grants[i].idx].requested;
 	if (mrc_credit_rx_waiting(mrc_credit_rx_tab) ||
-	    mrc_credit_rx_tab->total_outstanding)
-		mrc_credit_arm_locked(mrc_credit_period(p.rate));
-	else
+	    mrc_credit_rx_tab->total_outstanding) {
+		mrc_credit_pace_ns = mrc_credit_period(p.rate);
+		mrc_credit_arm_locked(mrc_credit_pace_ns);
+	} else
 		mrc_credit_last_pace = 0;	/* idle: no budget saved up */
 	spin_unlock_bh(&mrc_credit_lock);
 
@@ -626,6 +660,7 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 	unsigned long idx;
 	u64 outstanding;
 	s64 tokens;
+	u64 hist[MRC_CREDIT_PACE_HIST], period;
 	u32 waiting;
 	unsigned int i;
 
@@ -634,6 +669,8 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 	outstanding = mrc_credit_rx_tab->total_outstanding;
 	tokens = mrc_credit_rx_tab->tokens;
 	waiting = mrc_credit_rx_waiting(mrc_credit_rx_tab);
+	memcpy(hist, mrc_credit_pace_hist, sizeof(hist));
+	period = mrc_credit_pace_ns;
 	spin_unlock_bh(&mrc_credit_lock);
 	seq_printf(s, "req_new %llu\nreq_dup %llu\nreq_bad %llu\n"
 		   "req_oversize %llu\nreq_busy %llu\nreq_full %llu\n"
@@ -646,6 +683,16 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 		   st.data_over_credit, st.grants,
 		   st.granted_bytes, st.unsched_bytes, st.reclaimed_bytes,
 		   outstanding, tokens, waiting);
+	seq_printf(s, "paces %llu\npaces_no_tokens %llu\npaces_out_full %llu\n"
+		   "capped_bytes %llu\npace_period_us %llu\n",
+		   st.paces, st.paces_no_tokens, st.paces_out_full,
+		   st.capped_bytes, div_u64(period, NSEC_PER_USEC));
+	/* pace_lt_<bound>us: intervals below the bound; pace_ge_...: above */
+	for (i = 0; i < MRC_CREDIT_PACE_HIST; i++)
+		seq_printf(s, "pace_%s_%lluus %llu\n",
+			   i < MRC_CREDIT_PACE_HIST - 1 ? "lt" : "ge",
+			   250ULL << (i < MRC_CREDIT_PACE_HIST - 1 ? i : i - 1),
+			   hist[i]);
 	for (idx = 0; (peer = mrc_peer_get_nth(idx)); idx++) {
 		memset(v, 0, sizeof(v));
 		mrc_credit_peer_stats(peer, v);
