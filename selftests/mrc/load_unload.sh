@@ -10,7 +10,11 @@
 # by caller).  One site is known to leak without us: Debian 6.1's rdma_rxe
 # keeps the internal DMA MR that ib_alloc_pd() makes for every PD (one
 # rxe_alloc object per PD dealloc; rds_rdma shows the same).  That site may
-# grow by at most one object per PD we made.
+# grow by at most one object per PD we made.  The 9p client's request
+# buffers (p9_fcall_init) are the test harness's own file I/O on the 9p
+# root, not mrc's: on the debug-kernel lane they come from kmalloc-4k
+# (Debian's kernel has a 9p-fcall-cache for them) and grew 13 -> 47 in
+# one run while the harness wrote its results; they are not counted.
 source "$(dirname "$0")/lib.sh"
 NODES=1
 TIMEOUT=600
@@ -75,12 +79,15 @@ run_guest() {
 	ok_eq 'rdma resources back to baseline' "$res0" "$res1"
 
 	# A leak of one object per cycle shows as a site grown by >= CYCLES.
-	local grown known pds=$((CYCLES * 2))
+	local grown known harness pds=$((CYCLES * 2))
 	ok 'slab allocation sites traced' test -s /tmp/slab0
 	grown=$(join -a 2 -e 0 -o 0,1.2,2.2 /tmp/slab0 /tmp/slab1 |
 		awk -v lim="$CYCLES" '$3 - $2 >= lim { print $1": "$2" -> "$3 }')
 	known=$(grep -E '^kmalloc-[0-9]+:rxe_alloc\[rdma_rxe\]: ' <<< "$grown")
-	grown=$(grep -vE '^kmalloc-[0-9]+:rxe_alloc\[rdma_rxe\]: ' <<< "$grown")
+	harness=$(grep -E '^kmalloc-[0-9]+:p9_fcall_init: ' <<< "$grown")
+	[ -n "$harness" ] && diag "9p client buffers (the harness's I/O): $harness"
+	grown=$(grep -vE '^kmalloc-[0-9]+:(rxe_alloc\[rdma_rxe\]|p9_fcall_init): ' \
+		<<< "$grown")
 	ok_eq "no allocation site grew by >= $CYCLES objects" "" "$grown"
 	if [ -n "$known" ]; then
 		diag "known rdma_rxe leak (internal MR per PD): $known"
