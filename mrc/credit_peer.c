@@ -30,7 +30,10 @@
  * at the drain rate (credit_rate_kbps, or the sum of the active rails'
  * speeds), charges the unscheduled bytes that arrived, reclaims credit
  * unused for credit_grant_timeout_ms and sends the GRANTs the policy
- * (credit_policy) hands out.  Credit packets to a peer always take its
+ * (credit_policy) hands out.  Data arriving when a pace is due (the
+ * timer or its worker is late: under TCG most paces come 1-4 periods
+ * after the timer was armed, some tens of ms) runs the pace itself,
+ * from the receive path, so arrivals clock the grants.  Credit packets to a peer always take its
  * first usable path, so they arrive in order (a reordered GRANT would be
  * refused as stale).
  *
@@ -52,9 +55,12 @@
  * Locking.  Sender state under peer->lock (msg.c's).  The receiver's
  * table, pacing state and the receiver counters of every peer under
  * mrc_credit_lock (BH spin), which nests inside nothing and takes
- * nothing: GRANTs are sent after it is released, under peer->lock.
+ * nothing: GRANTs are sent after it is released, under peer->lock, by
+ * the one pace that set mrc_credit_pacing (it owns the grant arrays
+ * until it clears it).
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -87,15 +93,17 @@ static u64 mrc_credit_last_pace;	/* ns of the last pace, 0: idle */
 static u64 mrc_credit_speed_bps;	/* rails' speed, bytes/s; 0 none */
 static u64 mrc_credit_speed_at;
 static bool mrc_credit_stopping;
+static bool mrc_credit_pacing;		/* a pace is sending its GRANTs */
 /*
  * Time between two paces while busy, log2 buckets from 250 us (the
  * last one open-ended): late hrtimers and workers under load show here.
  */
 #define MRC_CREDIT_PACE_HIST	9
 static u64 mrc_credit_pace_hist[MRC_CREDIT_PACE_HIST];
-static u64 mrc_credit_pace_ns;	/* the period last armed */
+static u64 mrc_credit_pace_ns;	/* the period of the last pace */
+static u64 mrc_credit_data_paces;	/* paces run by a data arrival */
 
-/* Owned by the pace work (never runs concurrently with itself). */
+/* Owned by the pace running (mrc_credit_pacing set by it). */
 static struct mrc_credit_grant *mrc_credit_grants;
 static u32 *mrc_credit_lens;		/* msg_len of each grant */
 
@@ -412,29 +420,32 @@ static unsigned int mrc_credit_hist_bucket(u64 ns)
 	return i;
 }
 
-/* The pacer: grants the drain since the last pace, sends the GRANTs. */
-static void mrc_credit_pace_workfn(struct work_struct *work)
+/*
+ * The pacer: grants the drain since the last pace, sends the GRANTs.
+ * Runs from the timer's work and, when a pace is due, from the arrival
+ * of data (mrc_credit_rx_data_hook(): the data clocks the pacer, so a
+ * timer that fires late does not hold the grants back); one at a time
+ * (mrc_credit_pacing: it owns mrc_credit_grants/lens while set).  A
+ * pace that finds another running re-arms the timer and leaves.
+ */
+static void mrc_credit_pace(u64 bps)
 {
 	struct mrc_credit_params p;
-	u64 now = ktime_get_ns(), bps, elapsed;
+	u64 now, elapsed;
 	int n, i;
 
-	/* The rails' speed, re-read once a second (takes a mutex). */
-	spin_lock_bh(&mrc_credit_lock);
-	bps = mrc_credit_speed_bps;
-	elapsed = now - mrc_credit_speed_at;
-	spin_unlock_bh(&mrc_credit_lock);
-	if (!mrc_knob(MRC_KNOB_credit_rate_kbps) &&
-	    (!bps || elapsed > MRC_CREDIT_SPEED_NS)) {
-		bps = mrc_credit_rails_bps();
-		spin_lock_bh(&mrc_credit_lock);
-		mrc_credit_speed_bps = bps;
-		mrc_credit_speed_at = now;
-		spin_unlock_bh(&mrc_credit_lock);
-	}
 	mrc_credit_params(&p, bps);
-
 	spin_lock_bh(&mrc_credit_lock);
+	if (mrc_credit_stopping) {
+		spin_unlock_bh(&mrc_credit_lock);
+		return;
+	}
+	if (mrc_credit_pacing) {
+		mrc_credit_arm_locked(mrc_credit_period(p.rate));
+		spin_unlock_bh(&mrc_credit_lock);
+		return;
+	}
+	now = ktime_get_ns();
 	elapsed = mrc_credit_last_pace ? now - mrc_credit_last_pace : 0;
 	mrc_credit_last_pace = now;
 	if (elapsed)
@@ -445,13 +456,16 @@ static void mrc_credit_pace_workfn(struct work_struct *work)
 	for (i = 0; i < n; i++)
 		mrc_credit_lens[i] =
 			mrc_credit_rx_tab->e[mrc_credit_grants[i].idx].requested;
+	mrc_credit_pace_ns = mrc_credit_period(p.rate);
 	if (mrc_credit_rx_waiting(mrc_credit_rx_tab) ||
-	    mrc_credit_rx_tab->total_outstanding) {
-		mrc_credit_pace_ns = mrc_credit_period(p.rate);
+	    mrc_credit_rx_tab->total_outstanding)
 		mrc_credit_arm_locked(mrc_credit_pace_ns);
-	} else
+	else
 		mrc_credit_last_pace = 0;	/* idle: no budget saved up */
+	mrc_credit_pacing = n > 0;
 	spin_unlock_bh(&mrc_credit_lock);
+	if (n <= 0)
+		return;
 
 	for (i = 0; i < n; i++) {
 		const struct mrc_credit_grant *g = &mrc_credit_grants[i];
@@ -460,6 +474,30 @@ static void mrc_credit_pace_workfn(struct work_struct *work)
 				      g->granted, g->seq,
 				      false);
 	}
+	spin_lock_bh(&mrc_credit_lock);
+	mrc_credit_pacing = false;
+	spin_unlock_bh(&mrc_credit_lock);
+}
+
+/* The timer's work: re-reads the rails' speed if due, then paces. */
+static void mrc_credit_pace_workfn(struct work_struct *work)
+{
+	u64 now = ktime_get_ns(), bps, age;
+
+	/* The rails' speed, re-read once a second (takes a mutex). */
+	spin_lock_bh(&mrc_credit_lock);
+	bps = mrc_credit_speed_bps;
+	age = now - mrc_credit_speed_at;
+	spin_unlock_bh(&mrc_credit_lock);
+	if (!mrc_knob(MRC_KNOB_credit_rate_kbps) &&
+	    (!bps || age > MRC_CREDIT_SPEED_NS)) {
+		bps = mrc_credit_rails_bps();
+		spin_lock_bh(&mrc_credit_lock);
+		mrc_credit_speed_bps = bps;
+		mrc_credit_speed_at = now;
+		spin_unlock_bh(&mrc_credit_lock);
+	}
+	mrc_credit_pace(bps);
 }
 
 /* Under mrc_credit_lock: bytes granted to @key's entry so far. */
@@ -546,7 +584,9 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 {
 	struct mrc_credit_peer *cp = &peer->credit;
 	struct mrc_credit_params p;
+	u64 now = ktime_get_ns();
 	u32 unsched, in_win;
+	bool due;
 
 	mrc_credit_params(&p, READ_ONCE(mrc_credit_speed_bps));
 	unsched = min(p.unsched, pkt->msg_len);
@@ -562,12 +602,23 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 	}
 	if (mrc_credit_rx_data(mrc_credit_rx_tab, &p, peer->node_id,
 			       pkt->msg_id, pkt->msg_len, pkt->offset,
-			       pkt->len, ktime_get_ns()))
+			       pkt->len, now))
 		cp->over_credit++;
 	/* Unscheduled arrivals are debt the pacer must see. */
 	if (in_win && mrc_credit_rx_waiting(mrc_credit_rx_tab))
 		mrc_credit_arm_locked(mrc_credit_period(p.rate));
+	/*
+	 * A pace is due (its timer is late): the arrival runs it.  Not
+	 * before the timer's first pace, which reads the rails' speed.
+	 */
+	due = mrc_credit_last_pace && mrc_credit_pace_ns &&
+	      !mrc_credit_pacing &&
+	      now - mrc_credit_last_pace >= mrc_credit_pace_ns;
+	if (due)
+		mrc_credit_data_paces++;
 	spin_unlock_bh(&mrc_credit_lock);
+	if (due)
+		mrc_credit_pace(READ_ONCE(mrc_credit_speed_bps));
 }
 
 enum mrc_drop_reason mrc_credit_rx_pkt(struct mrc_ud_qp *uqp, u32 src_qp,
@@ -660,7 +711,7 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 	unsigned long idx;
 	u64 outstanding;
 	s64 tokens;
-	u64 hist[MRC_CREDIT_PACE_HIST], period;
+	u64 hist[MRC_CREDIT_PACE_HIST], period, data_paces;
 	u32 waiting;
 	unsigned int i;
 
@@ -671,6 +722,7 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 	waiting = mrc_credit_rx_waiting(mrc_credit_rx_tab);
 	memcpy(hist, mrc_credit_pace_hist, sizeof(hist));
 	period = mrc_credit_pace_ns;
+	data_paces = mrc_credit_data_paces;
 	spin_unlock_bh(&mrc_credit_lock);
 	seq_printf(s, "req_new %llu\nreq_dup %llu\nreq_bad %llu\n"
 		   "req_oversize %llu\nreq_busy %llu\nreq_full %llu\n"
@@ -683,10 +735,12 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 		   st.data_over_credit, st.grants,
 		   st.granted_bytes, st.unsched_bytes, st.reclaimed_bytes,
 		   outstanding, tokens, waiting);
-	seq_printf(s, "paces %llu\npaces_no_tokens %llu\npaces_out_full %llu\n"
-		   "capped_bytes %llu\npace_period_us %llu\n",
-		   st.paces, st.paces_no_tokens, st.paces_out_full,
-		   st.capped_bytes, div_u64(period, NSEC_PER_USEC));
+	seq_printf(s, "paces %llu\npaces_by_data %llu\npaces_no_tokens %llu\n"
+		   "paces_out_full %llu\ncapped_bytes %llu\n"
+		   "pace_period_us %llu\n",
+		   st.paces, data_paces, st.paces_no_tokens,
+		   st.paces_out_full, st.capped_bytes,
+		   div_u64(period, NSEC_PER_USEC));
 	/* pace_lt_<bound>us: intervals below the bound; pace_ge_...: above */
 	for (i = 0; i < MRC_CREDIT_PACE_HIST; i++)
 		seq_printf(s, "pace_%s_%lluus %llu\n",
@@ -746,6 +800,9 @@ void mrc_credit_exit(void)
 	spin_lock_bh(&mrc_credit_lock);
 	mrc_credit_stopping = true;
 	spin_unlock_bh(&mrc_credit_lock);
+	/* A pace run by a data arrival may still be sending its GRANTs. */
+	while (READ_ONCE(mrc_credit_pacing))
+		usleep_range(100, 200);
 	hrtimer_cancel(&mrc_credit_timer);
 	cancel_work_sync(&mrc_credit_work);
 	hrtimer_cancel(&mrc_credit_timer);
