@@ -11,10 +11,11 @@
  * tokens are capped at burst so an idle receiver does not hand out a
  * large burst at once; while senders wait, what drained since the last
  * pace (elapsed capped at 10 ms) comes on top, so a timer that fires
- * late does not lose budget (under TCG most paces come 1-8x
- * later than armed: debugfs mrc/credit's pace histogram).  Grants are also held under max_outstanding, the
- * total of granted-but-not-arrived scheduled bytes, which bounds what can
- * sit in the fabric even if the rate is set too high.
+ * late does not lose budget (under TCG most paces come 1-8x later than
+ * armed: debugfs mrc/credit's pace histogram).  Grants are also held
+ * under max_outstanding, the total of granted-but-not-arrived scheduled
+ * bytes, which bounds what can sit in the fabric even if the rate is set
+ * too high.
  *
  * Fair share hands the budget out in grant_unit pieces round-robin; the
  * next pace starts after the last entry served, so budgets smaller than
