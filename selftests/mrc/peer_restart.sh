@@ -6,11 +6,12 @@
 # keeps running and keeps its peer 2.  Both sides must find all 16 paths
 # active again by themselves within RECOVER_S seconds.
 #
-# NOT in TEST_PROGS: fails today.  mrc resolves a link (rdma_cm SIDR,
-# which carries the peer's QPNs) once; the restarted node's UD QPs have new
-# numbers, node 1 keeps probing the old ones (its paths end assumed-bad)
-# and drops node 2's PROBEs as wrong_path, so node 2's paths stay probing.
-# soak.sh works around it by re-adding the peer (MRC_SOAK_READD=1).
+# This failed until the restart handling (new incarnation in the SIDR
+# exchange, links resolved again) and the per-peer tokens (a node that
+# does not know the peer's token asks for it, MRC_CM_F_NEED_TOKEN, and
+# the peer resolves its links to it again): node 1 kept probing node 2's
+# old QPNs and dropped node 2's PROBEs as wrong_path.  Passing since
+# (2026-11-30: 3 runs, 30 s each); in TEST_PROGS.
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=300

@@ -7,13 +7,13 @@
 # peer's mrc restarts once half way (node 2: mrc_echo and the mrc-perf
 # server stopped, modprobe -r mrc, modprobe mrc, peer added again).
 #
-# After the restart node 1 re-adds the peer (mrcctl peer del + peer add),
-# as an operator would (MRC_SOAK_READD=1, the default; it found a bug: a
-# peer added while a local plane was down never got that plane).
-# MRC_SOAK_READD=0 leaves that out: node 1 must find the restarted peer by
-# itself (the new incarnation in its HELLO; selftests/mrc/restart.sh tests
-# that with messages in flight).  Known to fail today under the flapping
-# plane: node 1's messages to the new instance were never acknowledged.
+# After the restart node 1 must find the restarted peer by itself (the
+# new incarnation in its SIDR request; selftests/mrc/restart.sh tests that
+# with messages in flight, peer_restart.sh the paths).  MRC_SOAK_READD=1
+# has node 1 re-add the peer as well (mrcctl peer del + peer add), as an
+# operator might; that was the default while self-recovery failed under
+# the flapping plane (it also found a bug: a peer added while a local
+# plane was down never got that plane).
 #
 # Traffic runs in rounds until the time is up.  In each round both nodes'
 # kernel endpoints (modules/mrc_echo, port 7) send ROUND_COUNT messages of
@@ -36,7 +36,7 @@ MAXLEN=$((16 << 20))
 FLAP_UP_S=${MRC_SOAK_FLAP_UP_S:-4}
 FLAP_DOWN_S=${MRC_SOAK_FLAP_DOWN_S:-2}
 LEAK_KB=${MRC_SOAK_LEAK_KB:-4096}
-READD=${MRC_SOAK_READD:-1}
+READD=${MRC_SOAK_READD:-0}
 PERF_PORT=18515
 # mrc-perf per round, in turn: "SIZE ITERS"
 PERF_RUNS=("1 400" "4096 200" "262144 24" "4194304 3")
