@@ -9,8 +9,10 @@
  *   send NODE PORT COUNT MAXLEN SEED [FIXED]
  *                                      queue COUNT messages of random
  *                                      sizes 1..MAXLEN (all MAXLEN if
- *                                      FIXED is 1; at most 16 and 96 MiB
- *                                      in flight) from a work item;
+ *                                      FIXED is 1; at most `window`
+ *                                      (module parameter, 1..16, default
+ *                                      16) and 96 MiB in flight) from a
+ *                                      work item;
  *                                      message i goes from our endpoint
  *                                      i % nports to port PORT + i % nports
  *   reset                              zero the counters and forget
@@ -58,6 +60,10 @@ MODULE_PARM_DESC(nports, "endpoints to open: port .. port + nports - 1 (1..8)");
 
 #define ECHO_MAGIC	0x6d726345	/* "mrcE" */
 #define ECHO_WINDOW	16
+
+static uint window = ECHO_WINDOW;
+module_param(window, uint, 0644);
+MODULE_PARM_DESC(window, "sends in flight at most (1..16; 1: closed loop)");
 #define ECHO_WINDOW_BYTES	(96U << 20)	/* beyond one message */
 #define ECHO_MAX_PORTS	8
 #define ECHO_MAX_NODES	64
@@ -246,7 +252,8 @@ static bool echo_room(u32 len)
 {
 	s64 b = atomic64_read(&echo_inflight_bytes);
 
-	return atomic_read(&echo_inflight) < ECHO_WINDOW &&
+	return atomic_read(&echo_inflight) <
+	       clamp_t(int, READ_ONCE(window), 1, ECHO_WINDOW) &&
 	       (!b || b + len <= ECHO_WINDOW_BYTES);
 }
 
