@@ -70,6 +70,11 @@
 	X(bulk_yield_pkts, MRC_CONFIG_A_BULK_YIELD_PKTS, 0, 65536, 4, \
 	  0, "packets",							\
 	  "bulk packets in flight per peer while latency traffic "	\
-	  "runs; 0 = no limit")
+	  "runs; 0 = no limit")						\
+	/* receiver-driven credits, appended */				\
+	X(credit_max_outstanding_bytes, MRC_CONFIG_A_CREDIT_MAX_OUTSTANDING_BYTES, 0, 67108864, \
+	  0, 0, "bytes",						\
+	  "most granted, not yet arrived bytes, all senders; "		\
+	  "0 = drain rate x half the grant timeout")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

@@ -10,7 +10,7 @@
  * tokens may go negative (debt) after an incast's first window.  Saved
  * tokens are capped at burst so an idle receiver does not hand out a
  * large burst at once; while senders wait, what drained since the last
- * pace (elapsed capped at 10 ms) comes on top, so a timer that fires
+ * pace (elapsed capped at 100 ms) comes on top, so a timer that fires
  * late does not lose budget (under TCG most paces come 1-8x later than
  * armed: debugfs mrc/credit's pace histogram).  Grants are also held
  * under max_outstanding, the total of granted-but-not-arrived scheduled
@@ -318,6 +318,8 @@ static void mrc_credit_give(struct mrc_credit_rx *rx,
 	e->expiry = now + p->grant_timeout_ns;
 	e->pending = 1;
 	rx->total_outstanding += bytes;
+	if (rx->total_outstanding > rx->stats.outstanding_max)
+		rx->stats.outstanding_max = rx->total_outstanding;
 	rx->tokens -= bytes;
 	rx->stats.granted_bytes += bytes;
 }
@@ -405,14 +407,14 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 	over = elapsed > MRC_CREDIT_MAX_ELAPSED_NS ?
 	       elapsed - MRC_CREDIT_MAX_ELAPSED_NS : 0;
 	elapsed -= over;
-	/* <= 1.25e18 + 1e9: no overflow. */
+	/* <= 1.25e19 + 1e9 < 2^64: no overflow. */
 	add = mrc_credit_div(p->rate * elapsed + rx->frac, NSEC_PER_S,
 			     &rx->frac);
 	rx->stats.paces++;
 	/*
 	 * At most burst is saved; but while senders wait, what drained
 	 * since the last pace comes on top, so that a pace that came late
-	 * does not lose budget.  What is lost (beyond the 10 ms of elapsed
+	 * does not lose budget.  What is lost (beyond the 100 ms of elapsed
 	 * one pace accounts for, or beyond burst while grants are held
 	 * back by max_outstanding) is counted.
 	 */

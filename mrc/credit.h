@@ -38,8 +38,11 @@
 #define MRC_CREDIT_MAX_SENDERS		4096
 /* Cap of the drain rate: 1 Tbit/s in bytes/s. */
 #define MRC_CREDIT_MAX_RATE		125000000000ULL
-/* Longest elapsed time one pacing call accounts for: 10 ms. */
-#define MRC_CREDIT_MAX_ELAPSED_NS	10000000ULL
+/*
+ * Longest elapsed time one pacing call accounts for: 100 ms.  What a
+ * late pace grants at once is still bounded by max_outstanding.
+ */
+#define MRC_CREDIT_MAX_ELAPSED_NS	100000000ULL
 
 /* Values are stable: they may be exported (netlink, sysfs). */
 enum mrc_credit_policy {
@@ -132,8 +135,9 @@ struct mrc_credit_rx_stats {
 	u64 paces;		/* pacing calls */
 	u64 paces_no_tokens;	/* ... that found the budget <= 0 (debt) */
 	u64 paces_out_full;	/* ... that found max_outstanding reached */
+	u64 outstanding_max;	/* highest total_outstanding seen */
 	u64 capped_bytes;	/* budget lost while a sender waited:
-				 * elapsed beyond 10 ms (late paces),
+				 * elapsed beyond 100 ms (late paces),
 				 * saved beyond burst (grants held)
 				 */
 };

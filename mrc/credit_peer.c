@@ -64,6 +64,7 @@
 #include <linux/hrtimer.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
 #include "mrc.h"
@@ -198,6 +199,10 @@ static void mrc_credit_params(struct mrc_credit_params *p, u64 bps)
 	out = max3(out, 2ULL * p->unsched, 4ULL * MRC_CREDIT_UNIT);
 	p->max_outstanding = clamp_t(u64, max_t(u64, out, p->burst), 0,
 				     64U << 20);
+	/* The operator's bound (e.g. the last hop's buffer), one unit min. */
+	out = mrc_knob(MRC_KNOB_credit_max_outstanding_bytes);
+	if (out)
+		p->max_outstanding = max_t(u32, out, MRC_CREDIT_UNIT);
 	p->request_timeout_ns = p->grant_timeout_ns;
 	/*
 	 * A request for an earlier message than the sender's entry's is
@@ -735,9 +740,11 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 		   st.data_over_credit, st.grants,
 		   st.granted_bytes, st.unsched_bytes, st.reclaimed_bytes,
 		   outstanding, tokens, waiting);
-	seq_printf(s, "paces %llu\npaces_by_data %llu\npaces_no_tokens %llu\n"
+	seq_printf(s, "outstanding_max %llu\n"
+		   "paces %llu\npaces_by_data %llu\npaces_no_tokens %llu\n"
 		   "paces_out_full %llu\ncapped_bytes %llu\n"
 		   "pace_period_us %llu\n",
+		   st.outstanding_max,
 		   st.paces, data_paces, st.paces_no_tokens,
 		   st.paces_out_full, st.capped_bytes,
 		   div_u64(period, NSEC_PER_USEC));
@@ -758,7 +765,48 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(mrc_credit);
+
+/*
+ * "reset": zero the pacer's own counters (outstanding_max, paces...,
+ * capped_bytes, the interval histogram), to measure one run.  The
+ * table's request/grant counters and the per-peer ones stay.
+ */
+static ssize_t mrc_credit_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct mrc_credit_rx_stats *st;
+	char buf[8] = {};
+
+	if (len > sizeof(buf) - 1 || copy_from_user(buf, ubuf, len))
+		return -EINVAL;
+	if (strcmp(strim(buf), "reset"))
+		return -EINVAL;
+	spin_lock_bh(&mrc_credit_lock);
+	st = &mrc_credit_rx_tab->stats;
+	st->outstanding_max = mrc_credit_rx_tab->total_outstanding;
+	st->paces = 0;
+	st->paces_no_tokens = 0;
+	st->paces_out_full = 0;
+	st->capped_bytes = 0;
+	mrc_credit_data_paces = 0;
+	memset(mrc_credit_pace_hist, 0, sizeof(mrc_credit_pace_hist));
+	spin_unlock_bh(&mrc_credit_lock);
+	return len;
+}
+
+static int mrc_credit_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, mrc_credit_show, inode->i_private);
+}
+
+static const struct file_operations mrc_credit_fops = {
+	.owner = THIS_MODULE,
+	.open = mrc_credit_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = mrc_credit_write,
+};
 
 /* ---- init ---- */
 
@@ -789,7 +837,7 @@ int mrc_credit_init(void)
 	mrc_credit_stopping = false;
 	/* msg.c made the "mrc" debugfs directory. */
 	dir = debugfs_lookup("mrc", NULL);
-	mrc_credit_debugfs = debugfs_create_file("credit", 0444, dir, NULL,
+	mrc_credit_debugfs = debugfs_create_file("credit", 0644, dir, NULL,
 						 &mrc_credit_fops);
 	dput(dir);
 	return 0;

@@ -18,6 +18,9 @@
 #   slow:  credit_rate_kbps at a twentieth: the same transfer takes longer
 #          (the drain-rate knob paces the senders).
 #   small: messages within credit_unsched_bytes ask for no credit.
+#   bounded: credit_max_outstanding_bytes at 2 grant units: the pacer
+#          never has more granted and not yet received (debugfs
+#          outstanding_max), and stops at the bound (paces_out_full).
 #   lossy: netem loss on node 1's egress (GRANTs and SACKs lost): every
 #          message still arrives, lost grants recovered by repeated
 #          CREDIT_REQs (credit_grant_timeout_ms).
@@ -236,6 +239,30 @@ run_guest() {
 	if ! is_node 1; then
 		ok_eq 'small: no message asked for credit' "$m0" \
 			"$(credit_stat 1 tx_msgs_sched)"
+	fi
+
+	# ---- credit_max_outstanding_bytes bounds what is granted ----
+	if is_node 1; then
+		v=$(pacer_stat outstanding_max)
+		diag "granted and not yet received, most at once so far: $v B"
+		ok "the default bound let more than 2 units out ($v B)" \
+			test "$v" -gt $((2 * UNIT))
+		ok 'credit_max_outstanding_bytes 2 units (mrcctl)' \
+			mrcctl config set credit_max_outstanding_bytes $((2 * UNIT))
+		ok 'reset the pacer counters' \
+			sh -c "echo reset > $D/mrc/credit"
+	fi
+	barrier bound-set
+	COUNT=2 phase bounded $LEN
+	if is_node 1; then
+		v=$(pacer_stat outstanding_max)
+		diag "bounded: most outstanding $v B," \
+		     "paces at the bound $(pacer_stat paces_out_full)"
+		ok "bounded: never more than 2 units outstanding ($v B)" \
+			test "$v" -le $((2 * UNIT))
+		ok 'bounded: the pacer stopped at the bound' \
+			test "$(pacer_stat paces_out_full)" -gt 0
+		mrcctl config set credit_max_outstanding_bytes 0
 	fi
 
 	# ---- lost GRANTs ----

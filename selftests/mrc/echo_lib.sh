@@ -29,6 +29,15 @@ msg_stat() { stat_of $D/mrc/msg "$1"; }
 rx_buffers_free() { [ "$(msg_stat rx_buffer_bytes)" = 0 ]; }
 
 # credit_stat PEER KEY: a per-peer counter of debugfs mrc/credit.
+# pacer_stat KEY: a "KEY value" line of debugfs mrc/credit (0 if none).
+pacer_stat() {
+	local k v
+	while read -r k v; do
+		[ "$k" = "$1" ] && { echo "$v"; return; }
+	done < $D/mrc/credit
+	echo 0
+}
+
 credit_stat() {
 	local -a f
 	local i

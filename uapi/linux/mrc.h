@@ -202,6 +202,9 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_BULK_YIELD_PKTS,	/* bulk in flight next to latency
 					 * traffic, packets
 					 */
+	MRC_CONFIG_A_CREDIT_MAX_OUTSTANDING_BYTES, /* granted, not arrived,
+						    * all senders; 0 = derived
+						    */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,

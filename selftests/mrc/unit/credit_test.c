@@ -388,15 +388,15 @@ static void rx__late_pace_keeps_rate(void)
 	      ULL(drained));
 	CHECK(!rx->stats.capped_bytes, "capped %llu",
 	      ULL(rx->stats.capped_bytes));
-	/* 40 ms late: 10 ms accounted, the other 30 ms counted as lost. */
-	n = mrc_credit_rx_pace(rx, &p, 2 * late + 40 * MS, 40 * MS, g, 2);
+	/* 130 ms late: 100 ms accounted, the other 30 ms counted as lost. */
+	n = mrc_credit_rx_pace(rx, &p, 2 * late + 130 * MS, 130 * MS, g, 2);
 	CHECK(n == 1 && rx->stats.paces == 3 &&
 	      rx->stats.capped_bytes == p.rate * 30 / 1000,
 	      "n %d paces %llu capped %llu", n, ULL(rx->stats.paces),
 	      ULL(rx->stats.capped_bytes));
 	/* The whole rate was granted or counted: nothing else lost. */
 	CHECK(rx->e[0].granted_bytes + (u64)rx->tokens ==
-	      p.burst + p.rate * 18 / 1000,
+	      p.burst + p.rate * 108 / 1000,
 	      "granted %llu tokens %lld", ULL(rx->e[0].granted_bytes),
 	      (long long)rx->tokens);
 }
