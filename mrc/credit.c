@@ -449,10 +449,11 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		rx->stats.paces_no_tokens++;
 		return 0;
 	}
-	if (rx->total_outstanding >= p->max_outstanding) {
+	/* Full: no room for a whole unit (a shorter tail may still fit). */
+	if (rx->total_outstanding + p->grant_unit > p->max_outstanding)
 		rx->stats.paces_out_full++;
+	if (rx->total_outstanding >= p->max_outstanding)
 		return 0;
-	}
 	avail = cmin((u64)rx->tokens,
 		     p->max_outstanding - rx->total_outstanding);
 	/* Background (low) entries get what the others leave. */

@@ -134,7 +134,9 @@ struct mrc_credit_rx_stats {
 	u64 req_stale;		/* earlier message than the busy entry's */
 	u64 paces;		/* pacing calls */
 	u64 paces_no_tokens;	/* ... that found the budget <= 0 (debt) */
-	u64 paces_out_full;	/* ... that found max_outstanding reached */
+	u64 paces_out_full;	/* ... that found no room for a unit under
+				 * max_outstanding
+				 */
 	u64 outstanding_max;	/* highest total_outstanding seen */
 	u64 capped_bytes;	/* budget lost while a sender waited:
 				 * elapsed beyond 100 ms (late paces),
