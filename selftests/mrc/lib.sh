@@ -23,8 +23,10 @@
 # passed on to the guests); MRC_KEEP=1 keeps the output dir even on success;
 # MRC_TMPDIR sets where output dirs are created (default $TMPDIR or /tmp).
 # MRC_TIMEOUT_SCALE=N (integer, default 1) multiplies every time limit:
-# TIMEOUT and the timeouts of barrier, get and wait_for (slow debug kernels,
-# scripts/debug-kernel); it is passed on to the guests.
+# TIMEOUT, MRC_BOOT_TIMEOUT (default 240 s: a VM not ready by then fails
+# the test at once, fabric/run.sh -b) and the timeouts of barrier, get and
+# wait_for (slow debug kernels, scripts/debug-kernel); it is passed on to
+# the guests.
 #
 # In a guest (MRC_IN_VM=1) mrc_test_main runs run_guest "$@" and then a final
 # "dmesg clean" test; it exits 0 iff every result was ok.
@@ -404,7 +406,8 @@ _mrc_host_main() {
 		exit "$KSFT_SKIP"
 	fi
 	out=$(mktemp -d "${MRC_TMPDIR:-${TMPDIR:-/tmp}}/mrc-test.${script##*/}.XXXXXX") || exit "$KSFT_FAIL"
-	args=(-n "${NODES:-2}" -t "$((${TIMEOUT:-300} * _MRC_TSCALE))" -o "$out")
+	args=(-n "${NODES:-2}" -t "$((${TIMEOUT:-300} * _MRC_TSCALE))" -o "$out"
+	      -b "$((${MRC_BOOT_TIMEOUT:-240} * _MRC_TSCALE))")
 	[ -n "${PLANES:-}" ] && args+=(-p "$PLANES")
 	[ -n "${MTU:-}" ] && args+=(--mtu "$MTU")
 	[ -n "${MEM:-}" ] && args+=(--mem "$MEM")

@@ -42,6 +42,7 @@ PROG=mrc-fabric
 NODES=2
 PLANES=2
 TIMEOUT=300
+BOOT_TIMEOUT=300
 OUTDIR=
 ONLY=
 MTU=9000
@@ -56,6 +57,9 @@ Boot a fabric of QEMU guests and run COMMAND (as root, cwd = repo) in each.
   -n NODES      number of VMs, 1..4 (default 2)
   -p PLANES     number of planes (NICs / rxe devices per VM), 1..8 (default 2)
   -t TIMEOUT_S  overall timeout including boot (default 300); exit 124 on expiry
+  -b BOOT_S     a VM not ready after BOOT_S seconds fails the run at once
+                (exit 124; default 300, at most TIMEOUT_S): a guest that
+                hangs while booting shows no console under "quiet"
   -o OUTDIR     output directory (default: a new ${TMPDIR:-/tmp}/mrc-fabric.XXXXXX)
   --only NODE   boot all VMs but run COMMAND only on NODE; the others idle
   --mtu MTU     guest NIC MTU (default 9000, gives rxe active_mtu 4096)
@@ -94,6 +98,7 @@ while [ $# -gt 0 ]; do
 	-n) NODES=${2-}; shift 2 || die "-n needs a value" 2 ;;
 	-p) PLANES=${2-}; shift 2 || die "-p needs a value" 2 ;;
 	-t) TIMEOUT=${2-}; shift 2 || die "-t needs a value" 2 ;;
+	-b) BOOT_TIMEOUT=${2-}; shift 2 || die "-b needs a value" 2 ;;
 	-o) OUTDIR=${2-}; shift 2 || die "-o needs a value" 2 ;;
 	--only) ONLY=${2-}; shift 2 || die "--only needs a value" 2 ;;
 	--mtu) MTU=${2-}; shift 2 || die "--mtu needs a value" 2 ;;
@@ -110,6 +115,8 @@ inrange() { isnum "$1" && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }	# V MIN MAX
 inrange "$NODES" 1 4 || die "-n must be 1..4" 2
 inrange "$PLANES" 1 8 || die "-p must be 1..8" 2
 inrange "$TIMEOUT" 1 999999 || die "-t must be a positive number of seconds" 2
+inrange "$BOOT_TIMEOUT" 1 999999 || die "-b must be a positive number of seconds" 2
+[ "$BOOT_TIMEOUT" -le "$TIMEOUT" ] || BOOT_TIMEOUT=$TIMEOUT
 inrange "$MTU" 576 65000 || die "--mtu must be 576..65000" 2
 inrange "$MEM" 256 65536 || die "--mem must be 256..65536 (MB)" 2
 if [ -n "$ONLY" ]; then
@@ -703,6 +710,16 @@ vm_died() {
 	[ -s "$OUTDIR/qemu.$n.log" ] && sed "s/^/  node$n qemu| /" "$OUTDIR/qemu.$n.log" >&2
 }
 
+# A VM not ready after BOOT_TIMEOUT: say how far it got, stop waiting.
+# (2026-11-30, debug-kernel lane: one node of peers.sh had written nothing,
+# console or boot log, after 14 min; its partner was ready in 130 s.)
+boot_hung() {
+	local n=$1
+	: >"$OUTDIR/.fabric/dead.$n"
+	msg "node$n: not ready after $BOOT_TIMEOUT s (boot hung?); console tail:"
+	tail -n 25 "$OUTDIR/console.$n.log" 2>/dev/null | sed "s/^/  node$n| /" >&2
+}
+
 # A guest asked for node N's death (.fabric/kill.N; see the header): no
 # shutdown, QEMU is killed as a crash or power loss would.
 kill_node() {
@@ -732,6 +749,9 @@ while :; do
 			elif ! kill -0 "${QPID[$n]}" 2>/dev/null; then
 				vm_died "$n"
 				exit 1
+			elif [ $((t - TBOOT)) -ge $((BOOT_TIMEOUT * 1000)) ]; then
+				boot_hung "$n"
+				exit 124
 			fi
 		done
 		if [ ${#READY[@]} -eq "$NODES" ]; then
