@@ -33,9 +33,9 @@
  * (credit_policy) hands out.  Data arriving when a pace is due (the
  * timer or its worker is late: under TCG most paces come 1-4 periods
  * after the timer was armed, some tens of ms) runs the pace itself,
- * from the receive path, so arrivals clock the grants.  Credit packets to a peer always take its
- * first usable path, so they arrive in order (a reordered GRANT would be
- * refused as stale).
+ * from the receive path, so arrivals clock the grants.  Credit packets
+ * to a peer always take its first usable path, so they arrive in order
+ * (a reordered GRANT would be refused as stale).
  *
  * Switched off (credit 0): senders send at once; a receiver answers any
  * CREDIT_REQ with a GRANT of the whole message (sequence 2^31 - 1, newer
