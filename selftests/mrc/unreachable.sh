@@ -24,7 +24,8 @@ TIMEOUT=${MRC_UNREACHABLE_TIMEOUT:-600}
 export MRC_APPEND="${MRC_APPEND:-} slub_debug=U"
 COUNT=16
 SIZE=4194304
-PEER_TIMEOUT_MS=3000	# the knob's default
+PEER_TIMEOUT_MS=3000	# the knob's default, set explicitly (the debug lane
+			# boots with a longer one)
 SLACK_MS=4000		# path detection (RTO <= rto_max_ms) + TCG polling
 
 source "$MRC_LIB_DIR/echo_lib.sh"
@@ -186,7 +187,8 @@ run_guest() {
 	OTHER=$((3 - MRC_NODE))
 	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)" grown t0
 
-	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE"
+	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE" \
+		peer_timeout_ms=$PEER_TIMEOUT_MS
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$OTHER on both planes" mrcctl peer add "$OTHER" addr "$a"
 	ok 'insmod mrc_echo' insmod "$ECHO_KO"
