@@ -39,7 +39,12 @@
 #define PERF_ACK	3
 #define DEF_PORT	18515
 #define MAX_SESSIONS	1024
-#define ACK_TIMEOUT_MS	60000
+/*
+ * No progress for this long fails a run: 60 s, or MRC_PERF_TIMEOUT_S
+ * from the environment (the selftests scale it on slow debug kernels).
+ */
+static int ack_timeout_ms = 60000;
+#define ACK_TIMEOUT_MS	ack_timeout_ms
 
 struct perf_ctl {
 	uint32_t magic;
@@ -374,7 +379,7 @@ static void run_bw(const struct opts *o, uint64_t size)
 			die("poll");
 		if (!n) {
 			check_failures();
-			fail("bw: no progress for 60 s (server down?)");
+			fail("bw: no progress for MRC_PERF_TIMEOUT_S (default 60 s; server down?)");
 		}
 		for (i = 0; i < ne; i++) {
 			if (pfd[i].revents & POLLERR)
@@ -501,7 +506,7 @@ static void run_lat(const struct opts *o, uint64_t size)
 				continue;
 			if (n <= 0) {
 				check_failures();
-				fail("lat: no echo for 60 s (server down?)");
+				fail("lat: no echo for MRC_PERF_TIMEOUT_S (default 60 s; server down?)");
 			}
 			len = recv_msg(fd, &rbuf, &rcap, &h);
 			if (len < 0) {
@@ -594,7 +599,9 @@ static void usage(int code)
 		"  -j            JSON on stdout\n"
 		"  -D PATH       device (default /dev/mrc)\n"
 		"bw prints BW in MB/s (10^6 B/s) from the first send until the\n"
-		"server confirmed every byte; lat prints half the round trip.\n",
+		"server confirmed every byte; lat prints half the round trip.\n"
+		"A run fails after MRC_PERF_TIMEOUT_S (environment, default 60)\n"
+		"seconds without progress.\n",
 		DEF_PORT);
 	exit(code);
 }
@@ -620,6 +627,10 @@ int main(int argc, char **argv)
 			  .endpoints = 1 };
 	bool server = false, client = false;
 	int c;
+	const char *to = getenv("MRC_PERF_TIMEOUT_S");
+
+	if (to)
+		ack_timeout_ms = num(to, 1, 86400, "MRC_PERF_TIMEOUT_S") * 1000;
 
 	while ((c = getopt(argc, argv, "sc:p:m:an:w:e:jD:C:h")) != -1) {
 		switch (c) {

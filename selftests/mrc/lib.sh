@@ -24,7 +24,8 @@
 # MRC_TMPDIR sets where output dirs are created (default $TMPDIR or /tmp).
 # MRC_TIMEOUT_SCALE=N (integer, default 1) multiplies every time limit:
 # TIMEOUT, MRC_BOOT_TIMEOUT (default 240 s: a VM not ready by then fails
-# the test at once, fabric/run.sh -b) and the timeouts of barrier, get and
+# the test at once, fabric/run.sh -b), mrc-perf's no-progress limit
+# (MRC_PERF_TIMEOUT_S, 60 s) and the timeouts of barrier, get and
 # wait_for (slow debug kernels, scripts/debug-kernel); it is passed on to
 # the guests.
 #
@@ -360,6 +361,8 @@ _mrc_guest_main() {
 	local st
 	declare -F run_guest >/dev/null || { echo "not ok 1 run_guest() not defined"; exit "$KSFT_FAIL"; }
 	exec {_MRC_TAP_FD}>&1
+	# mrc-perf's no-progress limit (60 s) scales like the others.
+	export MRC_PERF_TIMEOUT_S=${MRC_PERF_TIMEOUT_S:-$((60 * _MRC_TSCALE))}
 	_MRC_RESULTS=/tmp/mrc-results.$$
 	: >"$_MRC_RESULTS"
 	if mkfifo "/tmp/.mrc-sleep.$$" 2>/dev/null; then
