@@ -321,13 +321,21 @@ source "$CTL/config" || fail "cannot read $CTL/config"
 : "${NODES:?}" "${PLANES:?}" "${MTU:?}" "${REPO:?}" "${KVER:?}" "${ONLY?}" "${CMD[0]:?}"
 
 # A kernel whose modules tree is not the host's /lib/modules/$KVER
-# (MRC_KMODDIR): the guest's /lib/modules/$KVER points into it over 9p; the
-# small modules.* indexes are copied so that mrc.ko's can replace them.
+# (MRC_KMODDIR): the guest's /lib/modules/$KVER points into it over 9p
+# (kernel/, and extra/ where scripts/debug-kernel added modules: every
+# directory the host's depmod saw, prepare_modules()); the small modules.*
+# indexes are copied so that mrc.ko's can replace them.
 if [ -n "${KMODDIR:-}" ] && [ "$KMODDIR" != "/lib/modules/$KVER" ]; then
-	$BB mkdir -p "/lib/modules/$KVER" &&
-	$BB ln -s "$KMODDIR/kernel" "/lib/modules/$KVER/kernel" &&
+	$BB mkdir -p "/lib/modules/$KVER" ||
+		fail "creating /lib/modules/$KVER"
+	for e in "$KMODDIR"/*; do
+		case ${e##*/} in build|source|updates|modules.*) continue ;; esac
+		[ -d "$e" ] || continue
+		$BB ln -s "$e" "/lib/modules/$KVER/${e##*/}" ||
+			fail "linking /lib/modules/$KVER/${e##*/} to $e"
+	done
 	$BB cp "$KMODDIR"/modules.* "/lib/modules/$KVER/" ||
-		fail "linking /lib/modules/$KVER to $KMODDIR"
+		fail "copying $KMODDIR/modules.* to /lib/modules/$KVER"
 fi
 
 echo "mrc-node$NODE" >/proc/sys/kernel/hostname
