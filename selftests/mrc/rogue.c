@@ -105,6 +105,7 @@ static u64 peer_token;			/* -K: the token the target expects
 					 * on the peer)
 					 */
 static bool have_token;
+static unsigned int pause_scale = 1;	/* -P: slow targets (debug kernels) */
 static const char *ifname;
 static bool verbose;
 
@@ -126,7 +127,7 @@ static void die(const char *fmt, ...)
 static void pace(unsigned int i)
 {
 	if (i % PACE_BURST == PACE_BURST - 1)
-		usleep(PACE_US);
+		usleep(PACE_US * pause_scale);
 }
 
 /*
@@ -1120,7 +1121,7 @@ static void k_spoof(void)
 	memset(b + MRC_WIRE_HDR_LEN, 0xee, 6000);
 	for (i = 0; i < 2; i++) {
 		raw_send(b, MRC_WIRE_HDR_LEN + 6000);
-		usleep(300000);
+		usleep(300000 * pause_scale);	/* the QP is back by then */
 	}
 	report("spoof_oversized", 2, -2);
 }
@@ -1461,7 +1462,8 @@ static void usage(void)
 		"usage: rogue -t TARGET_IP -q QPN[,QPN...] [-d DEV] [-s PEER_NODE]\n"
 		"             [-D TARGET_NODE] [-u STRANGER_NODE] [-n FLOOD]\n"
 		"             [-i IFACE -Q OUR_MRC_QPN[,...]] [-T SECS] [-K TOKEN]\n"
-		"             [-v] [KIND...]\n"
+		"             [-P SCALE] [-v] [KIND...]\n"
+		"-P: pauses between bursts x SCALE (1..100; slow targets)\n"
 		"kinds: wrong_qkey truncated bad_version bad_type bad_length\n"
 		"       bad_offset msg_too_big bad_seg bad_sack not_for_us\n"
 		"       unknown_peer wrong_path hello_flood probe_flood credit\n"
@@ -1496,7 +1498,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:t:q:s:D:u:n:i:Q:T:K:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:q:s:D:u:n:i:Q:T:K:P:v")) != -1) {
 		switch (c) {
 		case 'd': dev_name = optarg; break;
 		case 't':
@@ -1514,6 +1516,11 @@ int main(int argc, char **argv)
 		case 'K':
 			peer_token = strtoull(optarg, NULL, 16);
 			have_token = peer_token != 0;
+			break;
+		case 'P':
+			pause_scale = strtoul(optarg, NULL, 0);
+			if (!pause_scale || pause_scale > 100)
+				usage();
 			break;
 		case 'v': verbose = true; break;
 		default: usage();
