@@ -152,11 +152,15 @@ struct mrc_sched_params {
  * and classes and takes its policy from the sched_policy knob, whose
  * default is load-aware (schedcfg.c).  Class fallback grace: 0 here; the
  * kernel uses a quarter of peer_timeout_ms.  Exploration: at most 1 pick in
- * 128 (0.8% of the traffic: below a p99, so a latency class's p99 is not
- * made of exploration picks), for paths silent for 50 ms.  A recovered
- * path is measured again within 50 ms + 128 picks per stale path (and an
- * idle path's keepalive probe, every 250 ms by default, refreshes its RTT
- * anyway): well under the 1 s issue 5 asks for.
+ * 128 (0.8% of the packets; but a request/response of two 2-packet
+ * messages takes 4 picks, so up to 3% of its round trips), for paths
+ * silent for 50 ms here.  The kernel makes that two keepalive intervals
+ * (2 x probe_ms, 500 ms by default, schedcfg.c): an idle ACTIVE path's
+ * keepalive probe refreshes its RTT, so a path that answers its probes is
+ * never stale and never gets data just to be measured, and a recovered
+ * path is believed on its next probe reply (within probe_ms + its RTT):
+ * well under the 1 s issue 5 asks for.  Exploration stays for the paths
+ * that probes leave silent that long (unanswered, or probe_ms raised).
  */
 #define MRC_SCHED_DEF_POLICY		MRC_SCHED_ROUND_ROBIN
 #define MRC_SCHED_DEF_MIN_ACTIVE	0

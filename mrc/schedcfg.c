@@ -72,6 +72,17 @@ void mrc_schedcfg_params(struct mrc_sched_params *sp, u8 peer_policy)
 	 */
 	sp->fallback_grace_ns = mrc_knob(MRC_KNOB_peer_timeout_ms) / 4 *
 				NSEC_PER_MSEC;
+	/*
+	 * Exploration (sched.h) only for paths that their keepalive (a
+	 * probe every probe_ms on an idle ACTIVE path, which refreshes the
+	 * RTT) has not refreshed for two intervals: 500 ms by default.
+	 * Data sent to measure a path that probes already measure only
+	 * waits on it.  With the library's 50 ms, a 4 KiB request/response
+	 * (4 picks per round trip) sent about 1 round trip in 32 over
+	 * issue 5's slow plane: between its p95 and its p99.
+	 */
+	sp->explore_ns = min_t(u64, 2ULL * mrc_knob(MRC_KNOB_probe_ms) *
+				    NSEC_PER_MSEC, MRC_SCHED_EXPLORE_MAX_NS);
 }
 
 u64 mrc_schedcfg_class(u32 cls)

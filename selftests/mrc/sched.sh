@@ -166,7 +166,7 @@ background_run() {
 }
 
 run_guest() {
-	local n=$MRC_NODE o=$((3 - MRC_NODE)) pid r0 r1 t0 t i s0 s1 p0 p1 s
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) pid r0 r1 t0 t i s0 s1 p0 p1 s x0
 	local rr la un share rc d0 d1 p t1 samples
 
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
@@ -241,12 +241,17 @@ run_guest() {
 	policy 3
 	barrier la 120
 	if is_node 1; then
+		x0=$(mrcctl -j peer show "$o" | jq '.[0].explores')
 		tx_read; s0=$(tx "$r0" default) s1=$(tx "$r1" default)
 		ok "4 KiB lat x $LAT_N, load-aware, slow plane" \
 			lat_run /tmp/lat.la
 		tx_read; d0=$(( $(tx "$r0" default) - s0 ))
 		d1=$(( $(tx "$r1" default) - s1 ))
-		diag "load-aware: plane 0 sent $d0, plane 1 $d1 DATA packets"
+		# Keepalives measure the idle slow paths: data explores them
+		# only after 2 x probe_ms without news (schedcfg.c).
+		diag "load-aware: plane 0 sent $d0, plane 1 $d1 DATA packets;" \
+		     "explorations $(( $(mrcctl -j peer show "$o" |
+					 jq '.[0].explores') - x0 ))"
 		LA_SHARE="$((100 * d1 / (d0 + d1 ? d0 + d1 : 1)))% of $((d0 + d1))"
 		ok 'load-aware: the slow plane carries <= 10% of the packets' \
 			test $((100 * d1)) -le $((10 * (d0 + d1)))
