@@ -23,8 +23,9 @@
 # passed on to the guests); MRC_KEEP=1 keeps the output dir even on success;
 # MRC_TMPDIR sets where output dirs are created (default $TMPDIR or /tmp).
 # MRC_TIMEOUT_SCALE=N (integer, default 1) multiplies every time limit:
-# TIMEOUT, MRC_BOOT_TIMEOUT (default 240 s: a VM not ready by then fails
-# the test at once, fabric/run.sh -b), mrc-perf's no-progress limit
+# TIMEOUT, MRC_BOOT_TIMEOUT (default 240 s: a VM not ready by then is
+# booted again, MRC_BOOT_RETRIES times (default 1), then fails the test at
+# once, fabric/run.sh -b and -r), mrc-perf's no-progress limit
 # (MRC_PERF_TIMEOUT_S, 60 s) and the timeouts of barrier, get and
 # wait_for (slow debug kernels, scripts/debug-kernel); it is passed on to
 # the guests.
@@ -410,7 +411,8 @@ _mrc_host_main() {
 	fi
 	out=$(mktemp -d "${MRC_TMPDIR:-${TMPDIR:-/tmp}}/mrc-test.${script##*/}.XXXXXX") || exit "$KSFT_FAIL"
 	args=(-n "${NODES:-2}" -t "$((${TIMEOUT:-300} * _MRC_TSCALE))" -o "$out"
-	      -b "$((${MRC_BOOT_TIMEOUT:-240} * _MRC_TSCALE))")
+	      -b "$((${MRC_BOOT_TIMEOUT:-240} * _MRC_TSCALE))"
+	      -r "${MRC_BOOT_RETRIES:-1}")
 	[ -n "${PLANES:-}" ] && args+=(-p "$PLANES")
 	[ -n "${MTU:-}" ] && args+=(--mtu "$MTU")
 	[ -n "${MEM:-}" ] && args+=(--mem "$MEM")

@@ -43,6 +43,7 @@ NODES=2
 PLANES=2
 TIMEOUT=300
 BOOT_TIMEOUT=300
+BOOT_RETRIES=1
 OUTDIR=
 ONLY=
 MTU=9000
@@ -57,9 +58,12 @@ Boot a fabric of QEMU guests and run COMMAND (as root, cwd = repo) in each.
   -n NODES      number of VMs, 1..4 (default 2)
   -p PLANES     number of planes (NICs / rxe devices per VM), 1..8 (default 2)
   -t TIMEOUT_S  overall timeout including boot (default 300); exit 124 on expiry
-  -b BOOT_S     a VM not ready after BOOT_S seconds fails the run at once
-                (exit 124; default 300, at most TIMEOUT_S): a guest that
-                hangs while booting shows no console under "quiet"
+  -b BOOT_S     a VM not ready BOOT_S seconds after it started is killed
+                and booted again, up to -r times; then the run fails at
+                once (exit 124; default 300, at most TIMEOUT_S): a guest
+                that hangs while booting shows no console under "quiet"
+  -r RETRIES    boots again of a VM whose boot hung (default 1, 0..3); the
+                hung console is kept as console.N.hung.R.log
   -o OUTDIR     output directory (default: a new ${TMPDIR:-/tmp}/mrc-fabric.XXXXXX)
   --only NODE   boot all VMs but run COMMAND only on NODE; the others idle
   --mtu MTU     guest NIC MTU (default 9000, gives rxe active_mtu 4096)
@@ -99,6 +103,7 @@ while [ $# -gt 0 ]; do
 	-p) PLANES=${2-}; shift 2 || die "-p needs a value" 2 ;;
 	-t) TIMEOUT=${2-}; shift 2 || die "-t needs a value" 2 ;;
 	-b) BOOT_TIMEOUT=${2-}; shift 2 || die "-b needs a value" 2 ;;
+	-r) BOOT_RETRIES=${2-}; shift 2 || die "-r needs a value" 2 ;;
 	-o) OUTDIR=${2-}; shift 2 || die "-o needs a value" 2 ;;
 	--only) ONLY=${2-}; shift 2 || die "--only needs a value" 2 ;;
 	--mtu) MTU=${2-}; shift 2 || die "--mtu needs a value" 2 ;;
@@ -117,6 +122,7 @@ inrange "$PLANES" 1 8 || die "-p must be 1..8" 2
 inrange "$TIMEOUT" 1 999999 || die "-t must be a positive number of seconds" 2
 inrange "$BOOT_TIMEOUT" 1 999999 || die "-b must be a positive number of seconds" 2
 [ "$BOOT_TIMEOUT" -le "$TIMEOUT" ] || BOOT_TIMEOUT=$TIMEOUT
+inrange "$BOOT_RETRIES" 0 3 || die "-r must be 0..3" 2
 inrange "$MTU" 576 65000 || die "--mtu must be 576..65000" 2
 inrange "$MEM" 256 65536 || die "--mem must be 256..65536 (MB)" 2
 if [ -n "$ONLY" ]; then
@@ -674,7 +680,9 @@ done
 PDEATH=()
 setpriv --help 2>/dev/null | grep -q -- --pdeathsig && PDEATH=(setpriv --pdeathsig KILL --)
 msg "booting $NODES VM(s): kernel $KVER, $PLANES plane(s), MTU $MTU, netns $NETNS, out $OUTDIR"
-for ((n = 1; n <= NODES; n++)); do
+declare -A BOOTED=() BOOTS=()	# when each VM's current boot started, boots
+boot_node() {
+	local n=$1 p args
 	args=(-accel tcg -m "$MEM" -smp 1 -nodefaults -display none -monitor none
 		-serial "file:$OUTDIR/console.$n.log" -no-reboot
 		-kernel "$KERNEL" -initrd "$INITRD"
@@ -696,6 +704,11 @@ for ((n = 1; n <= NODES; n++)); do
 	# --pdeathsig: QEMU dies with this script even on SIGKILL.
 	ip netns exec "$NETNS" "${PDEATH[@]}" "$QEMU" "${args[@]}" </dev/null >"$OUTDIR/qemu.$n.log" 2>&1 &
 	QPID[$n]=$!
+	BOOTED[$n]=$(now_ms)
+	BOOTS[$n]=$((${BOOTS[$n]:-0} + 1))
+}
+for ((n = 1; n <= NODES; n++)); do
+	boot_node "$n"
 done
 TBOOT=$(now_ms)
 
@@ -718,14 +731,27 @@ vm_died() {
 	[ -s "$OUTDIR/qemu.$n.log" ] && sed "s/^/  node$n qemu| /" "$OUTDIR/qemu.$n.log" >&2
 }
 
-# A VM not ready after BOOT_TIMEOUT: say how far it got, stop waiting.
-# (2026-11-30, debug-kernel lane: one node of peers.sh had written nothing,
-# console or boot log, after 14 min; its partner was ready in 130 s.)
+# A VM not ready BOOT_TIMEOUT after its boot started: say how far it got;
+# boot it again (-r), or stop waiting.  (2026-11-30 and 12-01, debug-kernel
+# lane: one node of peers.sh had written nothing after 14 min, and one of
+# credit.sh stopped at "tsc: Unable to calibrate against PIT", 0.02 s into
+# its boot; their partners were ready in about a minute.  Nothing of mrc
+# runs that early: the guest kernel's boot under TCG hung.)
 boot_hung() {
-	local n=$1
-	: >"$OUTDIR/.fabric/dead.$n"
-	msg "node$n: not ready after $BOOT_TIMEOUT s (boot hung?); console tail:"
+	local n=$1 pid=${QPID[$1]}
+	msg "node$n: not ready after $BOOT_TIMEOUT s (boot ${BOOTS[$n]} hung?); console tail:"
 	tail -n 25 "$OUTDIR/console.$n.log" 2>/dev/null | sed "s/^/  node$n| /" >&2
+	if [ "${BOOTS[$n]}" -le "$BOOT_RETRIES" ]; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		mv -f "$OUTDIR/console.$n.log" "$OUTDIR/console.$n.hung.${BOOTS[$n]}.log"
+		rm -f "$OUTDIR/boot.$n.log" "$OUTDIR/node.$n.out"
+		msg "node$n: killed QEMU (pid $pid), booting it again ($((BOOTS[$n])) of $BOOT_RETRIES retries)"
+		boot_node "$n"
+		return 0
+	fi
+	: >"$OUTDIR/.fabric/dead.$n"
+	return 1
 }
 
 # A guest asked for node N's death (.fabric/kill.N; see the header): no
@@ -757,9 +783,8 @@ while :; do
 			elif ! kill -0 "${QPID[$n]}" 2>/dev/null; then
 				vm_died "$n"
 				exit 1
-			elif [ $((t - TBOOT)) -ge $((BOOT_TIMEOUT * 1000)) ]; then
-				boot_hung "$n"
-				exit 124
+			elif [ $((t - BOOTED[$n])) -ge $((BOOT_TIMEOUT * 1000)) ]; then
+				boot_hung "$n" || exit 124
 			fi
 		done
 		if [ ${#READY[@]} -eq "$NODES" ]; then
