@@ -25,6 +25,7 @@ CYCLES=20
 # Live objects per (kmalloc cache, allocation site): "cache:site[module] N".
 trace_snapshot() {
 	local f
+	slab_flush_freed
 	for f in /sys/kernel/debug/slab/kmalloc-*/alloc_traces; do
 		awk -v c="$(basename "$(dirname "$f")")" '
 			/^ *[0-9]+ / {

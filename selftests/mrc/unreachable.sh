@@ -42,6 +42,7 @@ completed_at_least() {
 # and caller, from slub_debug=U's alloc_traces) and vmalloc (per caller).
 mem_snapshot() {
 	local f
+	slab_flush_freed
 	for f in $D/slab/kmalloc-*/alloc_traces; do
 		awk -v c="$(basename "$(dirname "$f")")" '
 			/^ *[0-9]+ / && /\[mrc/ {
