@@ -73,7 +73,14 @@
  * peer_timeout_ms): the peer's rx_gc work frees the incomplete ones
  * (rx_expired) and delivers the complete held ones, whose sender was told
  * they arrived; ordering resumes after the last of them.  So a peer that
- * vanishes for good leaves no reassembly memory behind.
+ * vanishes for good leaves no reassembly memory behind.  But a sender
+ * whose paths answer probes gives up only after MRC_MSG_STALL_MULT peer
+ * timeouts without progress: if its DATA was black-holed for more than
+ * two and then gets through again, a message the receiver gave up on (or
+ * never saw) would count as "delivered already" and be acked whole.  So
+ * the expired epoch is gone (rx_epoch_gone): its DATA is dropped without
+ * an ack (rx_gone_pkts) until the sender gives up too and moves to a newer
+ * epoch, and those messages fail with -ETIMEDOUT instead of reporting 0.
  *
  * Locking.  Sender state under peer->lock (BH spin); receiver state under
  * mp->rx_lock (BH spin).  They never nest: a SACK is built under rx_lock
@@ -130,7 +137,8 @@ enum {
 	MS_RX_PKTS, MS_RX_DUP, MS_RX_NO_MEM, MS_RX_MSGS, MS_RX_BYTES,
 	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED,
 	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_PEER_RESTARTS,
-	MS_CWND_CUTS, MS_TX_TIMEOUT, MS_BG_YIELDS, MS_BULK_YIELDS, MS_NR
+	MS_CWND_CUTS, MS_TX_TIMEOUT, MS_BG_YIELDS, MS_BULK_YIELDS,
+	MS_RX_GONE_PKTS, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -141,6 +149,7 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
 	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
+	"rx_gone_pkts",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
@@ -1209,6 +1218,7 @@ static void mrc_msg_new_epoch(struct mrc_msg_peer *mp, u32 epoch)
 	}
 	mp->rx_epoch = epoch;
 	mp->rx_epoch_valid = true;
+	mp->rx_epoch_gone = false;
 	mrc_seq_reset(mp->rx_next);
 }
 
@@ -1289,6 +1299,11 @@ again:
 	mp->rx_last_ns = ktime_get_ns();
 	if (epoch != mp->rx_epoch) {
 		why = MRC_DROP_DUPLICATE;	/* given up by its sender */
+		goto unlock;
+	}
+	if (mp->rx_epoch_gone) {	/* given up by us (see Expiry) */
+		ms_inc(MS_RX_GONE_PKTS);
+		why = MRC_DROP_DUPLICATE;
 		goto unlock;
 	}
 	if (mrc_seq_diff(seq, mp->rx_next[lane]) < 0) {
@@ -1467,6 +1482,7 @@ static void mrc_msg_rx_gc_workfn(struct work_struct *work)
 		list_move_tail(&rm->node, &gone);
 		mp->nrx--;
 	}
+	mp->rx_epoch_gone = true;	/* see Expiry */
 	if (kick)
 		queue_work(system_wq, &mp->rx_work);
 unlock:

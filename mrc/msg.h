@@ -89,6 +89,10 @@ struct mrc_msg_peer {
 	spinlock_t rx_lock;
 	bool rx_dead;			/* peer going away: nothing new */
 	bool rx_epoch_valid;
+	bool rx_epoch_gone;		/* rx_gc gave up on rx_epoch's gaps:
+					 * its DATA is dropped unacked until
+					 * a newer epoch (msg.c, Expiry)
+					 */
 	u32 rx_epoch;			/* sender's epoch being received */
 	u32 rx_next[MRC_MSG_LANES];	/* next sequence number to deliver,
 					 * per lane (class)

@@ -184,6 +184,76 @@ black_hole() {
 	fi
 }
 
+# The seq of msg_id (n in its low 30 bits): header byte 16 + 4 (wire.h).
+SEQ_AT=$((DATA_AT - 1 + 20))
+
+# A black hole that heals between the receiver's expiry (2 x
+# peer_timeout_ms without DATA) and the sender's stall timeout (4 x): node
+# 1 sends A and B (n 0 and 1 of a new epoch) while node 2 drops A's DATA,
+# so B waits for A (held); then node 2 drops all DATA until its rx_gc
+# gives A up and delivers B, and then lets everything through.  A's next
+# retransmission must not be acked as "delivered already" (it never was):
+# node 2 drops it (rx_gone_pkts) and A fails with -ETIMEDOUT.  Before the
+# fix node 1 reported both sends done with status 0.
+healed_hole() {
+	local h0 rx t=$((1000 * _MRC_TSCALE))	# peer_timeout_ms here
+
+	if is_node 2; then
+		echo $t > /sys/kernel/mrc/peer_timeout_ms
+		echo reset > $D/mrc_echo/ctl
+		h0=$(msg_stat rx_held)
+		ok "drop incoming DATA of message n 0 (tc u32 at $SEQ_AT)" \
+			sh -c 'for d in eth0 eth1; do
+			tc qdisc add dev $d handle ffff: ingress &&
+			tc filter add dev $d parent ffff: prio 1 protocol ip u32 \
+				match ip protocol 17 0xff \
+				match ip dport 4791 0xffff \
+				match u8 1 0xff at '$DATA_AT' \
+				match u32 0 0x3fffffff at '$SEQ_AT' action drop ||
+			exit 1; done'
+	fi
+	barrier heal-a
+	if is_node 1; then
+		ok "mrcctl config set peer_timeout_ms $t" \
+			mrcctl config set peer_timeout_ms $t
+		echo reset > $D/mrc_echo/ctl
+		ok 'send A and B (1000 B each)' \
+			sh -c "echo send $OTHER 7 2 1000 8 1 > $D/mrc_echo/ctl"
+	else
+		wait_for 'B complete, held for A' 30 \
+			sh -c "[ \$(awk '\$1==\"rx_held\"{print \$2}' $D/mrc/msg) -gt $h0 ]"
+		ok 'drop all incoming DATA' sh -c 'for d in eth0 eth1; do
+			tc filter add dev $d parent ffff: prio 2 protocol ip u32 \
+				match ip protocol 17 0xff \
+				match ip dport 4791 0xffff \
+				match u8 1 0xff at '$DATA_AT' action drop ||
+			exit 1; done'
+		wait_for 'B delivered once A is given up (2 x peer_timeout_ms)' \
+			20 sh -c "grep -qx 'rx 1' $D/mrc_echo/stats"
+		ok 'the hole heals' sh -c 'tc qdisc del dev eth0 ingress &&
+			tc qdisc del dev eth1 ingress'
+		put heal-rx "$(echo_stat rx)"
+	fi
+	if is_node 1; then
+		wait_for 'both sends complete' 60 completed_at_least 2
+		rx=$(get heal-rx 60)
+		diag "node2 delivered $rx; sends: $(echo_stat done_ok) ok," \
+		     "$(echo_stat done_err) failed"
+		ok_eq 'no send reported delivered that was not' \
+			"$rx" "$(echo_stat done_ok)"
+		ok_eq 'A failed with -ETIMEDOUT' '1 -110' \
+			"$(echo_stat done_err) $(echo_stat done_err_last_status)"
+		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
+	fi
+	barrier heal-done 60
+	if is_node 2; then
+		ok "A's retransmissions dropped unacked (rx_gone_pkts $(msg_stat rx_gone_pkts))" \
+			test "$(msg_stat rx_gone_pkts)" -gt 0
+		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
+		echo reset > $D/mrc_echo/ctl
+	fi
+}
+
 run_guest() {
 	OTHER=$((3 - MRC_NODE))
 	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)" grown t0
@@ -232,6 +302,7 @@ run_guest() {
 	barrier again-done
 	black_hole
 	barrier hole-done
+	healed_hole
 
 	ok 'rmmod mrc_echo' rmmod mrc_echo
 	ok_eq 'buffers back to 0' '0 0' \
