@@ -141,14 +141,7 @@ black_hole() {
 	local ms e0 t0
 
 	if is_node 2; then
-		ok 'drop incoming mrc DATA on both planes (tc u32)' \
-			sh -c 'for d in eth0 eth1; do
-			tc qdisc add dev $d handle ffff: ingress &&
-			tc filter add dev $d parent ffff: protocol ip u32 \
-				match ip protocol 17 0xff \
-				match ip dport 4791 0xffff \
-				match u8 1 0xff at '$DATA_AT' action drop || exit 1
-			done'
+		ok 'drop incoming mrc DATA on both planes (tc u32)' drop_data 1
 		echo reset > $D/mrc_echo/ctl
 	fi
 	barrier hole-up
@@ -187,6 +180,22 @@ black_hole() {
 # The seq of msg_id (n in its low 30 bits): header byte 16 + 4 (wire.h).
 SEQ_AT=$((DATA_AT - 1 + 20))
 
+# drop_data PRIO [u32 MATCH...]: drop incoming mrc DATA (and only what
+# also matches MATCH) on both planes, ahead of rxe; the ingress qdisc is
+# added with the first filter (PRIO 1).
+drop_data() {
+	local prio=$1 d
+	shift
+	for d in eth0 eth1; do
+		if [ "$prio" = 1 ]; then
+			tc qdisc add dev $d handle ffff: ingress || return 1
+		fi
+		tc filter add dev $d parent ffff: prio "$prio" protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u8 1 0xff at "$DATA_AT" "$@" action drop || return 1
+	done
+}
+
 # A black hole that heals between the receiver's expiry (2 x
 # peer_timeout_ms without DATA) and the sender's stall timeout (4 x): node
 # 1 sends A and B (n 0 and 1 of a new epoch) while node 2 drops A's DATA,
@@ -203,14 +212,7 @@ healed_hole() {
 		echo reset > $D/mrc_echo/ctl
 		h0=$(msg_stat rx_held)
 		ok "drop incoming DATA of message n 0 (tc u32 at $SEQ_AT)" \
-			sh -c 'for d in eth0 eth1; do
-			tc qdisc add dev $d handle ffff: ingress &&
-			tc filter add dev $d parent ffff: prio 1 protocol ip u32 \
-				match ip protocol 17 0xff \
-				match ip dport 4791 0xffff \
-				match u8 1 0xff at '$DATA_AT' \
-				match u32 0 0x3fffffff at '$SEQ_AT' action drop ||
-			exit 1; done'
+			drop_data 1 match u32 0 0x3fffffff at "$SEQ_AT"
 	fi
 	barrier heal-a
 	if is_node 1; then
@@ -222,12 +224,7 @@ healed_hole() {
 	else
 		wait_for 'B complete, held for A' 30 \
 			sh -c "[ \$(awk '\$1==\"rx_held\"{print \$2}' $D/mrc/msg) -gt $h0 ]"
-		ok 'drop all incoming DATA' sh -c 'for d in eth0 eth1; do
-			tc filter add dev $d parent ffff: prio 2 protocol ip u32 \
-				match ip protocol 17 0xff \
-				match ip dport 4791 0xffff \
-				match u8 1 0xff at '$DATA_AT' action drop ||
-			exit 1; done'
+		ok 'drop all incoming DATA' drop_data 2
 		wait_for 'B delivered once A is given up (2 x peer_timeout_ms)' \
 			20 sh -c "grep -qx 'rx 1' $D/mrc_echo/stats"
 		ok 'the hole heals' sh -c 'tc qdisc del dev eth0 ingress &&
