@@ -25,7 +25,12 @@
  * the path left is always about data sent before it left.
  *
  * Probes.  Entering PROBING or ASSUMED_BAD makes one due at once; retries
- * follow at probe_ns, doubling up to probe_max_ns.  DEAD and DENIED paths
+ * follow at probe_ns, doubling up to probe_max_ns, but never sooner than
+ * the path's RTO: a probe is not repeated before its reply could have
+ * come.  On a path whose RTT is longer than probe_ns (an overloaded
+ * receiver) the fixed schedule would send several probes per round trip,
+ * each answered, and the extra load on the receiver makes its RTT longer
+ * still; the RTO floor sends one per RTO.  DEAD and DENIED paths
  * are not probed (the rail layer says when a rail returns).  An ACTIVE
  * path is probed only after keepalive_ns without news; if that probe is
  * not answered within the path's RTO the path is treated as timed out.
@@ -266,7 +271,9 @@ bool mrc_path_timer(struct mrc_path *p, const struct mrc_path_params *pp,
 	if (p->state != MRC_PATH_PROBING && p->state != MRC_PATH_ASSUMED_BAD)
 		return false;
 
-	iv = mrc_path_probe_interval(pp, p->probe_backoff);
+	/* Not before this probe's reply could come (Design notes). */
+	iv = mrc_path_max(mrc_path_probe_interval(pp, p->probe_backoff),
+			  mrc_path_rto(p, pp));
 	p->stats.probes++;
 	p->probe_sent_ns = now;
 	p->probe_next_ns = mrc_path_add_sat(now, iv);

@@ -107,7 +107,10 @@ struct mrc_path_params {
  *  - probe_max 200 ms: retries double 10, 20, 40, 80, 160, 200, 200...
  *    A path whose plane comes back is in service again within 200 ms plus
  *    one RTT, well inside issue 5's "within a second"; a path that stays
- *    broken costs at most 5 probes/s.
+ *    broken costs at most 5 probes/s.  A retry never comes sooner than
+ *    the path's RTO (mrc_path_timer()), which on real fabrics is below
+ *    10 ms and changes nothing; under TCG or on an overloaded node it
+ *    keeps probes to about one per round trip.
  *  - keepalive 250 ms: a path that carries traffic is never probed (its
  *    ACKs prove it); an idle ACTIVE path gets a probe after 250 ms without
  *    news, which refreshes its RTT (for latency-aware scheduling) and

@@ -538,6 +538,46 @@ static void probe__schedule_after_loss(void)
 	      ULL(mrc_path_deadline(&p, &pp)));
 }
 
+/*
+ * A slow path (srtt 300 ms, an overloaded receiver under TCG): a retry
+ * waits for the path's RTO, not 10 ms, so one probe is out per round trip
+ * instead of six; the RTO caps the wait (rto_max 2 s, the knob's top).
+ */
+static void probe__retry_not_before_rto(void)
+{
+	struct mrc_path_params q = pp;
+	struct mrc_path p;
+	u64 t = T0, rto;
+	unsigned int i;
+
+	q.rtt.rto_max_ns = 2000 * MS;
+	mrc_path_init(&p, 1, 2, 7, t);
+	for (i = 0; i < 8; i++) {	/* srtt -> 300 ms, small rttvar */
+		t += 300 * MS;
+		mrc_path_event(&p, &q, MRC_PATH_EV_REPLY, t, t - 300 * MS);
+	}
+	CHECK(p.state == MRC_PATH_ACTIVE, "state %s", st(p.state));
+	mrc_path_event(&p, &q, MRC_PATH_EV_LOSS, t + 1 * MS, t);
+	CHECK(p.state == MRC_PATH_ASSUMED_BAD, "state %s", st(p.state));
+	rto = mrc_path_rto(&p, &q);
+	CHECK(rto > 300 * MS && rto < 2000 * MS, "rto %llu", ULL(rto));
+	t += 1 * MS;
+	CHECK(mrc_path_timer(&p, &q, t), "first probe not at once");
+	CHECK(mrc_path_deadline(&p, &q) == t + rto, "retry after %llu, rto %llu",
+	      ULL(mrc_path_deadline(&p, &q) - t), ULL(rto));
+	CHECK(!mrc_path_timer(&p, &q, t + 10 * MS), "retry at 10 ms");
+	CHECK(!mrc_path_timer(&p, &q, t + 200 * MS), "retry at probe_max");
+	CHECK(mrc_path_timer(&p, &q, t + rto), "no retry after the rto");
+	CHECK(p.stats.probes == 2, "probes %llu", ULL(p.stats.probes));
+	/* A fast path keeps the 10 ms schedule (rto <= probe_ns). */
+	mk(&p, MRC_PATH_ASSUMED_BAD, T0);
+	CHECK(mrc_path_rto(&p, &q) <= q.probe_ns, "fast rto %llu",
+	      ULL(mrc_path_rto(&p, &q)));
+	mrc_path_timer(&p, &q, T0);
+	CHECK(mrc_path_deadline(&p, &q) == T0 + 10 * MS, "fast: %llu",
+	      ULL(mrc_path_deadline(&p, &q) - T0));
+}
+
 /* The backoff restarts each time the path leaves the spray set again. */
 static void probe__backoff_restarts(void)
 {
@@ -798,6 +838,7 @@ static const struct tap_test tests[] = {
 	T(seq__per_path),
 	T(probe__interval_doubles_and_caps),
 	T(probe__schedule_after_loss),
+	T(probe__retry_not_before_rto),
 	T(probe__backoff_restarts),
 	T(probe__none_when_dead_or_denied),
 	T(keepalive__idle_active_path),
