@@ -92,6 +92,14 @@ refused() {	# refused TEXT CMD...: fails, and says TEXT
 	out=$("$@" 2>&1) && { echo "accepted: $*"; return 1; }
 	grep -qF -- "$1" <<<"$out" || { echo "said: $out"; return 1; }
 }
+tag_sent() {	# tag_sent N: packets sent under policy N (its tag line)
+	awk -v n="$1" '$1 == "tag" && k++ == n { print $4 }' $D/mrc/sched
+}
+# tag_sends_or_done N BEFORE PID: policy N sent more than BEFORE, or the
+# transfer (PID) is over
+tag_sends_or_done() {
+	[ "$(tag_sent "$1")" -gt "$2" ] || ! kill -0 "$3" 2>/dev/null
+}
 tags_consistent() {
 	local l w bad=0 seen=0
 	mapfile -t l < $D/mrc/sched
@@ -447,9 +455,16 @@ run_guest() {
 	if is_node 1; then
 		mrc-perf -c 2 -p $PORT bw -m 65536 -n 600 -w 16 > /tmp/bw.live 2>&1 &
 		pid=$!
+		# Each policy carries packets before the next: a fixed 0.3 s
+		# step did not on the debug-kernel lane, where mrc-perf was
+		# still starting while min-inflight and min-latency were set
+		# (2026-12-01: their tags sent 0).
 		for i in 0 3 1 2 3 0 3; do
 			_sleep 0.3
+			s0=$(tag_sent "$i")
 			policy "$i"
+			wait_for "policy $i set mid-transfer (sent, or the transfer ended)" 60 \
+				tag_sends_or_done "$i" "$s0" "$pid"
 		done
 		wait "$pid"
 		rc=$?
