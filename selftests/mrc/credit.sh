@@ -47,8 +47,9 @@ LIMIT=${MRC_CREDIT_LIMIT:-30000}	# tbf queue, bytes, per plane
 # Paths per peer and their keepalive: 2 planes x ENTROPY QPs, each idle
 # path probed every PROBE_MS.  The kernel's defaults (8, 250 ms) here; the
 # debug-kernel lane sets fewer (scripts/debug-kernel), as node 1 answers
-# the keepalives of two peers: 550 packets/s and 16% of its CPU at idle
-# on Debian's kernel, more than all of its CPU on the lane's.
+# the keepalives of two peers: 550 packets/s and 10-16% of its CPU at
+# idle on Debian's kernel (bench/idle-load), more than all of its CPU on
+# the lane's.
 ENTROPY=${MRC_CREDIT_ENTROPY:-8}
 PROBE_MS=${MRC_CREDIT_PROBE_MS:-250}
 NPATHS=$((2 * ENTROPY))
