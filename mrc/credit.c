@@ -510,6 +510,12 @@ bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
 			 const struct mrc_credit_params *p, u64 msg_id,
 			 u32 msg_len, u64 now)
 {
+	if (tx->msg_len > tx->unsched_end) {	/* it asked for credit */
+		tx->prev_msg_id = tx->msg_id;
+		tx->prev_msg_len = tx->msg_len;
+		tx->prev_seq = tx->seq;
+		tx->prev_granted = tx->granted;
+	}
 	tx->msg_id = msg_id;
 	tx->msg_len = msg_len;
 	tx->sent = 0;
@@ -558,31 +564,53 @@ int mrc_credit_tx_sent(struct mrc_credit_tx *tx, u32 len)
 	return 0;
 }
 
+/*
+ * Whether a grant (@seq, @granted) fits one taken as (@ref_seq,
+ * @ref_granted) by the same receiver for the same message: a newer
+ * sequence grants more, an older one less, the same one as much.
+ */
+static bool mrc_credit_grant_fits(u32 seq, u32 granted, u32 ref_seq,
+				  u32 ref_granted)
+{
+	s32 dseq = (s32)(seq - ref_seq);
+
+	if (!dseq)
+		return granted == ref_granted;
+	return dseq > 0 ? granted > ref_granted : granted < ref_granted;
+}
+
 int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
 			const struct mrc_credit_params *p, u64 msg_id,
-			u32 granted, u32 seq, u64 now)
+			u32 msg_len, u32 granted, u32 seq, u64 now)
 {
 	s32 dseq = (s32)(seq - tx->seq);
 
-	if (!tx->active || msg_id != tx->msg_id || dseq < 0) {
+	if (!tx->msg_len || msg_id != tx->msg_id || msg_len != tx->msg_len) {
+		if (tx->prev_msg_len && msg_id == tx->prev_msg_id &&
+		    msg_len == tx->prev_msg_len && granted <= msg_len &&
+		    mrc_credit_grant_fits(seq, granted, tx->prev_seq,
+					  tx->prev_granted)) {
+			tx->grants_stale++;
+			return -ESTALE;
+		}
 		tx->grants_bad++;
-		return -ESTALE;
+		return -ENOENT;
 	}
 	if (granted > tx->msg_len) {
 		tx->grants_bad++;
 		return -ERANGE;
 	}
+	if (!mrc_credit_grant_fits(seq, granted, tx->seq, tx->granted)) {
+		tx->grants_bad++;
+		return -EINVAL;
+	}
 	if (!dseq) {
-		if (granted != tx->granted) {
-			tx->grants_bad++;
-			return -EINVAL;
-		}
 		tx->grants_dup++;
 		return 0;
 	}
-	if (granted <= tx->granted) {
-		tx->grants_bad++;
-		return -EINVAL;
+	if (dseq < 0 || !tx->active) {
+		tx->grants_stale++;
+		return -ESTALE;
 	}
 	tx->granted = granted;
 	tx->seq = seq;

@@ -258,12 +258,18 @@ struct mrc_credit_tx {
 	u16 reserved;
 	u64 request_at;		/* (re-)REQUEST due when starved */
 	u64 starved_since;
+	/* the scheduled message before this one, as it ended */
+	u64 prev_msg_id;
+	u32 prev_msg_len;	/* 0: none yet */
+	u32 prev_seq;
+	u32 prev_granted;
 	/* stats */
 	u64 unsched_bytes;
 	u64 sched_bytes;
 	u64 grants;		/* grants that moved the offset */
 	u64 grants_dup;		/* duplicates (harmless, counted) */
-	u64 grants_bad;		/* stale, forged or beyond the message */
+	u64 grants_stale;	/* overtaken or late (harmless, counted) */
+	u64 grants_bad;		/* forged: contradict what was taken */
 	u64 requests;		/* REQUESTs sent, first and repeats */
 	u64 wait_ns;		/* time spent starved of credit */
 };
@@ -288,19 +294,24 @@ u32 mrc_credit_tx_may_send(struct mrc_credit_tx *tx, u32 want, u64 now);
 int mrc_credit_tx_sent(struct mrc_credit_tx *tx, u32 len);
 
 /*
- * A GRANT for @msg_id up to @granted with sequence @seq.  Returns 1 if
- * it moved the offset, 0 for a duplicate (idempotent), or negative and
- * leaves @tx unchanged:
- *  -ESTALE	another message, or a sequence older than the last taken
- *		(sequences start at 1 for each message, so a replay from
- *		an earlier message or an earlier grant is refused)
- *  -ERANGE	offset beyond the message (more than was requested)
- *  -EINVAL	inconsistent: same sequence, other offset; or a newer
- *		sequence that does not move the offset forward
+ * A GRANT for @msg_id (@msg_len bytes) up to @granted with sequence
+ * @seq.  A receiver's grants of one message only grow: a newer sequence
+ * grants more.  Returns 1 if it moved the offset, 0 for a duplicate of
+ * the grant taken last (idempotent), or negative and leaves @tx's
+ * credit unchanged:
+ *  -ESTALE	harmless, counted in grants_stale: what the receiver may
+ *		really have sent, overtaken or late (an older sequence
+ *		granting less; a grant of the message after it ended or
+ *		was reset, or of the scheduled message before it)
+ *  -ENOENT	no message this sender asked credit for (grants_bad)
+ *  -ERANGE	offset beyond the message (grants_bad)
+ *  -EINVAL	contradicts a grant taken (grants_bad): same sequence,
+ *		other offset; a newer sequence that grants no more; an
+ *		older one that grants as much or more
  */
 int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
 			const struct mrc_credit_params *p, u64 msg_id,
-			u32 granted, u32 seq, u64 now);
+			u32 msg_len, u32 granted, u32 seq, u64 now);
 
 /*
  * Whether a REQUEST is due at @now: starved of credit for

@@ -325,7 +325,7 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 			}
 			return false;
 		}
-		cp->tx_on = false;
+		mrc_credit_tx_reset(peer);
 		if (!mrc_knob(MRC_KNOB_credit))
 			return true;
 		cp->tx_on = true;
@@ -376,20 +376,18 @@ static enum mrc_drop_reason mrc_credit_on_grant(struct mrc_peer *peer,
 	mrc_wire_get_credit(pkt, &c);
 	mrc_credit_params(&p, 0);
 	spin_lock_bh(&peer->lock);
-	if (!peer->credit.tx_on || c.msg_len != tx->msg_len) {
-		tx->grants_bad++;
-		why = MRC_DROP_BAD_CREDIT;
-		goto unlock;
-	}
-	rc = mrc_credit_tx_grant(tx, &p, pkt->msg_id, c.granted, c.seq,
-				 ktime_get_ns());
+	/* tx is active only while tx_on (see mrc_credit_tx_reset()) */
+	rc = mrc_credit_tx_grant(tx, &p, pkt->msg_id, c.msg_len, c.granted,
+				 c.seq, ktime_get_ns());
 	if (rc > 0) {
 		if (!peer->dead)
 			queue_work(system_wq, &peer->mp.tx_work);
+	} else if (rc && rc != -ESTALE) {
+		why = MRC_DROP_BAD_CREDIT;
 	} else {
-		why = rc ? MRC_DROP_BAD_CREDIT : MRC_DROP_DUPLICATE;
+		/* a duplicate, overtaken or late: nothing new, harmless */
+		why = MRC_DROP_DUPLICATE;
 	}
-unlock:
 	spin_unlock_bh(&peer->lock);
 	return why;
 }
@@ -672,6 +670,7 @@ static void mrc_credit_peer_stats(struct mrc_peer *peer,
 	v[MRC_CREDIT_STAT_GRANTS_RX] = tx->grants;
 	v[MRC_CREDIT_STAT_GRANTS_DUP] = tx->grants_dup;
 	v[MRC_CREDIT_STAT_GRANTS_BAD] = tx->grants_bad;
+	v[MRC_CREDIT_STAT_GRANTS_STALE] = tx->grants_stale;
 	v[MRC_CREDIT_STAT_WAIT_US] = div_u64(wait, NSEC_PER_USEC);
 	spin_unlock_bh(&peer->lock);
 

@@ -93,6 +93,7 @@ static const char * const mrc_credit_stat_names[] = {
 	[MRC_CREDIT_STAT_GRANTS_RESENT]		= "grants_resent",
 	[MRC_CREDIT_STAT_GRANTED_BYTES]		= "granted_bytes",
 	[MRC_CREDIT_STAT_OVER_CREDIT]		= "over_credit",
+	[MRC_CREDIT_STAT_GRANTS_STALE]		= "grants_stale",
 };
 
 const char *mrc_credit_stat_name(unsigned int stat)

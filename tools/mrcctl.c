@@ -1854,7 +1854,8 @@ static const unsigned int credit_tx_cols[] = {
 	MRC_CREDIT_STAT_TX_UNSCHED_BYTES, MRC_CREDIT_STAT_TX_SCHED_BYTES,
 	MRC_CREDIT_STAT_TX_MSGS_SCHED, MRC_CREDIT_STAT_REQUESTS_TX,
 	MRC_CREDIT_STAT_GRANTS_RX, MRC_CREDIT_STAT_GRANTS_DUP,
-	MRC_CREDIT_STAT_GRANTS_BAD, MRC_CREDIT_STAT_WAIT_US,
+	MRC_CREDIT_STAT_GRANTS_STALE, MRC_CREDIT_STAT_GRANTS_BAD,
+	MRC_CREDIT_STAT_WAIT_US,
 };
 static const unsigned int credit_rx_cols[] = {
 	MRC_CREDIT_STAT_RX_UNSCHED_BYTES, MRC_CREDIT_STAT_RX_SCHED_BYTES,
@@ -1866,11 +1867,11 @@ static const unsigned int credit_rx_cols[] = {
 static void credit_row(const struct peer *p, const char *label,
 		       const unsigned int *cols, size_t n)
 {
-	const char *hdr[8];
-	char val[8][24];
+	const char *hdr[MRC_CREDIT_STAT_MAX];
+	char val[MRC_CREDIT_STAT_MAX][24];
 	size_t i;
 
-	for (i = 0; i < n && i < 8; i++) {
+	for (i = 0; i < n && i < MRC_CREDIT_STAT_MAX; i++) {
 		hdr[i] = mrc_credit_stat_name(cols[i]);
 		if (p->credit_present & (1u << cols[i]))
 			snprintf(val[i], sizeof(val[i]), "%" PRIu64,
@@ -4403,8 +4404,8 @@ static void peer__credit(void)
 		  "node 3  planes 0  paths 0 (active 0)\n"
 		  "    credtx:  tx_unsched_bytes tx_sched_bytes tx_msgs_sched requests_tx grants_rx grants_dup\n"
 		  "                         1002           1003          1004        1005      1006       1007\n"
-		  "             grants_bad wait_us\n"
-		  "                      -    1009\n"
+		  "             grants_stale grants_bad wait_us\n"
+		  "                     1018          -    1009\n"
 		  "    credrx:  rx_unsched_bytes rx_sched_bytes requests_rx requests_bad grants_tx grants_resent\n"
 		  "                         1010           1011        1012         1013      1014          1015\n"
 		  "             granted_bytes over_credit\n"
@@ -4415,7 +4416,7 @@ static void peer__credit(void)
 	got = peer_show_of(nlh);
 	CHECK(got && strstr(got, "\"credit\":{\"tx_unsched_bytes\":1002,"));
 	CHECK(got && strstr(got, "\"grants_bad\":null,\"wait_us\":1009,"));
-	CHECK(got && strstr(got, "\"over_credit\":1017}"));
+	CHECK(got && strstr(got, "\"over_credit\":1017,\"grants_stale\":1018}"));
 	free(got);
 	opt.json = false;
 }
@@ -5375,7 +5376,7 @@ static void cli__help_and_version(void)
 		return;
 	RUN(&r, "-V");
 	CHECK(r.status == 0 && strstr(r.out, "mrcctl ") &&
-	      strstr(r.out, "(mrc netlink version 1)"));
+	      strstr(r.out, "(mrc netlink version 2)"));
 	RUN(&r, "--version");
 	CHECK(r.status == 0 && strstr(r.out, "mrc netlink version"));
 	RUN(&r, "help");

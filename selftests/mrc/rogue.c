@@ -41,6 +41,7 @@
  * lists them) and also prints the totals the target's credit counters
  * must move by:
  *	credit grants_bad N	(the target as a sender, per peer)
+ *	credit grants_stale N	(at least N: late real grants count too)
  *	credit requests_bad N	(the target as a receiver, per peer)
  * "bad_type" covers every type above MRC_PKT_TYPE_MAX, so types added
  * later drop out of it.
@@ -1142,7 +1143,9 @@ static void k_spoof(void)
  *  spoof_grant_unrequested	a message id never requested
  *  spoof_grant_reserved	as no_more, every reserved/unused field set
  *  spoof_grant_replay		a real grant of a message the target has
- *				finished sending (replayed once it moved on)
+ *				finished sending (replayed once it moved on):
+ *				what a late real grant looks like, so
+ *				duplicate and grants_stale, not grants_bad
  *  spoof_grant_beyond		granted past msg_len (parser)
  *  spoof_req_len		the captured message with another length
  *  spoof_req_small		a message the unscheduled window covers
@@ -1151,9 +1154,11 @@ static void k_spoof(void)
  *  spoof_req_flood		@flood requests for earlier message ids
  *  spoof_req_huge		msg_len above the cap (parser)
  *
- * All but the parser's are bad_credit; the sender's grants_bad and the
- * receiver's requests_bad counters (debugfs mrc/credit) must move by the
- * "credit" totals printed at the end.  Two more are what an off-path node
+ * All but the parser's and the grant replay are bad_credit; the sender's
+ * grants_bad and the receiver's requests_bad counters (debugfs
+ * mrc/credit) must move by the "credit" totals printed at the end, its
+ * grants_stale by at least the replays (late real grants count there
+ * too).  Two more are what an off-path node
  * would send, without the token (the holes before wire version 3):
  *
  *  spoof_grant_next		the captured message id with a far newer
@@ -1230,7 +1235,7 @@ static void k_spoof_credit(unsigned int secs)
 	struct mrc_pkt_credit lg = {}, lr = {};
 	struct timespec t0, t;
 	struct pollfd pfd = { .fd = rawfd, .events = POLLIN };
-	unsigned long long bad_grants = 0, bad_reqs = 0;
+	unsigned long long bad_grants = 0, bad_reqs = 0, stale_grants = 0;
 	bool flooded = false;
 	unsigned int k, i;
 
@@ -1266,7 +1271,7 @@ static void k_spoof_credit(unsigned int secs)
 				/* On this frame's path (its QPs). */
 				last_grant.entropy = p.entropy;
 				sc_send(SG_REPLAY, last_grant, &lg, -1);
-				bad_grants++;
+				stale_grants++;
 			}
 			last_grant = p;
 			lg = c;
@@ -1390,9 +1395,11 @@ static void k_spoof_credit(unsigned int secs)
 		report(sc_names[k], sc_sent[k],
 		       k == SG_NEXT || k == SR_NEXT ? MRC_DROP_BAD_TOKEN :
 		       k == SR_HUGE ? MRC_DROP_MSG_TOO_BIG :
+		       k == SG_REPLAY ? MRC_DROP_DUPLICATE :
 		       MRC_DROP_BAD_CREDIT);
-	printf("credit grants_bad %llu\ncredit requests_bad %llu\n",
-	       bad_grants, bad_reqs);
+	printf("credit grants_bad %llu\ncredit requests_bad %llu\n"
+	       "credit grants_stale %llu\n", bad_grants, bad_reqs,
+	       stale_grants);
 	memcpy(tmpl, saved, sizeof(saved));
 }
 /*

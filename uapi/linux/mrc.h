@@ -11,6 +11,13 @@
  * requests strictly: unknown attributes in a request are refused.
  *
  * The family is described in Documentation/netlink/specs/mrc.yaml.
+ *
+ * Versions:
+ *  1	the first
+ *  2	MRC_CREDIT_STAT_GRANTS_BAD no longer counts stale grants (an older
+ *	sequence overtaken, a grant after its message ended): they are
+ *	MRC_CREDIT_STAT_GRANTS_STALE, and grants_bad stays 0 without a
+ *	forger
  */
 #ifndef _UAPI_LINUX_MRC_H
 #define _UAPI_LINUX_MRC_H
@@ -18,7 +25,7 @@
 #include <linux/types.h>
 
 #define MRC_GENL_NAME		"mrc"
-#define MRC_GENL_VERSION	1
+#define MRC_GENL_VERSION	2
 #define MRC_GENL_MCGRP_EVENTS	"events"
 
 /* Longest rail name, "<ibdev>:<port>", including the NUL. */
@@ -280,7 +287,9 @@ enum mrc_credit_stat {
 	MRC_CREDIT_STAT_REQUESTS_TX,		/* CREDIT_REQs sent */
 	MRC_CREDIT_STAT_GRANTS_RX,		/* GRANTs that moved the offset */
 	MRC_CREDIT_STAT_GRANTS_DUP,		/* duplicate GRANTs (harmless) */
-	MRC_CREDIT_STAT_GRANTS_BAD,		/* refused: stale, forged */
+	MRC_CREDIT_STAT_GRANTS_BAD,		/* refused: contradict a grant
+						 * taken, or no such message
+						 */
 	MRC_CREDIT_STAT_WAIT_US,		/* time waiting for credit */
 	MRC_CREDIT_STAT_RX_UNSCHED_BYTES,	/* received within the window */
 	MRC_CREDIT_STAT_RX_SCHED_BYTES,		/* received beyond it */
@@ -290,6 +299,10 @@ enum mrc_credit_stat {
 	MRC_CREDIT_STAT_GRANTS_RESENT,		/* GRANTs repeated on request */
 	MRC_CREDIT_STAT_GRANTED_BYTES,		/* scheduled bytes granted */
 	MRC_CREDIT_STAT_OVER_CREDIT,		/* DATA beyond the grant */
+	MRC_CREDIT_STAT_GRANTS_STALE,		/* GRANTs overtaken by a newer
+						 * one, or late for a message
+						 * that ended (harmless)
+						 */
 
 	__MRC_CREDIT_STAT_MAX,
 	MRC_CREDIT_STAT_MAX = __MRC_CREDIT_STAT_MAX - 1,

@@ -522,25 +522,32 @@ static void tx__grants_validated(void)
 	CHECK(mrc_credit_tx_sent(&tx, u + 1) == -EPERM, "over credit");
 	CHECK(mrc_credit_tx_sent(&tx, u) == 0, "sent");
 	CHECK(mrc_credit_tx_may_send(&tx, 1, 100) == 0, "no credit yet");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 6, u + 8 * KB, 1, 200) == -ESTALE,
+	CHECK(mrc_credit_tx_grant(&tx, &p, 6, len, u + 8 * KB, 1, 200) == -ENOENT,
 	      "other message");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len + 1, 1, 200) == -ERANGE,
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len, len + 1, 1, 200) == -ERANGE,
 	      "beyond the message");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 8 * KB, 1, 300) == 1, "ok");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len, u + 8 * KB, 1, 300) == 1, "ok");
 	CHECK(tx.wait_ns == 200, "wait %llu", ULL(tx.wait_ns));
-	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 8 * KB, 1, 300) == 0, "dup");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 16 * KB, 1, 300) == -EINVAL,
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len, u + 8 * KB, 1, 300) == 0,
+	      "dup");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len + 8, u + 8 * KB, 1, 300) ==
+	      -ENOENT, "other msg_len");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len, u + 16 * KB, 1, 300) == -EINVAL,
 	      "same seq, other offset");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 4 * KB, 2, 300) == -EINVAL,
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len, u + 4 * KB, 2, 300) == -EINVAL,
 	      "newer seq, offset back");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 16 * KB, 3, 300) == 1, "ok 3");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 5, u + 64 * KB, 2, 300) == -ESTALE,
-	      "old seq");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len, u + 16 * KB, 3, 300) == 1,
+	      "ok 3");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len, u + 64 * KB, 2, 300) ==
+	      -EINVAL, "old seq, more credit");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len, u + 8 * KB, 1, 300) ==
+	      -ESTALE, "old seq, overtaken");
 	CHECK(tx.granted == u + 16 * KB, "granted %u", tx.granted);
 	CHECK(mrc_credit_tx_may_send(&tx, U32_MAX, 300) == 16 * KB, "room");
-	CHECK(tx.grants == 2 && tx.grants_dup == 1 && tx.grants_bad == 5,
-	      "counts %llu %llu %llu", ULL(tx.grants), ULL(tx.grants_dup),
-	      ULL(tx.grants_bad));
+	CHECK(tx.grants == 2 && tx.grants_dup == 1 && tx.grants_bad == 6 &&
+	      tx.grants_stale == 1, "counts %llu %llu %llu %llu",
+	      ULL(tx.grants), ULL(tx.grants_dup), ULL(tx.grants_bad),
+	      ULL(tx.grants_stale));
 }
 
 static void tx__rerequest_after_timeout(void)
@@ -564,6 +571,51 @@ static void tx__rerequest_after_timeout(void)
 }
 
 /*
+ * Grants that arrive late or overtaken are what the receiver really sent:
+ * grants_stale, not grants_bad (credit.sh checks grants_bad is 0 on a
+ * fabric that reorders).  Their shape must still fit what was taken.
+ */
+static void tx__late_grants_stale(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+	u32 len = p.unsched + 32 * KB, u = p.unsched;
+
+	memset(&tx, 0, sizeof(tx));
+	mrc_credit_tx_start(&tx, &p, 7, len, 0);
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len, u + 8 * KB, 1, 1) == 1,
+	      "grant 1");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len, len, 2, 2) == 1, "grant 2");
+	mrc_credit_tx_sent(&tx, mrc_credit_tx_may_send(&tx, U32_MAX, 3));
+	CHECK(mrc_credit_tx_done(&tx), "done");
+	/* a small message between: needs no credit, keeps the record */
+	CHECK(!mrc_credit_tx_start(&tx, &p, 8, 100, 4), "small");
+	CHECK(mrc_credit_tx_start(&tx, &p, 9, len, 5), "next scheduled");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len, u + 8 * KB, 1, 6) ==
+	      -ESTALE, "message 7's first grant, overtaken");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len, len, 2, 6) == -ESTALE,
+	      "message 7's last grant, repeated");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len, u + 4 * KB, 3, 6) ==
+	      -ENOENT, "message 7: a newer seq granting less");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len + 1, len, 2, 6) == -ENOENT,
+	      "message 7: another length");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 8, 100, 100, 1, 6) == -ENOENT,
+	      "message 8 asked for nothing");
+	CHECK(tx.granted == u, "granted %u", tx.granted);
+	/* reset mid-message: later grants of it are late, not forged */
+	tx.active = 0;
+	CHECK(mrc_credit_tx_grant(&tx, &p, 9, len, u + 8 * KB, 1, 7) ==
+	      -ESTALE, "grant after reset");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 9, len, len + 1, 2, 7) == -ERANGE,
+	      "beyond, after reset");
+	CHECK(tx.granted == u && !mrc_credit_tx_may_send(&tx, U32_MAX, 8),
+	      "took credit after reset: %u", tx.granted);
+	CHECK(tx.grants == 2 && tx.grants_stale == 3 && tx.grants_bad == 4 &&
+	      !tx.grants_dup, "counts %llu %llu %llu %llu", ULL(tx.grants),
+	      ULL(tx.grants_stale), ULL(tx.grants_bad), ULL(tx.grants_dup));
+}
+
+/*
  * credit_peer.c: a receiver with credits off answers a request with the
  * whole message at sequence 2^31 - 1.  Taken at any point of a message
  * (even after pacer grants); later pacer grants are stale, repeats dup.
@@ -576,19 +628,21 @@ static void tx__whole_message_grant(void)
 
 	memset(&tx, 0, sizeof(tx));
 	mrc_credit_tx_start(&tx, &p, 9, len, 0);
-	CHECK(mrc_credit_tx_grant(&tx, &p, 9, len, 0x7fffffff, 10) == 1,
+	CHECK(mrc_credit_tx_grant(&tx, &p, 9, len, len, 0x7fffffff, 10) == 1,
 	      "whole message, fresh");
 	CHECK(mrc_credit_tx_may_send(&tx, U32_MAX, 10) == len, "all of it");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 9, len, 0x7fffffff, 20) == 0,
+	CHECK(mrc_credit_tx_grant(&tx, &p, 9, len, len, 0x7fffffff, 20) == 0,
 	      "repeat is a duplicate");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 9, u + 8 * KB, 3, 20) == -ESTALE,
+	CHECK(mrc_credit_tx_grant(&tx, &p, 9, len, u + 8 * KB, 3, 20) ==
+	      -ESTALE,
 	      "pacer grant after it");
 
 	memset(&tx, 0, sizeof(tx));
 	mrc_credit_tx_start(&tx, &p, 10, len, 0);
-	CHECK(mrc_credit_tx_grant(&tx, &p, 10, u + 8 * KB, 1000, 10) == 1,
+	CHECK(mrc_credit_tx_grant(&tx, &p, 10, len, u + 8 * KB, 1000, 10) ==
+	      1,
 	      "pacer grant");
-	CHECK(mrc_credit_tx_grant(&tx, &p, 10, len, 0x7fffffff, 20) == 1,
+	CHECK(mrc_credit_tx_grant(&tx, &p, 10, len, len, 0x7fffffff, 20) == 1,
 	      "whole message after pacer grants");
 	CHECK(tx.granted == len, "granted %u", tx.granted);
 }
@@ -609,7 +663,8 @@ static void tx__random_grants_fuzz(void)
 		u32 seq = rnd(2) ? tx.seq + rnd(3) - 1 : (u32)rng();
 
 		prev = tx.granted;
-		mrc_credit_tx_grant(&tx, &p, msg, off, seq, i);
+		mrc_credit_tx_grant(&tx, &p, msg, rnd(8) ? len : (u32)rng(), off,
+				    seq, i);
 		CHECK(tx.granted >= prev && tx.granted <= len, "granted %u",
 		      tx.granted);
 		mrc_credit_tx_sent(&tx, mrc_credit_tx_may_send(&tx, rnd(9000),
@@ -690,7 +745,8 @@ struct sim_res {
 	bool snap;
 	double jain_window;
 	bool all_done;
-	u64 over_credit, tx_bad, tx_dup, grants_lost, rx_refused, requests;
+	u64 over_credit, tx_bad, tx_dup, tx_stale, grants_lost, rx_refused;
+	u64 requests;
 	u64 reclaimed, wait_ns;
 	double goodput, jain;
 };
@@ -711,6 +767,14 @@ static struct ring up, link_q, down, ctl_rx, ctl_tx;
 static u64 msg_id_of(u32 s, u32 m)
 {
 	return ((u64)s << 32) | (m + 1);
+}
+
+/* What a grant of @msg to sender @s says its length is (0: no such). */
+static u32 sim_msg_len(const struct sim_cfg *c, u32 s, u64 msg)
+{
+	u32 m = (u32)msg - 1;
+
+	return msg >> 32 == s && m < c->nmsg[s] ? c->size[s][m] : 0;
 }
 
 static double jain(const u64 *x, u32 n)
@@ -947,7 +1011,8 @@ static void sim_run(const struct sim_cfg *c, struct sim_res *r)
 			if (e.s >= c->nsend)
 				continue;
 			ss[e.s].last_grant[ss[e.s].ngrants++ % 4] = e;
-			mrc_credit_tx_grant(&ss[e.s].tx, &p, e.msg, e.off,
+			mrc_credit_tx_grant(&ss[e.s].tx, &p, e.msg,
+					    sim_msg_len(c, e.s, e.msg), e.off,
 					    e.seq, now);
 		}
 	}
@@ -963,6 +1028,7 @@ static void sim_run(const struct sim_cfg *c, struct sim_res *r)
 			r->first_done_ns = last;
 		r->tx_bad += ss[s].tx.grants_bad;
 		r->tx_dup += ss[s].tx.grants_dup;
+		r->tx_stale += ss[s].tx.grants_stale;
 		r->wait_ns += ss[s].tx.wait_ns;
 	}
 	r->reclaimed = rx->stats.reclaimed_bytes;
@@ -990,14 +1056,17 @@ static void sim_run(const struct sim_cfg *c, struct sim_res *r)
 
 static void report(const char *what, const struct sim_res *r)
 {
-	printf("# %s: %llu pkts, %llu drops, max queue %llu B, goodput %.1f%%"
-	       " of C, Jain %.4f (bytes when the first finished: %.4f), end %llu us, grants lost %llu, reclaimed"
-	       " %llu B, forged/dup grants refused %llu/%llu, requests"
-	       " refused %llu, data over credit %llu\n", what, ULL(r->pkts),
-	       ULL(r->drops), ULL(r->max_queue), 100 * r->goodput, r->jain, r->jain_window,
-	       ULL(r->end_ns / US), ULL(r->grants_lost), ULL(r->reclaimed),
-	       ULL(r->tx_bad), ULL(r->tx_dup), ULL(r->rx_refused),
-	       ULL(r->over_credit));
+	printf("# %s: %llu pkts, %llu drops, max queue %llu B,", what,
+	       ULL(r->pkts), ULL(r->drops), ULL(r->max_queue));
+	printf(" goodput %.1f%% of C, Jain %.4f", 100 * r->goodput, r->jain);
+	printf(" (bytes when the first finished: %.4f), end %llu us,",
+	       r->jain_window, ULL(r->end_ns / US));
+	printf(" grants lost %llu, reclaimed %llu B,", ULL(r->grants_lost),
+	       ULL(r->reclaimed));
+	printf(" forged/dup/stale grants refused %llu/%llu/%llu,",
+	       ULL(r->tx_bad), ULL(r->tx_dup), ULL(r->tx_stale));
+	printf(" requests refused %llu, data over credit %llu\n",
+	       ULL(r->rx_refused), ULL(r->over_credit));
 }
 
 static struct sim_cfg incast_cfg(void)
@@ -1160,6 +1229,7 @@ int main(void)
 	  rx__background_last },
 		{ "tx: unscheduled only", tx__unscheduled_only },
 		{ "tx: grants validated", tx__grants_validated },
+		{ "tx: late grants are stale, not bad", tx__late_grants_stale },
 		{ "tx: re-request after timeout", tx__rerequest_after_timeout },
 		{ "tx: whole-message grant (receiver off)",
 		  tx__whole_message_grant },
