@@ -42,6 +42,7 @@
  * must move by:
  *	credit grants_bad N	(the target as a sender, per peer)
  *	credit grants_stale N	(at least N: late real grants count too)
+ *	credit grants_either N	(N more in grants_bad or grants_stale)
  *	credit requests_bad N	(the target as a receiver, per peer)
  * "bad_type" covers every type above MRC_PKT_TYPE_MAX, so types added
  * later drop out of it.
@@ -416,6 +417,9 @@ static void report(const char *kind, unsigned long long n, int why)
 		expect_qp_error += n;
 	} else if (why == -3) {
 		name = "accepted";	/* on-path: nothing refuses it */
+	} else if (why == -4) {
+		/* credit "grants_either": bad_credit or duplicate */
+		name = "bad_credit_or_duplicate";
 	} else {
 		name = mrc_drop_reason_name(why);
 		expect[why] += n;
@@ -1136,7 +1140,11 @@ static void k_spoof(void)
  * well-formed (the parser takes it) or refused by the parser for a reason
  * it names; none is one the credit state could take:
  *
- *  spoof_grant_same_seq	the captured seq with another offset
+ *  spoof_grant_same_seq	the captured seq with another offset: it
+ *				contradicts that grant while it is the last
+ *				taken (bad), but once a newer one is taken it
+ *				looks like an older real grant (stale; the
+ *				target keeps no history): "grants_either"
  *  spoof_grant_no_more		a far newer seq that grants nothing more
  *  spoof_grant_old_seq		an older seq granting the whole message
  *  spoof_grant_len		another msg_len (more than was requested)
@@ -1154,12 +1162,13 @@ static void k_spoof(void)
  *  spoof_req_flood		@flood requests for earlier message ids
  *  spoof_req_huge		msg_len above the cap (parser)
  *
- * All but the parser's and the grant replay are bad_credit; the sender's
- * grants_bad and the receiver's requests_bad counters (debugfs
- * mrc/credit) must move by the "credit" totals printed at the end, its
- * grants_stale by at least the replays (late real grants count there
- * too).  Two more are what an off-path node
- * would send, without the token (the holes before wire version 3):
+ * All but the parser's, the grant replay (duplicate) and same_seq (either)
+ * are bad_credit; the sender's grants_bad and the receiver's requests_bad
+ * counters (debugfs mrc/credit) must move by the "credit" totals printed
+ * at the end, plus the same_seq ones found bad; grants_stale by at least
+ * the replays and the other same_seq ones (late real grants count there
+ * too).  Two more are what an off-path node would send, without the
+ * token (the holes before wire version 3):
  *
  *  spoof_grant_next		the captured message id with a far newer
  *				seq, granting the whole message (a later
@@ -1236,6 +1245,7 @@ static void k_spoof_credit(unsigned int secs)
 	struct timespec t0, t;
 	struct pollfd pfd = { .fd = rawfd, .events = POLLIN };
 	unsigned long long bad_grants = 0, bad_reqs = 0, stale_grants = 0;
+	unsigned long long either_grants = 0;
 	bool flooded = false;
 	unsigned int k, i;
 
@@ -1332,7 +1342,11 @@ static void k_spoof_credit(unsigned int secs)
 					continue;
 				sc_send(k, f, &fc, k == SG_BEYOND ?
 					MRC_DROP_BAD_CREDIT : -1);
-				bad_grants += k != SG_BEYOND && k != SG_NEXT;
+				if (k == SG_SAME_SEQ)
+					either_grants++;
+				else
+					bad_grants += k != SG_BEYOND &&
+						      k != SG_NEXT;
 			}
 			continue;
 		}
@@ -1396,10 +1410,10 @@ static void k_spoof_credit(unsigned int secs)
 		       k == SG_NEXT || k == SR_NEXT ? MRC_DROP_BAD_TOKEN :
 		       k == SR_HUGE ? MRC_DROP_MSG_TOO_BIG :
 		       k == SG_REPLAY ? MRC_DROP_DUPLICATE :
-		       MRC_DROP_BAD_CREDIT);
+		       k == SG_SAME_SEQ ? -4 : MRC_DROP_BAD_CREDIT);
 	printf("credit grants_bad %llu\ncredit requests_bad %llu\n"
-	       "credit grants_stale %llu\n", bad_grants, bad_reqs,
-	       stale_grants);
+	       "credit grants_stale %llu\ncredit grants_either %llu\n",
+	       bad_grants, bad_reqs, stale_grants, either_grants);
 	memcpy(tmpl, saved, sizeof(saved));
 }
 /*
