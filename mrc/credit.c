@@ -423,8 +423,14 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		waiting = mrc_credit_rx_waiting(rx) != 0;
 	if (waiting) {
 		cap += add;
-		lost = mrc_credit_div(p->rate * cmin(over, NSEC_PER_S),
-				      NSEC_PER_S, &rem);
+		/*
+		 * rate * over may pass 2^64 (1.25e11 B/s x 1 s): split
+		 * rate into whole and part bytes per ns (credit_fuzz).
+		 */
+		over = cmin(over, NSEC_PER_S);
+		lost = mrc_credit_div(p->rate, NSEC_PER_S, &rem);
+		lost = lost * over + mrc_credit_div(rem * over, NSEC_PER_S,
+						    &rem);
 		rx->stats.capped_bytes += lost;
 	}
 	rx->tokens += (s64)add;

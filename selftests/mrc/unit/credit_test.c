@@ -401,6 +401,29 @@ static void rx__late_pace_keeps_rate(void)
 	      (long long)rx->tokens);
 }
 
+/*
+ * At the highest rate a pace more than 1 s late counts a whole second of
+ * drain as capped: rate x 1 s in ns is 1.25e20, beyond u64 (credit_fuzz
+ * found capped_bytes wrapping to 1.4e10 there).
+ */
+static void rx__capped_at_max_rate(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_grant g[2];
+	struct mrc_credit_rx *rx;
+	u64 late = 2000 * MS;
+
+	p.rate = MRC_CREDIT_MAX_RATE;
+	rx = mkrx(2, &p);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 1, p.unsched + 1024 * KB, 0,
+				    NULL) == 0, "req");
+	mrc_credit_rx_pace(rx, &p, late, late, g, 2);
+	CHECK(rx->stats.capped_bytes >= MRC_CREDIT_MAX_RATE &&
+	      rx->stats.capped_bytes <= MRC_CREDIT_MAX_RATE / 10 * 11 +
+	      p.burst, "capped %llu, 1 s at the rate is %llu",
+	      ULL(rx->stats.capped_bytes), ULL(MRC_CREDIT_MAX_RATE));
+}
+
 static void rx__reclaims_expired(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1223,6 +1246,8 @@ int main(void)
 		  rx__earlier_message_idle },
 		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
 		{ "rx: a late pace keeps the rate", rx__late_pace_keeps_rate },
+		{ "rx: capped bytes at the highest rate",
+		  rx__capped_at_max_rate },
 		{ "rx: expired credit reclaimed", rx__reclaims_expired },
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
 	{ "rx: background gets what the others leave",
