@@ -11,7 +11,11 @@
  *                           of order, a near-4-GiB message, bad packets;
  *   gen_corpus txsb DIR     txsb_fuzz: scripts (see txsb_fuzz.c) sending,
  *                           losing, resending and acking whole messages,
- *                           and hostile SACKs/NACKs.
+ *                           and hostile SACKs/NACKs;
+ *   gen_corpus credit DIR   credit_fuzz: scripts (see credit_fuzz.c): an
+ *                           incast paced to its end, lost grants and
+ *                           re-requests, replayed and forged grants,
+ *                           forget/reset mid-message with a full table.
  *
  *   make -C selftests/mrc/fuzz corpus     (writes corpus/<name>/)
  */
@@ -160,7 +164,7 @@ static void rail_down(const char *name, u32 rail_id)
 	emit(name, buf, &p);
 }
 
-/* Scripts for reasm_fuzz and txsb_fuzz: bytes appended little endian. */
+/* Scripts for the script fuzzers: bytes appended little endian. */
 static u8 script[4096];
 static u32 slen;
 
@@ -418,6 +422,285 @@ static void txsb_corpus(void)
 	script_emit("big");
 }
 
+/* credit_fuzz: header and ops (see credit_fuzz.c). */
+#define C_SET_SMALL	1	/* 10 B/us, 100-byte units, 1000 unsched */
+#define C_SET_TINY	2	/* 1-byte units, no unscheduled window */
+#define C_SET_INPUT	3	/* params from the script */
+#define C_SRPT		0x20
+
+static void c_hdr(u8 nentries, u8 set, u8 flags, u32 clock)
+{
+	put8((nentries - 1) | set << 3 | flags);
+	put32(clock);
+}
+
+/* Op bits 5-7: the clock advances that many us first. */
+static void c_op(u8 op, u8 us)
+{
+	put8(op | us << 5);
+}
+
+/* mode 4: unsched + (v % 16 + 1) units + (v >> 8) % unit bytes */
+static void c_start(u8 s, u8 mode, u8 flags, u32 v)
+{
+	c_op(0, 0);
+	put8(s | mode << 2);
+	put8(flags);
+	put32(v);
+}
+
+static void c_send_all(u8 s)
+{
+	c_op(1, 0);
+	put8(s | 4);
+}
+
+static void c_data(u8 s, bool drop)	/* the oldest chunk in flight */
+{
+	c_op(3, 0);
+	put8(s | (drop ? 4 : 0));
+}
+
+static void c_pace(u8 us)
+{
+	c_op(5, us);
+}
+
+static void c_tick(u8 scale, u16 v)	/* ns, us, ms, 100 ms */
+{
+	c_op(7, 0);
+	put8(scale);
+	put16(v);
+}
+
+static void c_grant(u8 s, u8 lose)	/* deliver after losing @lose */
+{
+	c_op(8, 0);
+	put8(s | lose << 2);
+}
+
+/* Variant 7 is raw: msg_id v << 32 | w, then msg_len, granted, seq. */
+static void c_forged(u8 s, u8 variant, u32 v, u32 w)
+{
+	c_op(12, 0);
+	put8(s | variant << 2);
+	put32(v);
+	put32(w);
+	if (variant == 7) {
+		put32(v + 100);
+		put32(w);
+		put32(1);
+	}
+}
+
+/* flags: 4 forced, 8 lost, 0x10 -EBUSY kept, 0x20 no @out */
+static void c_rerequest(u8 s, u8 flags)
+{
+	c_op(13, 0);
+	put8(s | flags);
+}
+
+static void c_request_odd(u8 s, u8 variant, u32 v, u32 w)
+{
+	c_op(14, 0);
+	put8(s | variant << 2);
+	put32(v);
+	put32(w);
+}
+
+static void c_ghost(u8 g, u8 mode, u32 v)
+{
+	c_op(15, 0);
+	put8(g | mode << 4);
+	put32(v);
+}
+
+/* Sender @s's grants delivered, its credit sent and received. */
+static void c_round(u8 s)
+{
+	c_grant(s, 0);
+	c_send_all(s);
+	c_data(s, false);
+}
+
+static void credit_corpus(void)
+{
+	unsigned int i, s;
+
+	/* Incast: 3 senders, grants delivered in order, to the end. */
+	c_hdr(4, C_SET_SMALL, 0, 1000000);
+	for (s = 0; s < 3; s++) {
+		c_start(s, 4, 0, 0x0907 + s * 0x101);
+		c_send_all(s);
+		c_data(s, false);
+	}
+	for (i = 0; i < 40; i++) {
+		c_tick(1, 20);
+		c_pace(0);
+		for (s = 0; s < 3; s++)
+			c_round(s);
+	}
+	script_emit("incast");
+
+	/* The same with SRPT, one sender background (set_low). */
+	c_hdr(4, C_SET_SMALL, C_SRPT, 7);
+	for (s = 0; s < 3; s++) {
+		c_start(s, 4, 0, 0x0300 + s * 0x405);
+		c_send_all(s);
+	}
+	c_op(17, 0);		/* set_low(sender 1) */
+	put8(0x21);
+	for (i = 0; i < 30; i++) {
+		c_tick(1, 30);
+		c_pace(7);
+		for (s = 0; s < 3; s++)
+			c_round(s);
+	}
+	script_emit("srpt-low");
+
+	/* Lost grants: re-requests after the timeout, reclaim. */
+	c_hdr(2, C_SET_SMALL, 0, 5000);
+	c_start(0, 4, 0, 0x3f0f);
+	c_send_all(0);
+	c_data(0, false);
+	for (i = 0; i < 12; i++) {
+		c_tick(1, 30);
+		c_pace(0);
+		if (i % 3 == 2) {	/* its data is lost: reclaimed */
+			c_grant(0, 0);
+			c_send_all(0);
+			c_data(0, true);
+			c_tick(1, 250);
+			c_pace(0);
+			continue;
+		}
+		c_op(9, 0);		/* the grant is lost */
+		put8(0);
+		c_send_all(0);		/* starved */
+		c_tick(1, 150);		/* past request_timeout */
+		c_rerequest(0, 0);	/* due: RESEND of the offset */
+		c_round(0);
+	}
+	script_emit("lost-grants");
+
+	/* Replays and forged grants, across two messages. */
+	c_hdr(2, C_SET_SMALL, 0, 99);
+	c_start(0, 2, 0, 5000);	/* 6001 bytes */
+	for (i = 0; i < 6; i++) {
+		c_tick(1, 40);
+		c_pace(0);
+		c_round(0);
+	}
+	for (i = 0; i < 2; i++) {
+		c_tick(1, 40);
+		c_pace(0);
+	}
+	c_op(10, 0);		/* swap: reordered, the older one stale */
+	put8(0);
+	for (i = 0; i < 8; i++)
+		c_forged(0, i, 0x01010101 * i, 0x11 * i + 1);
+	c_op(11, 0);		/* replay */
+	put8(0);
+	c_op(2, 0);		/* sent() over credit */
+	put8(0);
+	put32(2);
+	c_op(4, 0);		/* DATA beyond the grant */
+	put8(0);
+	put32(5990);
+	put16(11);
+	for (i = 0; i < 6; i++) {
+		c_tick(1, 40);
+		c_pace(0);
+		c_round(0);
+	}
+	c_start(0, 4, 0, 0x0505);	/* the next message */
+	c_op(11, 0);		/* a grant of the previous one */
+	put8(4);
+	c_forged(0, 5, 2, 4);
+	for (i = 0; i < 7; i++)
+		c_request_odd(0, i, 0x10 + i, 0x0200 + i);
+	c_tick(1, 40);
+	c_pace(0);
+	c_round(0);
+	script_emit("forged");
+
+	/* Forget and reset mid-message; ghosts fill a 3-entry table. */
+	c_hdr(3, C_SET_SMALL, 0, 0);
+	c_start(0, 4, 0, 0x0f0f);
+	c_start(1, 4, 0, 0x0f0e);
+	for (i = 0; i < 3; i++) {
+		c_tick(1, 100);
+		c_pace(5);
+		c_round(0);
+		c_round(1);
+	}
+	c_op(16, 0);		/* forget(sender 0) */
+	put8(0);
+	c_rerequest(0, 4);	/* forced: a new entry, seq from 1 */
+	c_op(18, 0);		/* reset sender 1 */
+	put8(1);
+	c_start(1, 4, 0, 0x0203);	/* -EBUSY: forget + request */
+	for (i = 0; i < 4; i++)
+		c_ghost(i, 0, 0x100 * i);	/* the table fills */
+	c_start(2, 4, 0, 0x0101);	/* -ENOSPC */
+	for (i = 0; i < 6; i++) {
+		c_tick(1, 100);
+		c_pace(5);
+		c_round(0);
+		c_round(1);
+		c_op(20, 0);	/* ghost 0's data */
+		put8(0);
+		put16(300);
+	}
+	c_op(16, 0);		/* forget(ghost 0): sender 2 gets in */
+	put8(0x40);
+	c_rerequest(2, 4);
+	c_pace(5);
+	c_round(2);
+	script_emit("forget-reset");
+
+	/* Tiny: 1-byte units, one entry, every sender after it. */
+	c_hdr(1, C_SET_TINY, 0, 0);
+	for (s = 0; s < 4; s++)
+		c_start(s, 1, 0x10, s);
+	for (i = 0; i < 40; i++) {
+		c_tick(0, 3);
+		c_pace(0);
+		c_round(i % 4);
+		if (i % 8 == 7)		/* the others retry */
+			c_rerequest(i / 8 % 4, 4);
+	}
+	script_emit("tiny");
+
+	/* Params from the script; late paces and retuning. */
+	c_hdr(8, C_SET_INPUT, 0, 123456);
+	put16(4095);		/* unit 4096 */
+	put8(7);		/* burst 8 units */
+	put16(0);
+	put8(31);		/* max_outstanding 32 units */
+	put16(0);
+	put32(65536);		/* unsched */
+	put32(1U << 20);	/* max_msg unsched + 1 + 1 MiB */
+	put64(12500000000ULL - 1);	/* rate 100 Gbit/s */
+	put32(1000000 - 1);	/* grant_timeout 1 ms */
+	put32(1000000 - 1);	/* request_timeout 1 ms */
+	put32(100000000);	/* stale 100 ms */
+	for (s = 0; s < 4; s++)
+		c_start(s, 2, s, 0x12345 * (s + 1));
+	for (i = 0; i < 16; i++) {
+		c_tick(i % 4 == 3 ? 3 : 1, i % 4 == 3 ? 2 : 5);
+		c_pace(0);
+		for (s = 0; s < 4; s++)
+			c_round(s);
+		if (i == 8) {
+			c_op(19, 0);	/* retune: SRPT */
+			put8(0);
+			put32(0);
+		}
+	}
+	script_emit("params");
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind = "wire";
@@ -428,7 +711,8 @@ int main(int argc, char **argv)
 	} else if (argc == 2) {
 		dir = argv[1];
 	} else {
-		fprintf(stderr, "usage: %s [wire|reasm|txsb] DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s [wire|reasm|txsb|credit] DIR\n",
+			argv[0]);
 		return 2;
 	}
 
@@ -439,6 +723,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(kind, "txsb")) {
 		txsb_corpus();
+		printf("gen_corpus: %u scripts in %s\n", written, dir);
+		return 0;
+	}
+	if (!strcmp(kind, "credit")) {
+		credit_corpus();
 		printf("gen_corpus: %u scripts in %s\n", written, dir);
 		return 0;
 	}
