@@ -303,11 +303,14 @@ int mrc_credit_tx_sent(struct mrc_credit_tx *tx, u32 len);
  *		really have sent, overtaken or late (an older sequence
  *		granting less; a grant of the message after it ended or
  *		was reset, or of the scheduled message before it)
- *  -ENOENT	no message this sender asked credit for (grants_bad)
+ *  -ENOENT	not the current message (id and length), nor a grant
+ *		that fits the scheduled message before it (grants_bad)
  *  -ERANGE	offset beyond the message (grants_bad)
  *  -EINVAL	contradicts a grant taken (grants_bad): same sequence,
  *		other offset; a newer sequence that grants no more; an
- *		older one that grants as much or more
+ *		older one that grants as much or more.  (A current
+ *		message that asked no credit has its whole length
+ *		"granted": any GRANT of it is -EINVAL or -ERANGE.)
  */
 int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
 			const struct mrc_credit_params *p, u64 msg_id,
