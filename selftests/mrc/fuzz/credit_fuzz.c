@@ -83,21 +83,10 @@
  *
  *   make -C selftests/mrc/fuzz run FUZZ_SECONDS=10
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "../../../mrc/credit.h"
 
-#define FAIL(...) do {							\
-		fprintf(stderr, "credit_fuzz: %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, "\n");					\
-		abort();						\
-	} while (0)
-#define ASSERT(cond) do {						\
-		if (!(cond))						\
-			FAIL("%s", #cond);				\
-	} while (0)
+#define FUZZ_NAME "credit_fuzz"
+#include "fuzz.h"
 
 #define MAX_ENTRIES	8
 #define NSENDERS	4
@@ -112,44 +101,6 @@
 #define NS_PER_S	1000000000ULL
 /* Incarnation of the grants a sender took from a forged GRANT. */
 #define TAKEN_FORGED	U32_MAX
-
-struct input {
-	const u8 *p;
-	size_t n;
-};
-
-static u8 get8(struct input *in)
-{
-	u8 v;
-
-	if (!in->n)
-		return 0;
-	v = *in->p++;
-	in->n--;
-	return v;
-}
-
-static u16 get16(struct input *in)
-{
-	u16 v = get8(in);
-
-	return v | (u16)get8(in) << 8;
-}
-
-static u32 get32(struct input *in)
-{
-	u32 v = get16(in);
-
-	return v | (u32)get16(in) << 16;
-}
-
-/* Low word first (two calls, sequenced). */
-static u64 get64(struct input *in)
-{
-	u64 lo = get32(in);
-
-	return lo | (u64)get32(in) << 32;
-}
 
 /* A GRANT on its way to a sender. */
 struct grant {

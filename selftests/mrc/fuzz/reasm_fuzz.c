@@ -34,21 +34,10 @@
  *
  *   make -C selftests/mrc/fuzz run FUZZ_SECONDS=10
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "../../../mrc/reasm.h"
 
-#define FAIL(...) do {							\
-		fprintf(stderr, "reasm_fuzz: %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, "\n");					\
-		abort();						\
-	} while (0)
-#define ASSERT(cond) do {						\
-		if (!(cond))						\
-			FAIL("%s", #cond);				\
-	} while (0)
+#define FUZZ_NAME "reasm_fuzz"
+#include "fuzz.h"
 
 /* Longest run one "mark run" op records. */
 #define RUN_MAX		4096
@@ -62,36 +51,6 @@
 #define HUGE_HOLE_CALLS	4
 /* Below this many packets, every packet is compared after every op. */
 #define FULL_CHECK_PKTS	1024
-
-struct input {
-	const u8 *p;
-	size_t n;
-};
-
-static u8 get8(struct input *in)
-{
-	u8 v;
-
-	if (!in->n)
-		return 0;
-	v = *in->p++;
-	in->n--;
-	return v;
-}
-
-static u16 get16(struct input *in)
-{
-	u16 v = get8(in);
-
-	return v | (u16)get8(in) << 8;
-}
-
-static u32 get32(struct input *in)
-{
-	u32 v = get16(in);
-
-	return v | (u32)get16(in) << 16;
-}
 
 /* The shadow model. */
 struct shadow {

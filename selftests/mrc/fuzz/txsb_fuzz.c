@@ -34,66 +34,15 @@
  *
  *   make -C selftests/mrc/fuzz run FUZZ_SECONDS=10
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "../../../mrc/txsb.h"
 
-#define FAIL(...) do {							\
-		fprintf(stderr, "txsb_fuzz: %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, "\n");					\
-		abort();						\
-	} while (0)
-#define ASSERT(cond) do {						\
-		if (!(cond))						\
-			FAIL("%s", #cond);				\
-	} while (0)
+#define FUZZ_NAME "txsb_fuzz"
+#include "fuzz.h"
 
 #define MAX_PKTS	(1U << 13)
 /* Below this many packets, every packet is compared after every op. */
 #define FULL_CHECK_PKTS	128
 #define SACK_WORDS	(MRC_WIRE_SACK_BITS / 64)
-
-struct input {
-	const u8 *p;
-	size_t n;
-};
-
-static u32 get32(struct input *in);
-
-/* Low word first (two calls, sequenced). */
-static u64 get64(struct input *in)
-{
-	u64 lo = get32(in);
-
-	return lo | (u64)get32(in) << 32;
-}
-
-static u8 get8(struct input *in)
-{
-	u8 v;
-
-	if (!in->n)
-		return 0;
-	v = *in->p++;
-	in->n--;
-	return v;
-}
-
-static u16 get16(struct input *in)
-{
-	u16 v = get8(in);
-
-	return v | (u16)get8(in) << 8;
-}
-
-static u32 get32(struct input *in)
-{
-	u32 v = get16(in);
-
-	return v | (u32)get16(in) << 16;
-}
 
 /* The shadow model. */
 struct spkt {

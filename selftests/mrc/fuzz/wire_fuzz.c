@@ -14,23 +14,12 @@
  *
  *   make -C selftests/mrc/fuzz run FUZZ_SECONDS=10
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "../../../mrc/wire.h"
 
 #define LOCAL_NODE	2	/* the seed corpus is addressed to node 2 */
 
-#define FAIL(...) do {							\
-		fprintf(stderr, "wire_fuzz: %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, "\n");					\
-		abort();						\
-	} while (0)
-#define ASSERT(cond) do {						\
-		if (!(cond))						\
-			FAIL("%s", #cond);				\
-	} while (0)
+#define FUZZ_NAME "wire_fuzz"
+#include "fuzz.h"
 
 static const struct {
 	u32 max_msg_len;
