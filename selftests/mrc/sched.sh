@@ -462,7 +462,10 @@ run_guest() {
 
 	# ---- live policy change mid-transfer (node 1) ----
 	if is_node 1; then
-		mrc-perf -c 2 -p $PORT bw -m 65536 -n 600 -w 16 > /tmp/bw.live 2>&1 &
+		# 3000 x 64 KiB: on an idle host 600 of them (39 MB) were done
+		# in about 1.5 s, before min-inflight and min-latency were set
+		# (CI 2026-12-01: their tags sent 0).
+		mrc-perf -c 2 -p $PORT bw -m 65536 -n 3000 -w 16 > /tmp/bw.live 2>&1 &
 		pid=$!
 		# Each policy carries packets before the next: a fixed 0.3 s
 		# step did not on the debug-kernel lane, where mrc-perf was
