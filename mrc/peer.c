@@ -835,11 +835,11 @@ int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
 
 /*
  * Our rail @rail_id is down or gone: tells @peer over every other
- * resolved link, on up to MRC_RAIL_DOWN_COPIES of its ACTIVE paths, so
- * that the peer stops spraying into the dead rail now instead of finding
- * out packet by packet (RTO, loss scan: tens of ms under TCG, and every
- * packet sent meanwhile is lost).  Advisory: nothing waits for it, and a
- * lost notice costs only that time.  Under peer->lock.
+ * resolved link, on up to MRC_RAIL_DOWN_COPIES of its paths (ACTIVE ones
+ * first), so that the peer stops spraying into the dead rail now instead
+ * of finding out packet by packet (RTO, loss scan: tens of ms under TCG,
+ * and every packet sent meanwhile is lost).  Advisory: nothing waits for
+ * it, and a lost notice costs only that time.  Under peer->lock.
  */
 static void mrc_peer_send_rail_down(struct mrc_peer *peer, u32 rail_id)
 {
@@ -862,17 +862,26 @@ static void mrc_peer_send_rail_down(struct mrc_peer *peer, u32 rail_id)
 
 		if (!link->ah || !link->rail || link->rail->id == rail_id)
 			continue;
-		for (i = 0, sent = 0; i < link->npaths &&
+		/*
+		 * ACTIVE paths first, then the others but DEAD ones: under a
+		 * bulk transfer in TCG guests every path of the link can be
+		 * out of the spray set for a moment (spurious RTOs), and
+		 * the notice went nowhere (failover.sh in CI, 2026-12-01).
+		 */
+		for (i = 0, sent = 0; i < 2 * link->npaths &&
 		     sent < MRC_RAIL_DOWN_COPIES; i++) {
-			struct mrc_peer_path *pp = &link->paths[i];
+			unsigned int e = i % link->npaths;
+			struct mrc_peer_path *pp = &link->paths[e];
 
-			if (pp->p.state != MRC_PATH_ACTIVE)
+			if ((pp->p.state == MRC_PATH_ACTIVE) !=
+			    (i < link->npaths) ||
+			    pp->p.state == MRC_PATH_DEAD)
 				continue;
-			pkt.entropy = i;
+			pkt.entropy = e;
 			pkt.path_seq = mrc_path_next_seq(&pp->p);
 			pkt.tstamp = ktime_get_ns();
 			mrc_wire_put_hdr(buf, &pkt);
-			if (mrc_ud_send(link->rail->ud, i, link->ah,
+			if (mrc_ud_send(link->rail->ud, e, link->ah,
 					pp->remote_qpn, buf, sizeof(buf),
 					NULL, 0))
 				continue;

@@ -32,6 +32,7 @@ plane_active() {	# plane_active PLANE: active paths of that plane
 		jq "[.[0].paths[] | select(.plane == $1 and .state == \"active\")] | length"
 }
 all_active() { [ "$(paths_active)" = 16 ]; }
+plane0_active() { [ "$(plane_active 0)" -ge 1 ]; }
 sent_at_least() { [ "$(echo_stat done_ok)" -ge "$1" ]; }
 sends_done() {
 	[ "$(echo_stat busy)" = 0 ] &&
@@ -65,11 +66,13 @@ sender() {
 		notices_ge rx 1
 	n0=$(echo_stat done_ok)
 	diag "plane 1 down at +$((t_down - t0)) ms after $n0 messages acked"
-	# Plane 1's paths have all left; plane 0's carry on (a few of them
-	# may be assumed-bad for a moment on a loaded host: only some count).
+	# Plane 1's paths have all left; plane 0's carry on.  Under the bulk
+	# transfer each of them may be assumed-bad for a moment (spurious
+	# RTOs in TCG guests), all 8 at once now and then: a snapshot of
+	# their states failed twice in CI (2026-12-01), so plane 0 gets a
+	# few seconds to show an active path.
 	ok_eq 'no plane-1 path active while the plane is down' 0 "$(plane_active 1)"
-	ok "plane-0 paths active meanwhile ($(plane_active 0) of 8)" \
-		test "$(plane_active 0)" -ge 1
+	wait_for 'plane-0 paths active meanwhile' 5 plane0_active
 	# Plane 0 alone for a while (the receiver checks it delivered).
 	_sleep "$DOWN_S"
 	t_up=$(now_ms)
