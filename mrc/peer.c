@@ -872,10 +872,10 @@ static void mrc_peer_send_rail_down(struct mrc_peer *peer, u32 rail_id)
 		     sent < MRC_RAIL_DOWN_COPIES; i++) {
 			unsigned int e = i % link->npaths;
 			struct mrc_peer_path *pp = &link->paths[e];
+			bool active = pp->p.state == MRC_PATH_ACTIVE;
+			bool first = i < link->npaths;
 
-			if ((pp->p.state == MRC_PATH_ACTIVE) !=
-			    (i < link->npaths) ||
-			    pp->p.state == MRC_PATH_DEAD)
+			if (active != first || pp->p.state == MRC_PATH_DEAD)
 				continue;
 			pkt.entropy = e;
 			pkt.path_seq = mrc_path_next_seq(&pp->p);
