@@ -334,6 +334,25 @@ static inline bool mrc_credit_tx_done(const struct mrc_credit_tx *tx)
 	return !tx->active || tx->sent >= tx->msg_len;
 }
 
+/*
+ * Whether the sender's credit runs out with what it sent so far: part of
+ * the message is left and the credit does not cover the next @seg bytes
+ * of it (or its shorter tail).  The packet just sent is the last one
+ * until a GRANT comes, so it asks for an immediate SACK: the receiver
+ * otherwise acks every few packets, and credit-paced packets come one
+ * grant apart (tens of ms at a slow bottleneck, past the RTO).
+ */
+static inline bool mrc_credit_tx_limited(const struct mrc_credit_tx *tx,
+					 u32 seg)
+{
+	u32 left;
+
+	if (mrc_credit_tx_done(tx))
+		return false;
+	left = tx->msg_len - tx->sent;
+	return tx->granted - tx->sent < (seg < left ? seg : left);
+}
+
 /* "fair", "srpt"; NULL if out of range. */
 const char *mrc_credit_policy_name(unsigned int policy);
 

@@ -352,6 +352,15 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 	return false;
 }
 
+bool mrc_credit_tx_stops(struct mrc_peer *peer, u64 msg_id, u32 seg)
+{
+	struct mrc_credit_peer *cp = &peer->credit;
+
+	lockdep_assert_held(&peer->lock);
+	return cp->tx_on && cp->tx.msg_id == msg_id &&
+	       mrc_credit_tx_limited(&cp->tx, seg);
+}
+
 void mrc_credit_tx_reset(struct mrc_peer *peer)
 {
 	struct mrc_credit_peer *cp = &peer->credit;

@@ -52,6 +52,13 @@ void mrc_credit_peer_stop(struct mrc_peer *peer);
 bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 		       u32 off, u32 len, bool urgent, u64 now);
 
+/*
+ * Sender, under peer->lock, after mrc_credit_tx_may() let bytes of
+ * @msg_id go: whether its credit now stops the message short of its end
+ * (credit.h's mrc_credit_tx_limited(); @seg: its packets' payload).
+ */
+bool mrc_credit_tx_stops(struct mrc_peer *peer, u64 msg_id, u32 seg);
+
 /* Sender, under peer->lock: the peer's queued messages were given up. */
 void mrc_credit_tx_reset(struct mrc_peer *peer);
 

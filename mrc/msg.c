@@ -506,8 +506,13 @@ static unsigned int mrc_msg_paths(struct mrc_peer *peer, u16 seg)
 	return n;
 }
 
+/*
+ * @ack_now: the last packet the sender may send for now (its credit ran
+ * out), so the receiver acks it at once and not MRC_MSG_SACK_EVERY later.
+ */
 static int mrc_msg_send_data(struct mrc_peer *peer, struct mrc_tx_msg *m,
-			     u32 idx, unsigned int pi, bool retrans, u64 now)
+			     u32 idx, unsigned int pi, bool retrans,
+			     bool ack_now, u64 now)
 {
 	struct mrc_peer_link *link = &peer->links[pi / MRC_CM_MAX_QPS];
 	unsigned int ev = pi % MRC_CM_MAX_QPS;
@@ -534,7 +539,7 @@ static int mrc_msg_send_data(struct mrc_peer *peer, struct mrc_tx_msg *m,
 		pkt.flags |= MRC_WF_LAST | MRC_WF_ACK_NOW;
 	if (retrans)
 		pkt.flags |= MRC_WF_RETRANS | MRC_WF_ACK_NOW;
-	if (peer->mp.inflight + 1 >= peer->mp.cwnd)
+	if (ack_now || peer->mp.inflight + 1 >= peer->mp.cwnd)
 		pkt.flags |= MRC_WF_ACK_NOW;
 	pkt.path_seq = mrc_path_next_seq(&pp->p);
 	mrc_wire_put_hdr(hdr, &pkt);
@@ -694,7 +699,7 @@ static bool mrc_msg_push_msg(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 	while ((idx = mrc_txsb_next(&m->sb)) != MRC_TXSB_NONE) {
 		u32 plen = mrc_msg_pkt_len(m, idx);
 		int pi, err = 0, tries;
-		bool retrans;
+		bool retrans, ack_now;
 
 		if (mp->inflight >= mp->cwnd)
 			return false;
@@ -724,6 +729,8 @@ static bool mrc_msg_push_msg(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 				run->no_path = true;
 			return true;
 		}
+		ack_now = !retrans &&
+			  mrc_credit_tx_stops(peer, m->msg_id, m->seg);
 		for (tries = 0; tries < 4; tries++) {
 			/* sched: the message's class, this packet's length */
 			pi = mrc_sched_select(&mp->sched, &run->sp, mp->paths,
@@ -736,7 +743,7 @@ static bool mrc_msg_push_msg(struct mrc_peer *peer, struct mrc_msg_cb *cb,
 						   res->flags &
 						   MRC_SCHED_F_FALLBACK);
 			err = mrc_msg_send_data(peer, m, idx, pi, retrans,
-						cb->now);
+						ack_now, cb->now);
 			if (err != -ENETDOWN)
 				break;
 		}

@@ -670,6 +670,41 @@ static void tx__whole_message_grant(void)
 	CHECK(tx.granted == len, "granted %u", tx.granted);
 }
 
+/* The packet that uses up the credit, and only that one, asks for a SACK. */
+static void tx__limited(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+	u32 seg = p.grant_unit, u = p.unsched, len = u + 3 * seg + 100;
+
+	memset(&tx, 0, sizeof(tx));
+	CHECK(!mrc_credit_tx_limited(&tx, seg), "inactive");
+	mrc_credit_tx_start(&tx, &p, 3, len, 0);
+	CHECK(!mrc_credit_tx_limited(&tx, seg), "window left");
+	mrc_credit_tx_sent(&tx, u - seg);
+	CHECK(!mrc_credit_tx_limited(&tx, seg), "one packet of it left");
+	mrc_credit_tx_sent(&tx, seg - 1);
+	CHECK(mrc_credit_tx_limited(&tx, seg), "less than a packet left");
+	mrc_credit_tx_sent(&tx, 1);
+	CHECK(mrc_credit_tx_limited(&tx, seg), "window used up");
+	mrc_credit_tx_grant(&tx, &p, 3, len, u + 2 * seg, 1, 10);
+	CHECK(!mrc_credit_tx_limited(&tx, seg), "granted two");
+	mrc_credit_tx_sent(&tx, seg);
+	CHECK(!mrc_credit_tx_limited(&tx, seg), "one granted left");
+	mrc_credit_tx_sent(&tx, seg);
+	CHECK(mrc_credit_tx_limited(&tx, seg), "grant used up");
+	/* the rest: one packet and a 100-byte tail */
+	mrc_credit_tx_grant(&tx, &p, 3, len, len - 100, 2, 20);
+	CHECK(!mrc_credit_tx_limited(&tx, seg), "one more granted");
+	mrc_credit_tx_sent(&tx, seg);
+	CHECK(mrc_credit_tx_limited(&tx, seg), "the tail not granted");
+	mrc_credit_tx_grant(&tx, &p, 3, len, len, 3, 30);
+	CHECK(!mrc_credit_tx_limited(&tx, seg), "the tail granted");
+	mrc_credit_tx_sent(&tx, 100);
+	CHECK(mrc_credit_tx_done(&tx) && !mrc_credit_tx_limited(&tx, seg),
+	      "done: the LAST flag asks for the SACK");
+}
+
 /* Random grants thrown at a sender never let it past a legitimate bound. */
 static void tx__random_grants_fuzz(void)
 {
@@ -1250,14 +1285,16 @@ int main(void)
 		  rx__capped_at_max_rate },
 		{ "rx: expired credit reclaimed", rx__reclaims_expired },
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
-	{ "rx: background gets what the others leave",
-	  rx__background_last },
+		{ "rx: background gets what the others leave",
+		  rx__background_last },
 		{ "tx: unscheduled only", tx__unscheduled_only },
 		{ "tx: grants validated", tx__grants_validated },
 		{ "tx: late grants are stale, not bad", tx__late_grants_stale },
 		{ "tx: re-request after timeout", tx__rerequest_after_timeout },
 		{ "tx: whole-message grant (receiver off)",
 		  tx__whole_message_grant },
+		{ "tx: the packet that ends the credit asks for a SACK",
+		  tx__limited },
 		{ "tx: random grants never exceed", tx__random_grants_fuzz },
 		{ "sim: incast fair share", sim__incast_fair },
 		{ "sim: incast, late pacer", sim__incast_late_pacer },
