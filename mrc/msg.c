@@ -893,8 +893,8 @@ static void mrc_msg_tx_workfn(struct work_struct *work)
 	mrc_msg_complete(&done);
 }
 
-/* mrc_msg_send() of a message to an idle peer: push inline.  Under lock. */
-static void mrc_msg_push_now(struct mrc_peer *peer)
+/* mrc_msg_send() to an idle peer, a GRANT (credit_peer.c): push inline. */
+void mrc_msg_push_now(struct mrc_peer *peer)
 {
 	struct mrc_msg_cb cb = { .peer = peer, .now = ktime_get_ns() };
 	struct mrc_msg_peer *mp = &peer->mp;

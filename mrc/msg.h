@@ -122,6 +122,12 @@ void mrc_msg_path_down(struct mrc_peer *peer, unsigned int l, unsigned int i,
 		       bool release);
 void mrc_msg_peer_restarted(struct mrc_peer *peer);
 
+/*
+ * Under peer->lock, not peer->dead: send what may go now, right here
+ * (one workqueue hop less; tx_work gets what one push leaves).
+ */
+void mrc_msg_push_now(struct mrc_peer *peer);
+
 /* From proto.c (process context): accepted DATA, SACK, NACK packets. */
 enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 				     const struct mrc_pkt *pkt);
