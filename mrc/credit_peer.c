@@ -19,6 +19,11 @@
  * credit_grant_timeout_ms, the sender repeats its CREDIT_REQ (msg.c's
  * peer timer ticks every 2 ms while messages wait); the receiver
  * answers with its current offset, so a lost GRANT costs one timeout.
+ * A GRANT that is taken sends the granted bytes from the receive path
+ * (mrc_msg_push_now()), and the packet that uses the credit up asks
+ * for an immediate SACK (MRC_WF_ACK_NOW): credit-paced packets come a
+ * grant apart, and the receiver's usual one SACK per 8 packets would
+ * leave them unacked past the RTO.
  *
  * Receiver.  One table (credit.c's struct mrc_credit_rx) for the node,
  * MRC_CREDIT_TABLE entries, keyed by peer node id, allocated at load:
