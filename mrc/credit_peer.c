@@ -108,6 +108,8 @@ static bool mrc_credit_pacing;		/* a pace is sending its GRANTs */
 static u64 mrc_credit_pace_hist[MRC_CREDIT_PACE_HIST];
 static u64 mrc_credit_pace_ns;	/* the period of the last pace */
 static u64 mrc_credit_data_paces;	/* paces run by a data arrival */
+/* GRANTs and CREDIT_REQs that could not be sent (ring full, no path). */
+static atomic64_t mrc_credit_tx_errs;
 
 /* Owned by the pace running (mrc_credit_pacing set by it). */
 static struct mrc_credit_grant *mrc_credit_grants;
@@ -240,6 +242,8 @@ static int mrc_credit_send(struct mrc_peer *peer, u8 type, u64 msg_id,
 	};
 	unsigned int l, ev = 0, pass;
 
+	int err;
+
 	lockdep_assert_held(&peer->lock);
 	for (pass = 0; pass < 2 && !link; pass++) {
 		for (l = 0; l < peer->nlinks && !link; l++) {
@@ -254,15 +258,20 @@ static int mrc_credit_send(struct mrc_peer *peer, u8 type, u64 msg_id,
 				}
 		}
 	}
-	if (!link)
+	if (!link) {
+		atomic64_inc(&mrc_credit_tx_errs);
 		return -ENETUNREACH;
+	}
 	pkt.entropy = ev;
 	pkt.path_seq = mrc_path_next_seq(&link->paths[ev].p);
 	pkt.len = mrc_wire_put_credit(buf + MRC_WIRE_HDR_LEN, c);
 	mrc_wire_put_hdr(buf, &pkt);
-	return mrc_ud_send(link->rail->ud, ev, link->ah,
-			   link->paths[ev].remote_qpn, buf,
-			   MRC_WIRE_HDR_LEN + pkt.len, NULL, 0);
+	err = mrc_ud_send(link->rail->ud, ev, link->ah,
+			  link->paths[ev].remote_qpn, buf,
+			  MRC_WIRE_HDR_LEN + pkt.len, NULL, 0);
+	if (err)
+		atomic64_inc(&mrc_credit_tx_errs);
+	return err;
 }
 
 /*
@@ -760,11 +769,12 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 	seq_printf(s, "outstanding_max %llu\n"
 		   "paces %llu\npaces_by_data %llu\npaces_no_tokens %llu\n"
 		   "paces_out_full %llu\ncapped_bytes %llu\n"
-		   "pace_period_us %llu\n",
+		   "pace_period_us %llu\ntx_errors %lld\n",
 		   st.outstanding_max,
 		   st.paces, data_paces, st.paces_no_tokens,
 		   st.paces_out_full, st.capped_bytes,
-		   div_u64(period, NSEC_PER_USEC));
+		   div_u64(period, NSEC_PER_USEC),
+		   (s64)atomic64_read(&mrc_credit_tx_errs));
 	/* pace_lt_<bound>us: intervals below the bound; pace_ge_...: above */
 	for (i = 0; i < MRC_CREDIT_PACE_HIST; i++)
 		seq_printf(s, "pace_%s_%lluus %llu\n",

@@ -138,7 +138,7 @@ enum {
 	MS_RX_HELD, MS_RX_NO_EP, MS_RX_DISCARDED, MS_RX_EXPIRED,
 	MS_REO_LOSS_PKTS, MS_NACKS_TX, MS_NACKS_RX, MS_PEER_RESTARTS,
 	MS_CWND_CUTS, MS_TX_TIMEOUT, MS_BG_YIELDS, MS_BULK_YIELDS,
-	MS_RX_GONE_PKTS, MS_NR
+	MS_RX_GONE_PKTS, MS_CTL_TX_ERRORS, MS_NR
 };
 
 static const char * const mrc_msg_stat_names[MS_NR] = {
@@ -149,7 +149,7 @@ static const char * const mrc_msg_stat_names[MS_NR] = {
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
 	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
-	"rx_gone_pkts",
+	"rx_gone_pkts", "ctl_tx_errors",
 };
 
 static atomic64_t mrc_msg_stats[MS_NR];
@@ -1113,6 +1113,8 @@ static void mrc_msg_send_sack(struct mrc_peer *peer, unsigned int l,
 	len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &sack);
 	if (!mrc_msg_send_ctl(peer, l, data, MRC_PKT_SACK, buf, len))
 		ms_inc(MS_SACKS_TX);
+	else
+		ms_inc(MS_CTL_TX_ERRORS);
 }
 
 /*
@@ -1137,6 +1139,8 @@ static void mrc_msg_send_nack(struct mrc_peer *peer, unsigned int l,
 	len = mrc_wire_put_nack(buf + MRC_WIRE_HDR_LEN, r, n);
 	if (!mrc_msg_send_ctl(peer, l, data, MRC_PKT_NACK, buf, len))
 		ms_inc(MS_NACKS_TX);
+	else
+		ms_inc(MS_CTL_TX_ERRORS);
 }
 
 /*
