@@ -75,6 +75,10 @@
 	X(credit_max_outstanding_bytes, MRC_CONFIG_A_CREDIT_MAX_OUTSTANDING_BYTES, 0, 67108864, \
 	  0, 0, "bytes",						\
 	  "most granted, not yet arrived bytes, all senders; "		\
-	  "0 = drain rate x half the grant timeout")
+	  "0 = drain rate x half the grant timeout")			\
+	X(data_rto_min_ms, MRC_CONFIG_A_DATA_RTO_MIN_MS, 1, 2000, 20, 0, \
+	  "ms",								\
+	  "least retransmission timeout of a DATA packet (capped by "	\
+	  "rto_max_ms)")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

@@ -119,7 +119,6 @@
  * packets spurious retransmissions there, 10 ms still ~4%.
  */
 #define MRC_MSG_REO_MIN_NS	(20 * NSEC_PER_MSEC)
-#define MRC_MSG_RTO_MIN_NS	(20 * NSEC_PER_MSEC)
 #define MRC_MSG_REO_STRIKES	3
 /* No progress for this many peer_timeout_ms with paths usable: ETIMEDOUT. */
 #define MRC_MSG_STALL_MULT	4
@@ -308,10 +307,12 @@ static void mrc_msg_path_params(struct mrc_path_params *pp)
 	pp->rtt.rto_max_ns = mrc_knob(MRC_KNOB_rto_max_ms) * NSEC_PER_MSEC;
 	/*
 	 * Data packets wait behind queues (a bottleneck's, the receiver's
-	 * vCPU): an RTO under MRC_MSG_RTO_MIN_NS only resends what is still
-	 * on its way (measured under TCG: every such resend was a duplicate).
+	 * vCPU): an RTO shorter than those waits only resends what is still
+	 * on its way (measured under TCG: every such resend was a
+	 * duplicate).  Knob data_rto_min_ms, at most rto_max_ms.
 	 */
-	pp->rtt.rto_min_ns = min_t(u64, MRC_MSG_RTO_MIN_NS, pp->rtt.rto_max_ns);
+	pp->rtt.rto_min_ns = min_t(u64, (u64)mrc_knob(MRC_KNOB_data_rto_min_ms) *
+					NSEC_PER_MSEC, pp->rtt.rto_max_ns);
 	pp->rtt.rto_init_ns = max(pp->rtt.rto_init_ns, pp->rtt.rto_min_ns);
 }
 

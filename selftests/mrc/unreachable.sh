@@ -17,7 +17,9 @@
 # every path stays active but nothing is ever acknowledged.  A send must
 # not wait forever (mrc_ep_close() waits for every send): it fails with
 # -ETIMEDOUT after 4 x peer_timeout_ms without progress (counter
-# tx_timeout), and its memory is freed.  Then everything unloads cleanly.
+# tx_timeout), and its memory is freed.  In the same hole, knob
+# data_rto_min_ms: at 2000 ms a send is not resent within 0.5 s, set to
+# 20 ms it is resent at once.  Then everything unloads cleanly.
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_UNREACHABLE_TIMEOUT:-600}
@@ -166,6 +168,7 @@ black_hole() {
 			all_active
 		ok_eq 'sender buffers back to 0 (tx_buffer_bytes)' 0 \
 			"$(msg_stat tx_buffer_bytes)"
+		rto_floor
 		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
 	fi
 	barrier hole-sent
@@ -175,6 +178,33 @@ black_hole() {
 		tc qdisc del dev eth0 ingress
 		tc qdisc del dev eth1 ingress
 	fi
+}
+
+resent_since() { [ "$(msg_stat tx_retrans)" -gt "$1" ]; }
+
+# Knob data_rto_min_ms, in the black hole (nothing is acked, so only an
+# RTO resends): at 2000 ms (rto_max_ms raised to 2000) a send is not
+# resent within half a second; lowered to 20 ms, at once.
+rto_floor() {
+	local r0
+
+	echo 2000 > /sys/kernel/mrc/rto_max_ms
+	ok 'sysfs data_rto_min_ms 2000' \
+		sh -c 'echo 2000 > /sys/kernel/mrc/data_rto_min_ms'
+	echo reset > $D/mrc_echo/ctl
+	r0=$(msg_stat tx_retrans)
+	ok 'send 1 x 1000 B into the black hole' \
+		sh -c "echo send $OTHER 7 1 1000 8 0 > $D/mrc_echo/ctl"
+	_sleep 0.5
+	ok_eq 'data_rto_min_ms 2000: not resent within 0.5 s' "$r0" \
+		"$(msg_stat tx_retrans)"
+	ok 'mrcctl config set data_rto_min_ms 20' \
+		mrcctl config set data_rto_min_ms 20
+	wait_for 'data_rto_min_ms 20: resent at once' 5 resent_since "$r0"
+	echo 200 > /sys/kernel/mrc/rto_max_ms
+	wait_for 'that send fails too' 60 completed_at_least 1
+	ok_eq 'with -ETIMEDOUT' '1 -110' \
+		"$(echo_stat done_err) $(echo_stat done_err_last_status)"
 }
 
 # The seq of msg_id (n in its low 30 bits): header byte 16 + 4 (wire.h).

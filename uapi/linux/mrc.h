@@ -212,6 +212,7 @@ enum mrc_config_attr {
 	MRC_CONFIG_A_CREDIT_MAX_OUTSTANDING_BYTES, /* granted, not arrived,
 						    * all senders; 0 = derived
 						    */
+	MRC_CONFIG_A_DATA_RTO_MIN_MS, /* least RTO of a DATA packet, ms */
 
 	__MRC_CONFIG_A_MAX,
 	MRC_CONFIG_A_MAX = __MRC_CONFIG_A_MAX - 1,
