@@ -241,7 +241,6 @@ static int mrc_credit_send(struct mrc_peer *peer, u8 type, u64 msg_id,
 		.token = peer->tx_token,	/* token branch */
 	};
 	unsigned int l, ev = 0, pass;
-
 	int err;
 
 	lockdep_assert_held(&peer->lock);
