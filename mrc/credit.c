@@ -34,8 +34,10 @@
  *
  * Queue bound.  What can be in flight towards the receiver is at most
  * max_outstanding (plus credit reclaimed while its grant was merely late)
- * plus one unscheduled window per sender starting a message at the same
- * moment; a last hop with at least that much buffer does not drop.  The
+ * plus one unscheduled window per sender starting an exchange at the same
+ * moment (a chained message, one that starts while its sender is still
+ * in the credit loop, sends none: mrc_credit_tx_start()); a last hop with
+ * at least that much buffer does not drop.  The
  * unscheduled window must be the same on both sides (a cluster-wide knob,
  * or advertised at HELLO): the receiver counts bytes beyond its own
  * window without a grant as over credit.
@@ -202,10 +204,10 @@ static void mrc_credit_fill(const struct mrc_credit_rx *rx,
 	g->seq = e->seq;
 }
 
-int mrc_credit_rx_request(struct mrc_credit_rx *rx,
-			  const struct mrc_credit_params *p, u32 key,
-			  u64 msg_id, u32 msg_len, u64 now,
-			  struct mrc_credit_grant *out)
+int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
+				  const struct mrc_credit_params *p, u32 key,
+				  u64 msg_id, u32 msg_len, u32 unsched,
+				  u64 now, struct mrc_credit_grant *out)
 {
 	struct mrc_credit_rx_entry *e;
 	u32 i;
@@ -265,11 +267,36 @@ int mrc_credit_rx_request(struct mrc_credit_rx *rx,
 	e->msg_id = msg_id;
 	e->low = 0;
 	e->requested = msg_len;
-	e->granted = p->unsched;
+	e->unsched = (u32)cmin(unsched, p->unsched);
+	e->granted = e->unsched;
 	e->seq = 0;
 	e->expiry = now + p->grant_timeout_ns;
 	rx->stats.req_new++;
 	return 0;
+}
+
+/*
+ * The entry's message has the window its request announced; any other
+ * (the one before it, late or resent; one whose request is still on
+ * its way) the whole window.  A chained message's own bytes that arrive
+ * late, after the next one's request, are therefore charged instead of
+ * settled: rare (a resend), and reclaim writes that credit off.
+ */
+static u32 mrc_credit_unsched_of(const struct mrc_credit_rx_entry *e,
+				 const struct mrc_credit_params *p,
+				 u64 msg_id, u32 msg_len)
+{
+	if (e && e->msg_id == msg_id)
+		return e->unsched;
+	return (u32)cmin(p->unsched, msg_len);
+}
+
+u32 mrc_credit_rx_unsched(struct mrc_credit_rx *rx,
+			  const struct mrc_credit_params *p, u32 key,
+			  u64 msg_id, u32 msg_len)
+{
+	return mrc_credit_unsched_of(mrc_credit_find(rx, key), p, msg_id,
+				     msg_len);
 }
 
 int mrc_credit_rx_data(struct mrc_credit_rx *rx,
@@ -278,7 +305,7 @@ int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 {
 	struct mrc_credit_rx_entry *e = mrc_credit_find(rx, key);
 	u64 end = (u64)offset + len;
-	u64 unsched = cmin(p->unsched, msg_len);
+	u64 unsched = mrc_credit_unsched_of(e, p, msg_id, msg_len);
 	u64 charge = 0, settle;
 
 	if (e && e->msg_id == msg_id && end > e->granted) {
@@ -512,11 +539,23 @@ u32 mrc_credit_rx_waiting(const struct mrc_credit_rx *rx)
 /* sender                                                            */
 /* ---------------------------------------------------------------- */
 
+static void mrc_credit_tx_unstarve(struct mrc_credit_tx *tx, u64 now)
+{
+	if (tx->starved && now > tx->starved_since)
+		tx->wait_ns += now - tx->starved_since;
+	tx->starved = 0;
+}
+
 bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
 			 const struct mrc_credit_params *p, u64 msg_id,
 			 u32 msg_len, u64 now)
 {
+	bool chained = false;
+
 	if (tx->msg_len > tx->unsched_end) {	/* it asked for credit */
+		/* ... and is still in the receiver's credit loop */
+		chained = tx->active && tx->seq &&
+			  now - tx->last_grant_at < p->request_timeout_ns;
 		tx->prev_msg_id = tx->msg_id;
 		tx->prev_msg_len = tx->msg_len;
 		tx->prev_seq = tx->seq;
@@ -526,19 +565,16 @@ bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
 	tx->msg_len = msg_len;
 	tx->sent = 0;
 	tx->granted = (u32)cmin(p->unsched, msg_len);
+	if (chained && msg_len > p->unsched) {
+		tx->granted = 0;
+		tx->msgs_chained++;
+	}
 	tx->unsched_end = tx->granted;
 	tx->seq = 0;
 	tx->active = 1;
-	tx->starved = 0;
+	mrc_credit_tx_unstarve(tx, now);
 	tx->request_at = now + p->request_timeout_ns;
 	return msg_len > p->unsched;
-}
-
-static void mrc_credit_tx_unstarve(struct mrc_credit_tx *tx, u64 now)
-{
-	if (tx->starved && now > tx->starved_since)
-		tx->wait_ns += now - tx->starved_since;
-	tx->starved = 0;
 }
 
 u32 mrc_credit_tx_may_send(struct mrc_credit_tx *tx, u32 want, u64 now)
@@ -621,6 +657,7 @@ int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
 	tx->granted = granted;
 	tx->seq = seq;
 	tx->grants++;
+	tx->last_grant_at = now;
 	tx->request_at = now + p->request_timeout_ns;
 	mrc_credit_tx_unstarve(tx, now);
 	return 1;

@@ -112,6 +112,9 @@ struct mrc_credit_rx_entry {
 	u32 granted;		/* offset granted so far (>= unsched part) */
 	u32 outstanding;	/* scheduled bytes granted, not yet arrived */
 	u32 seq;		/* of the latest grant; 1.. per message */
+	u32 unsched;		/* bytes of msg_id sent without a grant:
+				 * the window, or 0 for a chained message
+				 */
 	u64 expiry;		/* reclaim outstanding if nothing by then */
 	u64 granted_bytes;	/* stats: scheduled bytes granted */
 	u64 reclaimed_bytes;	/* stats: credit reclaimed after expiry */
@@ -179,7 +182,10 @@ int mrc_credit_rx_init(struct mrc_credit_rx *rx, u32 n,
 		       const struct mrc_credit_params *p);
 
 /*
- * A REQUEST from sender @key for message @msg_id of @msg_len bytes.
+ * A REQUEST from sender @key for message @msg_id of @msg_len bytes, of
+ * which the sender sends the first @unsched without a grant (the
+ * REQUEST's offset: the window, or 0 for a chained message, see
+ * mrc_credit_tx_start(); more than the window is not believed).
  * Returns 0 (new message scheduled; a grant comes from the pacer),
  * MRC_CREDIT_REQ_RESEND (known message: @out holds the current grant to
  * re-send, e.g. after a lost GRANT), or a negative code the caller
@@ -200,10 +206,29 @@ int mrc_credit_rx_init(struct mrc_credit_rx *rx, u32 n,
  *  -ENOSPC	new sender and no free or idle entry
  * @out may be NULL when the caller does not re-send.
  */
-int mrc_credit_rx_request(struct mrc_credit_rx *rx,
+int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
+				  const struct mrc_credit_params *p, u32 key,
+				  u64 msg_id, u32 msg_len, u32 unsched,
+				  u64 now, struct mrc_credit_grant *out);
+
+/* A REQUEST whose sender sends the whole unscheduled window. */
+static inline int mrc_credit_rx_request(struct mrc_credit_rx *rx,
+					const struct mrc_credit_params *p,
+					u32 key, u64 msg_id, u32 msg_len,
+					u64 now, struct mrc_credit_grant *out)
+{
+	return mrc_credit_rx_request_unsched(rx, p, key, msg_id, msg_len,
+					     p->unsched, now, out);
+}
+
+/*
+ * The bytes of message @msg_id (@msg_len bytes) from @key that come
+ * without a grant: the window its request announced if it is the
+ * message @key's entry schedules, else the window (capped at @msg_len).
+ */
+u32 mrc_credit_rx_unsched(struct mrc_credit_rx *rx,
 			  const struct mrc_credit_params *p, u32 key,
-			  u64 msg_id, u32 msg_len, u64 now,
-			  struct mrc_credit_grant *out);
+			  u64 msg_id, u32 msg_len);
 
 /*
  * @len new (not duplicate) bytes at @offset of message @msg_id
@@ -258,6 +283,7 @@ struct mrc_credit_tx {
 	u16 reserved;
 	u64 request_at;		/* (re-)REQUEST due when starved */
 	u64 starved_since;
+	u64 last_grant_at;	/* when a grant last moved the offset */
 	/* the scheduled message before this one, as it ended */
 	u64 prev_msg_id;
 	u32 prev_msg_len;	/* 0: none yet */
@@ -271,6 +297,7 @@ struct mrc_credit_tx {
 	u64 grants_stale;	/* overtaken or late (harmless, counted) */
 	u64 grants_bad;		/* forged: contradict what was taken */
 	u64 requests;		/* REQUESTs sent, first and repeats */
+	u64 msgs_chained;	/* scheduled messages started in the loop */
 	u64 wait_ns;		/* time spent starved of credit */
 };
 
@@ -278,6 +305,14 @@ struct mrc_credit_tx {
  * Starts message @msg_id of @msg_len bytes.  Returns true if it needs a
  * REQUEST (longer than the unscheduled window): the caller sends it with
  * the first packet and counts it via mrc_credit_tx_requested().
+ *
+ * Chaining.  A message that needs a REQUEST and starts while the sender
+ * is still in the receiver's credit loop (its previous message asked
+ * for credit and took a grant within request_timeout) sends nothing
+ * unscheduled: tx->granted starts at 0 and the REQUEST says so.  The
+ * window exists to fill the first round trip, before the receiver knows
+ * the sender; back to back, the receiver's grants already keep its last
+ * hop busy, and a window sent on top of them overfills its queue.
  */
 bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
 			 const struct mrc_credit_params *p, u64 msg_id,

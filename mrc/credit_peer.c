@@ -338,9 +338,14 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 			}
 			return false;
 		}
-		mrc_credit_tx_reset(peer);
-		if (!mrc_knob(MRC_KNOB_credit))
+		if (!mrc_knob(MRC_KNOB_credit)) {
+			mrc_credit_tx_reset(peer);
 			return true;
+		}
+		/*
+		 * tx still holds the message that ended (if tx_on): start()
+		 * keeps it as the previous one and chains after it.
+		 */
 		cp->tx_on = true;
 		if (mrc_credit_tx_start(tx, &p, msg_id, msg_len, now)) {
 			cp->msgs_sched++;
@@ -561,8 +566,9 @@ static enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 	}
 	mrc_credit_params(&p, READ_ONCE(mrc_credit_speed_bps));
 	spin_lock_bh(&mrc_credit_lock);
-	rc = mrc_credit_rx_request(mrc_credit_rx_tab, &p, peer->node_id,
-				   pkt->msg_id, c.msg_len, now, &g);
+	rc = mrc_credit_rx_request_unsched(mrc_credit_rx_tab, &p,
+					   peer->node_id, pkt->msg_id,
+					   c.msg_len, c.granted, now, &g);
 	if (rc == -EBUSY) {
 		/*
 		 * A sender asks for a later message only once it sent all
@@ -574,9 +580,10 @@ static enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 		before = mrc_credit_entry_granted(peer->node_id);
 		mrc_credit_rx_forget(mrc_credit_rx_tab, peer->node_id);
 		cp->granted_bytes += before;
-		rc = mrc_credit_rx_request(mrc_credit_rx_tab, &p,
-					   peer->node_id, pkt->msg_id,
-					   c.msg_len, now, &g);
+		rc = mrc_credit_rx_request_unsched(mrc_credit_rx_tab, &p,
+						   peer->node_id, pkt->msg_id,
+						   c.msg_len, c.granted, now,
+						   &g);
 	}
 	if (rc >= 0) {
 		cp->rx_requests++;
@@ -618,10 +625,12 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 	bool due;
 
 	mrc_credit_params(&p, READ_ONCE(mrc_credit_speed_bps));
-	unsched = min(p.unsched, pkt->msg_len);
+	spin_lock_bh(&mrc_credit_lock);
+	/* The window its request announced (0: a chained message). */
+	unsched = mrc_credit_rx_unsched(mrc_credit_rx_tab, &p, peer->node_id,
+					pkt->msg_id, pkt->msg_len);
 	in_win = pkt->offset < unsched ?
 		 min_t(u32, pkt->len, unsched - pkt->offset) : 0;
-	spin_lock_bh(&mrc_credit_lock);
 	/* Counted with credits off too: per-sender bytes for comparison. */
 	cp->rx_unsched_bytes += in_win;
 	cp->rx_sched_bytes += pkt->len - in_win;
@@ -698,6 +707,7 @@ static void mrc_credit_peer_stats(struct mrc_peer *peer,
 	v[MRC_CREDIT_STAT_GRANTS_BAD] = tx->grants_bad;
 	v[MRC_CREDIT_STAT_GRANTS_STALE] = tx->grants_stale;
 	v[MRC_CREDIT_STAT_WAIT_US] = div_u64(wait, NSEC_PER_USEC);
+	v[MRC_CREDIT_STAT_TX_MSGS_CHAINED] = tx->msgs_chained;
 	spin_unlock_bh(&peer->lock);
 
 	spin_lock_bh(&mrc_credit_lock);

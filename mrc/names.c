@@ -94,6 +94,7 @@ static const char * const mrc_credit_stat_names[] = {
 	[MRC_CREDIT_STAT_GRANTED_BYTES]		= "granted_bytes",
 	[MRC_CREDIT_STAT_OVER_CREDIT]		= "over_credit",
 	[MRC_CREDIT_STAT_GRANTS_STALE]		= "grants_stale",
+	[MRC_CREDIT_STAT_TX_MSGS_CHAINED]	= "tx_msgs_chained",
 };
 
 const char *mrc_credit_stat_name(unsigned int stat)

@@ -130,7 +130,8 @@ struct mrc_wire_hello {
 /*
  * CREDIT_REQ / GRANT body (msg_id in the header).  CREDIT_REQ: msg_len is
  * the message's length (its demand), granted the offset the sender holds
- * credit for (informative).  GRANT: the sender may send msg_id up to byte
+ * credit for: for a new message, the bytes it sends unscheduled (0: a
+ * chained message, credit.h).  GRANT: the sender may send msg_id up to byte
  * granted; seq grows with every new grant of the message (1..), so a
  * duplicate or reordered GRANT is idempotent (see credit.h).
  */

@@ -1852,7 +1852,8 @@ static void share_total_set(const struct peer *p)
 /* Credit counters of the peer as sender (tx) and receiver (rx). */
 static const unsigned int credit_tx_cols[] = {
 	MRC_CREDIT_STAT_TX_UNSCHED_BYTES, MRC_CREDIT_STAT_TX_SCHED_BYTES,
-	MRC_CREDIT_STAT_TX_MSGS_SCHED, MRC_CREDIT_STAT_REQUESTS_TX,
+	MRC_CREDIT_STAT_TX_MSGS_SCHED, MRC_CREDIT_STAT_TX_MSGS_CHAINED,
+	MRC_CREDIT_STAT_REQUESTS_TX,
 	MRC_CREDIT_STAT_GRANTS_RX, MRC_CREDIT_STAT_GRANTS_DUP,
 	MRC_CREDIT_STAT_GRANTS_STALE, MRC_CREDIT_STAT_GRANTS_BAD,
 	MRC_CREDIT_STAT_WAIT_US,
@@ -4402,10 +4403,10 @@ static void peer__credit(void)
 	got = peer_show_of(nlh);
 	CHECK_STR(got,
 		  "node 3  planes 0  paths 0 (active 0)\n"
-		  "    credtx:  tx_unsched_bytes tx_sched_bytes tx_msgs_sched requests_tx grants_rx grants_dup\n"
-		  "                         1002           1003          1004        1005      1006       1007\n"
-		  "             grants_stale grants_bad wait_us\n"
-		  "                     1018          -    1009\n"
+		  "    credtx:  tx_unsched_bytes tx_sched_bytes tx_msgs_sched tx_msgs_chained requests_tx grants_rx\n"
+		  "                         1002           1003          1004            1019        1005      1006\n"
+		  "             grants_dup grants_stale grants_bad wait_us\n"
+		  "                   1007         1018          -    1009\n"
 		  "    credrx:  rx_unsched_bytes rx_sched_bytes requests_rx requests_bad grants_tx grants_resent\n"
 		  "                         1010           1011        1012         1013      1014          1015\n"
 		  "             granted_bytes over_credit\n"
@@ -4416,7 +4417,7 @@ static void peer__credit(void)
 	got = peer_show_of(nlh);
 	CHECK(got && strstr(got, "\"credit\":{\"tx_unsched_bytes\":1002,"));
 	CHECK(got && strstr(got, "\"grants_bad\":null,\"wait_us\":1009,"));
-	CHECK(got && strstr(got, "\"over_credit\":1017,\"grants_stale\":1018}"));
+	CHECK(got && strstr(got, "\"grants_stale\":1018,\"tx_msgs_chained\":1019}"));
 	free(got);
 	opt.json = false;
 }

@@ -132,7 +132,7 @@ phase() {
 }
 
 run_guest() {
-	local n=$MRC_NODE o g0 g1 q0 q1 m0 b0 r0 v
+	local n=$MRC_NODE o g0 g1 q0 q1 m0 b0 r0 v c
 
 	ok 'modprobe mrc (credits on, window 16 KiB)' modprobe mrc \
 		node_id="$n" credit=1 credit_unsched_bytes=$UNSCHED \
@@ -176,6 +176,12 @@ run_guest() {
 				test "$(credit_stat $o rx_sched_bytes)" -gt 0
 			ok_eq "on: nothing beyond the grant from node$o" 0 \
 				"$(credit_stat $o over_credit)"
+			# Chained messages announce no window: unscheduled
+			# bytes come only with the others.
+			c=$(get "chained-node$o")
+			ok_eq "on: from node$o one window per message not chained ($c chained)" \
+				$(((COUNT - c) * UNSCHED)) \
+				"$(credit_stat $o rx_unsched_bytes)"
 		done
 		diag "credit: $(tr '\n' ' ' < $D/mrc/credit)"
 	else
@@ -188,11 +194,18 @@ run_guest() {
 			"$(credit_stat 1 grants_bad)"
 		diag "grants: $(credit_stat 1 grants_dup) duplicate," \
 		     "$(credit_stat 1 grants_stale) stale"
-		ok_eq 'on: unscheduled bytes = one window per message' \
-			$((COUNT * UNSCHED / UNIT * UNIT)) \
+		# Back to back (mrc_echo's window): every message after the
+		# first starts in node 1's credit loop and chains, asking
+		# from byte 0, unless a grant came 50 ms before it.
+		c=$(credit_stat 1 tx_msgs_chained)
+		put "chained-node$n" "$c"
+		ok "on: back-to-back messages chained ($c of $COUNT)" \
+			test "$c" -ge 1 -a "$c" -lt "$COUNT"
+		ok_eq 'on: unscheduled bytes = one window per message not chained' \
+			$(((COUNT - c) * UNSCHED / UNIT * UNIT)) \
 			"$(credit_stat 1 tx_unsched_bytes)"
 		ok_eq 'on: the rest against grants' \
-			$((COUNT * (LEN - UNSCHED / UNIT * UNIT))) \
+			$((COUNT * LEN - (COUNT - c) * UNSCHED / UNIT * UNIT)) \
 			"$(credit_stat 1 tx_sched_bytes)"
 		diag "waited for credit $(credit_stat 1 wait_us) us"
 		mrcctl -s peer show 1 | sed -n '1,6p' | sed 's/^/# /'

@@ -304,6 +304,10 @@ enum mrc_credit_stat {
 						 * one, or late for a message
 						 * that ended (harmless)
 						 */
+	MRC_CREDIT_STAT_TX_MSGS_CHAINED,	/* messages that asked from
+						 * byte 0: started in the
+						 * receiver's credit loop
+						 */
 
 	__MRC_CREDIT_STAT_MAX,
 	MRC_CREDIT_STAT_MAX = __MRC_CREDIT_STAT_MAX - 1,

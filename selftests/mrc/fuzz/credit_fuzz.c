@@ -37,7 +37,8 @@
  * Oracles, besides ASan/UBSan, from credit.h's contracts:
  *  - receiver, after every op: an entry's key, msg_id, requested,
  *    granted and seq are the shadow's (set by REQUESTs that returned 0,
- *    moved only by paces); unsched <= granted <= requested <= max_msg;
+ *    moved only by paces); the window its REQUEST announced (at most
+ *    unsched) <= granted <= requested <= max_msg;
  *    no two entries of one key; entries in use <= the table size;
  *    total_outstanding == the sum of the entries' outstanding;
  *    mrc_credit_rx_waiting() counts the entries with grants to give;
@@ -64,8 +65,10 @@
  *    beyond burst; a short output array is -EINVAL and changes nothing;
  *  - sender, after every op: sent <= granted <= msg_len, and msg_id,
  *    msg_len, sent, granted, seq, active are the shadow's (granted never
- *    decreases within a message); start() resets them and keeps the
- *    previous scheduled message as prev_*; may_send() is min(want,
+ *    decreases within a message); start() resets them (granted 0 for a
+ *    chained message: one that asks, after one that asked and took a
+ *    grant within request_timeout) and keeps the previous scheduled
+ *    message as prev_*; may_send() is min(want,
  *    granted - sent) while active; sent() is -EPERM over credit;
  *    request_due() is true exactly when starved with request_timeout
  *    passed since the last REQUEST, start or grant taken;
@@ -130,6 +133,7 @@ struct sender {
 	u64	prev_id;
 	u32	prev_len, prev_seq, prev_granted;
 	u64	req_last;	/* last start, REQUEST or grant taken */
+	u64	grant_last;	/* last grant taken */
 	u32	taken_inc;	/* inc of the last grant taken; 0 none */
 	/* msg_id generator, msg.h's layout */
 	u32	epoch;
@@ -151,6 +155,7 @@ struct rshadow {
 	u32	inc;		/* which REQUEST created it */
 	u32	seq;
 	u32	granted;
+	u32	unsched;	/* the window its REQUEST announced */
 };
 
 static struct mrc_credit_params p;
@@ -228,13 +233,13 @@ static void check_rx(void)
 		nwait += e->granted < e->requested;
 		if (e->key != s->key || e->msg_id != s->msg_id ||
 		    e->requested != s->len || e->seq != s->seq ||
-		    e->granted != s->granted)
+		    e->granted != s->granted || e->unsched != s->unsched)
 			FAIL("entry %u: %#x %#llx len %u seq %u at %u, shadow %#x %#llx %u %u %u",
 			     i, e->key, (unsigned long long)e->msg_id,
 			     e->requested, e->seq, e->granted, s->key,
 			     (unsigned long long)s->msg_id, s->len, s->seq,
 			     s->granted);
-		ASSERT(e->granted >= p.unsched);
+		ASSERT(e->unsched <= p.unsched && e->granted >= e->unsched);
 		ASSERT(e->granted <= e->requested);
 		ASSERT(e->requested > p.unsched && e->requested <= p.max_msg);
 		for (j = 0; j < i; j++)
@@ -342,10 +347,11 @@ static bool free_or_idle(void)
 }
 
 /*
- * A REQUEST of @key for @id (@len bytes), checked against the header's
- * rules.  A RESEND with @with_out fills *@resend (inc 0 otherwise).
+ * A REQUEST of @key for @id (@len bytes) that says the sender sends @un
+ * bytes unscheduled, checked against the header's rules.  A RESEND with
+ * @with_out fills *@resend (inc 0 otherwise).
  */
-static int do_request(u32 key, u64 id, u32 len, bool with_out,
+static int do_request(u32 key, u64 id, u32 len, u32 un, bool with_out,
 		      struct grant *resend)
 {
 	struct mrc_credit_rx_stats st;
@@ -369,8 +375,8 @@ static int do_request(u32 key, u64 id, u32 len, bool with_out,
 
 	snap_rx();
 	memset(&g, 0xa5, sizeof(g));
-	rc = mrc_credit_rx_request(rx, &p, key, id, len, now,
-				   with_out ? &g : NULL);
+	rc = mrc_credit_rx_request_unsched(rx, &p, key, id, len, un, now,
+					   with_out ? &g : NULL);
 	for (r = 0; r < R_NR && req_rc[r] != rc; r++)
 		;
 	if (r == R_NR || !(allow & 1U << r)) {
@@ -418,7 +424,10 @@ static int do_request(u32 key, u64 id, u32 len, bool with_out,
 		ASSERT(rx->e[j].outstanding == 0);
 	}
 	ASSERT(rx->e[j].msg_id == id && rx->e[j].requested == len);
-	ASSERT(rx->e[j].granted == p.unsched && rx->e[j].seq == 0);
+	/* more than the window is not believed */
+	un = min32(un, p.unsched);
+	ASSERT(rx->e[j].granted == un && rx->e[j].unsched == un);
+	ASSERT(rx->e[j].seq == 0);
 	ASSERT(!rx->e[j].low);
 	ASSERT(rx->total_outstanding == snap->total_outstanding);
 	/* the other entries are untouched */
@@ -430,7 +439,8 @@ static int do_request(u32 key, u64 id, u32 len, bool with_out,
 	rs[j].len = len;
 	rs[j].inc = ++inc_next;
 	rs[j].seq = 0;
-	rs[j].granted = p.unsched;
+	rs[j].granted = un;
+	rs[j].unsched = un;
 	return rc;
 }
 
@@ -473,8 +483,10 @@ static void do_data(u32 key, u64 id, u32 msg_len, u32 off, u32 len)
 {
 	struct mrc_credit_rx_stats st;
 	u64 end = (u64)off + len, part = 0, settled;
-	u32 un = min32(p.unsched, msg_len);
 	int i = find_idx(key), want = 1, rc;
+	/* the window the entry's REQUEST announced; others' the whole */
+	u32 un = i >= 0 && rx->e[i].msg_id == id ? rs[i].unsched :
+		 min32(p.unsched, msg_len);
 
 	if (off < un)
 		part = (end < un ? end : un) - off;
@@ -712,9 +724,12 @@ static void check_tx(u32 s)
 static void do_start(u32 s, u64 id, u32 len)
 {
 	struct sender *S = &snd[s];
-	bool r;
+	bool r, chained = false;
 
 	if (S->asked) {		/* asked for credit: it becomes prev */
+		/* ... still in the credit loop: the next one chains */
+		chained = S->active && S->seq &&
+			  now - S->grant_last < p.request_timeout_ns;
 		S->prev_valid = true;
 		S->prev_id = S->msg_id;
 		S->prev_len = S->msg_len;
@@ -727,7 +742,7 @@ static void do_start(u32 s, u64 id, u32 len)
 	S->msg_id = id;
 	S->msg_len = len;
 	S->sent = 0;
-	S->granted = min32(p.unsched, len);
+	S->granted = chained && len > p.unsched ? 0 : min32(p.unsched, len);
 	S->seq = 0;
 	S->active = true;
 	S->asked = r;
@@ -916,6 +931,7 @@ static void do_grant(u32 s, const struct grant *g)
 	S->granted = g->granted;
 	S->seq = g->seq;
 	S->req_last = now;
+	S->grant_last = now;
 	S->taken_inc = g->inc ? g->inc : TAKEN_FORGED;
 }
 
@@ -938,7 +954,7 @@ static void deliver(u32 s, u32 k)
 }
 
 /* REQUEST for the sender's message (glued as credit_peer.c does). */
-static void sender_request(u32 s, u64 id, u32 len, u8 f)
+static void sender_request(u32 s, u64 id, u32 len, u32 un, u8 f)
 {
 	struct grant g;
 	u32 key = KEY_SENDER(s);
@@ -946,11 +962,12 @@ static void sender_request(u32 s, u64 id, u32 len, u8 f)
 
 	if (f & 0x08)		/* lost */
 		return;
-	rc = do_request(key, id, len, !(f & 0x20), &g);
+	/* it says what it sends unscheduled: its offset (credit_peer.c) */
+	rc = do_request(key, id, len, un, !(f & 0x20), &g);
 	if (rc == -EBUSY && !(f & 0x10)) {
 		/* it gave the previous message up: the old entry goes */
 		do_forget(key);
-		rc = do_request(key, id, len, !(f & 0x20), &g);
+		rc = do_request(key, id, len, un, !(f & 0x20), &g);
 	}
 	if (rc == MRC_CREDIT_REQ_RESEND && g.inc && (g.seq || (f & 0x40)))
 		chan_push(s, &g);
@@ -997,7 +1014,7 @@ static void op_start(struct input *in)
 		return;
 	mrc_credit_tx_requested(&S->tx, &p, now);
 	S->req_last = now;
-	sender_request(s, id, len, f);
+	sender_request(s, id, len, S->granted, f);
 }
 
 static void op_rerequest(struct input *in)
@@ -1020,7 +1037,7 @@ static void op_rerequest(struct input *in)
 		return;
 	mrc_credit_tx_requested(&S->tx, &p, now);
 	S->req_last = now;
-	sender_request(s, S->msg_id, S->msg_len, a);
+	sender_request(s, S->msg_id, S->msg_len, S->granted, a);
 }
 
 /* Odd REQUESTs from a sender's key. */
@@ -1063,7 +1080,16 @@ static void op_request_odd(struct input *in)
 		len = get32(in);
 		break;
 	}
-	rc = do_request(KEY_SENDER(s), id, len, !(a & 0x20), &g);
+	/*
+	 * The window the sender announces for its message (a replay), else
+	 * the whole.  A forger that announces another window for a message
+	 * makes the receiver grant from there, and its real grants look
+	 * bad to the sender until they pass the sender's window: bounded
+	 * (the window), and not what this oracle models.
+	 */
+	rc = do_request(KEY_SENDER(s), id, len,
+			id == S->msg_id ? S->tx.unsched_end : p.unsched,
+			!(a & 0x20), &g);
 	if (rc == MRC_CREDIT_REQ_RESEND && g.inc && g.seq)
 		chan_push(s, &g);
 }
@@ -1154,8 +1180,8 @@ static void op_ghost_request(struct input *in)
 		break;
 	}
 	id = make_id(0x7000 + g, a >> 6, n);
-	do_request(KEY_GHOST(g), id, pick_len(a >> 6 == 3 ? 2 : 4, v), true,
-		   &r);
+	do_request(KEY_GHOST(g), id, pick_len(a >> 6 == 3 ? 2 : 4, v),
+		   v & 1 ? p.unsched : 0, true, &r);
 }
 
 /* The next scheduled bytes of a ghost's message arrive. */

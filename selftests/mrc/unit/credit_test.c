@@ -206,6 +206,43 @@ static void rx__requests_validated(void)
  * refused (-ESTALE) while the entry is busy; a later message still takes
  * it over (its sender gave the previous one up), in a new epoch too.
  */
+/*
+ * A chained REQUEST (offset 0) is scheduled from byte 0: its first
+ * bytes are granted and settle credit, not charged as unscheduled.  A
+ * REQUEST that claims more than the window gets the window.
+ */
+static void rx__chained_request(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(2, &p);
+	struct mrc_credit_grant g[2];
+	u32 len = p.unsched + 64 * KB, u = p.grant_unit;
+	int n;
+
+	CHECK(mrc_credit_rx_request_unsched(rx, &p, 1, 7, len, 0, 0, NULL) ==
+	      0, "req");
+	CHECK(rx->e[0].granted == 0 && rx->e[0].unsched == 0, "granted %u",
+	      rx->e[0].granted);
+	CHECK(mrc_credit_rx_unsched(rx, &p, 1, 7, len) == 0, "its window");
+	CHECK(mrc_credit_rx_unsched(rx, &p, 1, 6, len) == p.unsched &&
+	      mrc_credit_rx_unsched(rx, &p, 2, 7, 100) == 100, "others'");
+	CHECK(mrc_credit_rx_data(rx, &p, 1, 7, len, 0, u, 0) == -EPERM,
+	      "byte 0 before a grant");
+	n = mrc_credit_rx_pace(rx, &p, 10 * US, US, g, 2);
+	CHECK(n == 1 && g[0].granted >= u && g[0].granted < p.unsched,
+	      "grant from 0: %d, %u", n, n > 0 ? g[0].granted : 0);
+	CHECK(mrc_credit_rx_data(rx, &p, 1, 7, len, 0, u, 11 * US) == 0,
+	      "data");
+	CHECK(!rx->stats.unsched_bytes &&
+	      rx->total_outstanding == g[0].granted - u,
+	      "charged %llu, outstanding %llu", ULL(rx->stats.unsched_bytes),
+	      ULL(rx->total_outstanding));
+	CHECK(mrc_credit_rx_request_unsched(rx, &p, 2, 1, len, U32_MAX, 0,
+					    NULL) == 0, "req 2");
+	CHECK(rx->e[1].granted == p.unsched, "claimed more: %u",
+	      rx->e[1].granted);
+}
+
 static void rx__earlier_message_refused(void)
 {
 	struct mrc_credit_params p = defp();
@@ -573,6 +610,54 @@ static void tx__grants_validated(void)
 	      ULL(tx.grants_stale));
 }
 
+/*
+ * A scheduled message that starts within request_timeout of its
+ * predecessor's last grant chains: no window, a REQUEST from byte 0.
+ * Not after the timeout, not after a message that asked no credit, and
+ * never a message within the window.
+ */
+static void tx__chained(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+	u32 len = p.unsched + 8 * KB, t = p.request_timeout_ns;
+
+	memset(&tx, 0, sizeof(tx));
+	CHECK(mrc_credit_tx_start(&tx, &p, 1, len, 0), "request");
+	CHECK(tx.granted == p.unsched && !tx.msgs_chained, "the first: window");
+	mrc_credit_tx_sent(&tx, p.unsched);
+	CHECK(mrc_credit_tx_grant(&tx, &p, 1, len, len, 1, 100) == 1, "grant");
+	mrc_credit_tx_sent(&tx, 8 * KB);
+	CHECK(mrc_credit_tx_start(&tx, &p, 2, len, 100 + t - 1), "request 2");
+	CHECK(tx.granted == 0 && tx.unsched_end == 0 && tx.msgs_chained == 1,
+	      "chained: granted %u", tx.granted);
+	CHECK(mrc_credit_tx_may_send(&tx, 4096, 100 + t) == 0, "no credit");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 2, len, 4 * KB, 1, 2 * t) == 1,
+	      "grant from 0");
+	CHECK(mrc_credit_tx_may_send(&tx, U32_MAX, 2 * t) == 4 * KB, "4 KB");
+	mrc_credit_tx_sent(&tx, 4 * KB);
+	CHECK(tx.sched_bytes == 12 * KB && tx.unsched_bytes == p.unsched,
+	      "stats %llu %llu", ULL(tx.sched_bytes), ULL(tx.unsched_bytes));
+	/* its last grant at 2t: a message after 3t has the window again */
+	mrc_credit_tx_grant(&tx, &p, 2, len, len, 2, 2 * t);
+	mrc_credit_tx_sent(&tx, len - 4 * KB);
+	CHECK(mrc_credit_tx_start(&tx, &p, 3, len, 3 * t), "request 3");
+	CHECK(tx.granted == p.unsched && tx.msgs_chained == 1,
+	      "after the timeout: window");
+	mrc_credit_tx_sent(&tx, p.unsched);
+	mrc_credit_tx_grant(&tx, &p, 3, len, len, 1, 3 * t);
+	mrc_credit_tx_sent(&tx, 8 * KB);
+	/* a message within the window neither chains nor asks */
+	CHECK(!mrc_credit_tx_start(&tx, &p, 4, p.unsched, 3 * t),
+	      "short asks");
+	CHECK(tx.granted == p.unsched && tx.msgs_chained == 1, "short chained");
+	mrc_credit_tx_sent(&tx, p.unsched);
+	/* ... and the one after it did not ask: the window */
+	CHECK(mrc_credit_tx_start(&tx, &p, 5, len, 3 * t), "request 5");
+	CHECK(tx.granted == p.unsched && tx.msgs_chained == 1,
+	      "after a short one: window");
+}
+
 static void tx__rerequest_after_timeout(void)
 {
 	struct mrc_credit_params p = defp();
@@ -806,6 +891,7 @@ struct sim_res {
 	u64 over_credit, tx_bad, tx_dup, tx_stale, grants_lost, rx_refused;
 	u64 requests;
 	u64 reclaimed, wait_ns;
+	u64 unsched, chained;	/* bytes charged unscheduled; chained msgs */
 	double goodput, jain;
 };
 
@@ -859,6 +945,7 @@ static void sim_start_msg(const struct sim_cfg *c,
 	e.msg_len = c->size[s][x->cur];
 	e.t = now + D_CTL;
 	if (mrc_credit_tx_start(&x->tx, p, e.msg, e.msg_len, now)) {
+		e.off = x->tx.granted;	/* the window it sends, 0: chained */
 		ring_push(&ctl_rx, &e);
 		mrc_credit_tx_requested(&x->tx, p, now);
 	}
@@ -927,7 +1014,8 @@ static void sim_run(const struct sim_cfg *c, struct sim_res *r)
 				e = (struct ev){ .t = now + D_CTL,
 					.type = EV_REQ, .s = s,
 					.msg = x->tx.msg_id,
-					.msg_len = x->tx.msg_len };
+					.msg_len = x->tx.msg_len,
+					.off = x->tx.granted };
 				ring_push(&ctl_rx, &e);
 				mrc_credit_tx_requested(&x->tx, &p, now);
 			}
@@ -986,8 +1074,9 @@ static void sim_run(const struct sim_cfg *c, struct sim_res *r)
 			e = *h;
 			ctl_rx.head++;
 			r->requests++;
-			rc = mrc_credit_rx_request(rx, &p, e.s, e.msg,
-						   e.msg_len, now, &go[ngo]);
+			rc = mrc_credit_rx_request_unsched(rx, &p, e.s, e.msg,
+							   e.msg_len, e.off,
+							   now, &go[ngo]);
 			if (rc < 0)
 				r->rx_refused++;
 			if (rc == MRC_CREDIT_REQ_RESEND)
@@ -1088,8 +1177,10 @@ static void sim_run(const struct sim_cfg *c, struct sim_res *r)
 		r->tx_dup += ss[s].tx.grants_dup;
 		r->tx_stale += ss[s].tx.grants_stale;
 		r->wait_ns += ss[s].tx.wait_ns;
+		r->chained += ss[s].tx.msgs_chained;
 	}
 	r->reclaimed = rx->stats.reclaimed_bytes;
+	r->unsched = rx->stats.unsched_bytes;
 	r->goodput = r->end_ns ? (double)r->bytes /
 		     ((double)r->end_ns * C_BPS / 1e9) : 0;
 	/* Jain over per-sender goodput: its bytes / its finish time. */
@@ -1123,8 +1214,10 @@ static void report(const char *what, const struct sim_res *r)
 	       ULL(r->reclaimed));
 	printf(" forged/dup/stale grants refused %llu/%llu/%llu,",
 	       ULL(r->tx_bad), ULL(r->tx_dup), ULL(r->tx_stale));
-	printf(" requests refused %llu, data over credit %llu\n",
+	printf(" requests refused %llu, data over credit %llu,",
 	       ULL(r->rx_refused), ULL(r->over_credit));
+	printf(" unscheduled %llu B, chained messages %llu\n",
+	       ULL(r->unsched), ULL(r->chained));
 }
 
 static struct sim_cfg incast_cfg(void)
@@ -1183,6 +1276,29 @@ static void sim__incast_fair(void)
 static void sim__incast_late_pacer(void)
 {
 	incast_check("incast 3->1, pacer up to 4 periods late", 4);
+}
+
+/*
+ * Back-to-back messages chain: each sender's messages after its first
+ * ask for credit from byte 0, so only the first windows come
+ * unscheduled, and a queue with room for max_outstanding plus ONE
+ * sender's window (not all three) holds, even with a late pacer.
+ */
+static void sim__back_to_back_chain(void)
+{
+	struct sim_cfg c = incast_cfg();
+	struct sim_res r;
+
+	c.queue = 6 * PKT + 3 * PKT + PKT;
+	c.late_max = 4;
+	sim_run(&c, &r);
+	report("incast 3->1 back to back, queue for one window", &r);
+	CHECK(r.all_done, "not all delivered");
+	CHECK(r.chained == 3 * 7, "chained %llu of 21", ULL(r.chained));
+	CHECK(r.unsched == 3 * 3 * PKT, "unscheduled %llu B", ULL(r.unsched));
+	CHECK(r.drops == 0, "%llu drops", ULL(r.drops));
+	CHECK(r.goodput >= 0.90, "goodput %.3f", r.goodput);
+	CHECK(r.over_credit == 0, "over credit %llu", ULL(r.over_credit));
 }
 
 /* The same incast without credits: the queue overflows (the baseline). */
@@ -1273,6 +1389,8 @@ int main(void)
 		{ "rx: table size bounded", rx__size_bounded },
 		{ "rx: senders bounded, idle slot reused", rx__senders_bounded },
 		{ "rx: requests validated and counted", rx__requests_validated },
+		{ "rx: a chained request is scheduled from byte 0",
+		  rx__chained_request },
 		{ "rx: an earlier message cannot take a busy entry",
 		  rx__earlier_message_refused },
 		{ "rx: lanes are not ordered among themselves",
@@ -1291,6 +1409,8 @@ int main(void)
 		{ "tx: grants validated", tx__grants_validated },
 		{ "tx: late grants are stale, not bad", tx__late_grants_stale },
 		{ "tx: re-request after timeout", tx__rerequest_after_timeout },
+		{ "tx: back to back in the credit loop: chained",
+		  tx__chained },
 		{ "tx: whole-message grant (receiver off)",
 		  tx__whole_message_grant },
 		{ "tx: the packet that ends the credit asks for a SACK",
@@ -1298,6 +1418,7 @@ int main(void)
 		{ "tx: random grants never exceed", tx__random_grants_fuzz },
 		{ "sim: incast fair share", sim__incast_fair },
 		{ "sim: incast, late pacer", sim__incast_late_pacer },
+		{ "sim: back-to-back messages chain", sim__back_to_back_chain },
 		{ "sim: incast without credits drops", sim__incast_no_credits_drops },
 		{ "sim: srpt finishes short first", sim__srpt_short_first },
 		{ "sim: lost grants recovered", sim__lost_grants },
