@@ -594,6 +594,8 @@ static enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 					      mrc_msg_id_lane(pkt->msg_id) ==
 					      MRC_SCHED_CLASS_BACKGROUND);
 		mrc_credit_arm_locked(0);
+	} else if (rc == -ESTALE) {
+		cp->rx_requests_stale++;
 	} else {
 		cp->rx_requests_bad++;
 	}
@@ -611,6 +613,9 @@ static enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 		return MRC_DROP_NONE;
 	case -ENOSPC:
 		return MRC_DROP_NO_MEMORY;
+	case -ESTALE:
+		/* replayed or reordered: what a late real one looks like */
+		return MRC_DROP_DUPLICATE;
 	default:
 		return MRC_DROP_BAD_CREDIT;
 	}
@@ -715,6 +720,7 @@ static void mrc_credit_peer_stats(struct mrc_peer *peer,
 	v[MRC_CREDIT_STAT_RX_SCHED_BYTES] = cp->rx_sched_bytes;
 	v[MRC_CREDIT_STAT_REQUESTS_RX] = cp->rx_requests;
 	v[MRC_CREDIT_STAT_REQUESTS_BAD] = cp->rx_requests_bad;
+	v[MRC_CREDIT_STAT_REQUESTS_STALE] = cp->rx_requests_stale;
 	v[MRC_CREDIT_STAT_GRANTS_TX] = cp->grants_tx;
 	v[MRC_CREDIT_STAT_GRANTS_RESENT] = cp->grants_resent;
 	v[MRC_CREDIT_STAT_GRANTED_BYTES] = cp->granted_bytes +

@@ -25,6 +25,9 @@ struct mrc_credit_peer {
 	/* ---- receiver: under mrc_credit_lock (credit_peer.c) ---- */
 	u64 rx_requests;		/* CREDIT_REQs accepted */
 	u64 rx_requests_bad;		/* refused (forged, oversized, full) */
+	u64 rx_requests_stale;		/* for an earlier message: replayed
+					 * or reordered (harmless)
+					 */
 	u64 grants_tx;			/* GRANTs sent by the pacer */
 	u64 grants_resent;		/* answers to repeated CREDIT_REQs */
 	u64 granted_bytes;		/* scheduled bytes granted */

@@ -95,6 +95,7 @@ static const char * const mrc_credit_stat_names[] = {
 	[MRC_CREDIT_STAT_OVER_CREDIT]		= "over_credit",
 	[MRC_CREDIT_STAT_GRANTS_STALE]		= "grants_stale",
 	[MRC_CREDIT_STAT_TX_MSGS_CHAINED]	= "tx_msgs_chained",
+	[MRC_CREDIT_STAT_REQUESTS_STALE]	= "requests_stale",
 };
 
 const char *mrc_credit_stat_name(unsigned int stat)

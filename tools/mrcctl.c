@@ -1861,6 +1861,7 @@ static const unsigned int credit_tx_cols[] = {
 static const unsigned int credit_rx_cols[] = {
 	MRC_CREDIT_STAT_RX_UNSCHED_BYTES, MRC_CREDIT_STAT_RX_SCHED_BYTES,
 	MRC_CREDIT_STAT_REQUESTS_RX, MRC_CREDIT_STAT_REQUESTS_BAD,
+	MRC_CREDIT_STAT_REQUESTS_STALE,
 	MRC_CREDIT_STAT_GRANTS_TX, MRC_CREDIT_STAT_GRANTS_RESENT,
 	MRC_CREDIT_STAT_GRANTED_BYTES, MRC_CREDIT_STAT_OVER_CREDIT,
 };
@@ -4407,17 +4408,17 @@ static void peer__credit(void)
 		  "                         1002           1003          1004            1019        1005      1006\n"
 		  "             grants_dup grants_stale grants_bad wait_us\n"
 		  "                   1007         1018          -    1009\n"
-		  "    credrx:  rx_unsched_bytes rx_sched_bytes requests_rx requests_bad grants_tx grants_resent\n"
-		  "                         1010           1011        1012         1013      1014          1015\n"
-		  "             granted_bytes over_credit\n"
-		  "                      1016        1017\n");
+		  "    credrx:  rx_unsched_bytes rx_sched_bytes requests_rx requests_bad requests_stale grants_tx\n"
+		  "                         1010           1011        1012         1013           1020      1014\n"
+		  "             grants_resent granted_bytes over_credit\n"
+		  "                      1015          1016        1017\n");
 	free(got);
 	opt.stats = false;
 	opt.json = true;
 	got = peer_show_of(nlh);
 	CHECK(got && strstr(got, "\"credit\":{\"tx_unsched_bytes\":1002,"));
 	CHECK(got && strstr(got, "\"grants_bad\":null,\"wait_us\":1009,"));
-	CHECK(got && strstr(got, "\"grants_stale\":1018,\"tx_msgs_chained\":1019}"));
+	CHECK(got && strstr(got, "\"tx_msgs_chained\":1019,\"requests_stale\":1020}"));
 	free(got);
 	opt.json = false;
 }

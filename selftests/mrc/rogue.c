@@ -44,6 +44,7 @@
  *	credit grants_stale N	(at least N: late real grants count too)
  *	credit grants_either N	(N more in grants_bad or grants_stale)
  *	credit requests_bad N	(the target as a receiver, per peer)
+ *	credit requests_stale N	(at least N: reordered real ones count too)
  * "bad_type" covers every type above MRC_PKT_TYPE_MAX, so types added
  * later drop out of it.
  *
@@ -1162,12 +1163,14 @@ static void k_spoof(void)
  *  spoof_req_flood		@flood requests for earlier message ids
  *  spoof_req_huge		msg_len above the cap (parser)
  *
- * All but the parser's, the grant replay (duplicate) and same_seq (either)
- * are bad_credit; the sender's grants_bad and the receiver's requests_bad
- * counters (debugfs mrc/credit) must move by the "credit" totals printed
- * at the end, plus the same_seq ones found bad; grants_stale by at least
- * the replays and the other same_seq ones (late real grants count there
- * too).  Two more are what an off-path node would send, without the
+ * All but the parser's, the grant and request replays and the request
+ * flood (duplicate: what late or reordered real ones look like) and
+ * same_seq (either) are bad_credit; the sender's grants_bad and the
+ * receiver's requests_bad counters (debugfs mrc/credit) must move by the
+ * "credit" totals printed at the end, plus the same_seq ones found bad;
+ * grants_stale by at least the grant replays and the other same_seq ones
+ * (late real grants count there too), requests_stale by at least the
+ * request replays and the flood.  Two more are what an off-path node would send, without the
  * token (the holes before wire version 3):
  *
  *  spoof_grant_next		the captured message id with a far newer
@@ -1245,6 +1248,7 @@ static void k_spoof_credit(unsigned int secs)
 	struct timespec t0, t;
 	struct pollfd pfd = { .fd = rawfd, .events = POLLIN };
 	unsigned long long bad_grants = 0, bad_reqs = 0, stale_grants = 0;
+	unsigned long long stale_reqs = 0;
 	unsigned long long either_grants = 0;
 	bool flooded = false;
 	unsigned int k, i;
@@ -1355,7 +1359,7 @@ static void k_spoof_credit(unsigned int secs)
 		    sc_sent[SR_REPLAY] < 4) {
 			last_req.entropy = p.entropy;
 			sc_send(SR_REPLAY, last_req, &lr, -1);
-			bad_reqs++;
+			stale_reqs++;
 		}
 		last_req = p;
 		lr = c;
@@ -1401,7 +1405,7 @@ static void k_spoof_credit(unsigned int secs)
 				fc.msg_len = (256U << 10) + i * 4040;
 				fc.granted = 0;
 				sc_send(SR_FLOOD, f, &fc, -1);
-				bad_reqs++;
+				stale_reqs++;
 			}
 		}
 	}
@@ -1409,11 +1413,13 @@ static void k_spoof_credit(unsigned int secs)
 		report(sc_names[k], sc_sent[k],
 		       k == SG_NEXT || k == SR_NEXT ? MRC_DROP_BAD_TOKEN :
 		       k == SR_HUGE ? MRC_DROP_MSG_TOO_BIG :
-		       k == SG_REPLAY ? MRC_DROP_DUPLICATE :
+		       k == SG_REPLAY || k == SR_REPLAY || k == SR_FLOOD ?
+		       MRC_DROP_DUPLICATE :
 		       k == SG_SAME_SEQ ? -4 : MRC_DROP_BAD_CREDIT);
 	printf("credit grants_bad %llu\ncredit requests_bad %llu\n"
-	       "credit grants_stale %llu\ncredit grants_either %llu\n",
-	       bad_grants, bad_reqs, stale_grants, either_grants);
+	       "credit grants_stale %llu\ncredit grants_either %llu\n"
+	       "credit requests_stale %llu\n",
+	       bad_grants, bad_reqs, stale_grants, either_grants, stale_reqs);
 	memcpy(tmpl, saved, sizeof(saved));
 }
 /*

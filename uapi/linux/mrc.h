@@ -295,7 +295,9 @@ enum mrc_credit_stat {
 	MRC_CREDIT_STAT_RX_UNSCHED_BYTES,	/* received within the window */
 	MRC_CREDIT_STAT_RX_SCHED_BYTES,		/* received beyond it */
 	MRC_CREDIT_STAT_REQUESTS_RX,		/* CREDIT_REQs accepted */
-	MRC_CREDIT_STAT_REQUESTS_BAD,		/* CREDIT_REQs refused */
+	MRC_CREDIT_STAT_REQUESTS_BAD,		/* CREDIT_REQs refused (but
+						 * REQUESTS_STALE)
+						 */
 	MRC_CREDIT_STAT_GRANTS_TX,		/* new GRANTs sent (pacer) */
 	MRC_CREDIT_STAT_GRANTS_RESENT,		/* GRANTs repeated on request */
 	MRC_CREDIT_STAT_GRANTED_BYTES,		/* scheduled bytes granted */
@@ -307,6 +309,10 @@ enum mrc_credit_stat {
 	MRC_CREDIT_STAT_TX_MSGS_CHAINED,	/* messages that asked from
 						 * byte 0: started in the
 						 * receiver's credit loop
+						 */
+	MRC_CREDIT_STAT_REQUESTS_STALE,		/* CREDIT_REQs for an earlier
+						 * message: replayed or
+						 * reordered (harmless)
 						 */
 
 	__MRC_CREDIT_STAT_MAX,
