@@ -292,10 +292,14 @@ enum mrc_credit_stat {
 						 * taken, or no such message
 						 */
 	MRC_CREDIT_STAT_WAIT_US,		/* time waiting for credit */
-	MRC_CREDIT_STAT_RX_UNSCHED_BYTES,	/* received within the window */
+	MRC_CREDIT_STAT_RX_UNSCHED_BYTES,	/* received within the window
+						 * its request announced (0
+						 * for a chained message)
+						 */
 	MRC_CREDIT_STAT_RX_SCHED_BYTES,		/* received beyond it */
 	MRC_CREDIT_STAT_REQUESTS_RX,		/* CREDIT_REQs accepted */
-	MRC_CREDIT_STAT_REQUESTS_BAD,		/* CREDIT_REQs refused (but
+	MRC_CREDIT_STAT_REQUESTS_BAD,		/* CREDIT_REQs refused as
+						 * forged (stale ones are
 						 * REQUESTS_STALE)
 						 */
 	MRC_CREDIT_STAT_GRANTS_TX,		/* new GRANTs sent (pacer) */
