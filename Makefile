@@ -49,7 +49,7 @@ checkpatch:
 		{ echo "checkpatch.pl not found: run scripts/get-checkpatch" >&2; exit 1; }
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore $(subst $(eval) ,,$(CHECKPATCH_IGNORE)) \
-		-f mrc/*.c mrc/*.h uapi/linux/mrc.h
+		-f mrc/*.c mrc/*.h mrc/core/*.c mrc/core/*.h uapi/linux/mrc.h
 
 # INSTALL_MOD_PATH=DIR installs under DIR (a staging root) instead of /.
 install: modules

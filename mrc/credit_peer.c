@@ -76,7 +76,7 @@
 #include "credit_peer.h"
 #include "mrc_api.h"
 #include "msg.h"
-#include "names.h"
+#include "core/names.h"
 #include "peer.h"
 #include "ud.h"
 

@@ -8,7 +8,7 @@
 #ifndef _MRC_CREDIT_PEER_H
 #define _MRC_CREDIT_PEER_H
 
-#include "credit.h"
+#include "core/credit.h"
 
 struct mrc_peer;
 struct mrc_pkt;

@@ -30,7 +30,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "../uapi/linux/mrc.h"
-#include "config.h"
+#include "core/config.h"
 
 /* ---- knobs (main.c) ---- */
 

@@ -99,9 +99,9 @@
 #include "credit_peer.h"
 #include "msg.h"
 #include "peer.h"
-#include "reasm.h"
+#include "core/reasm.h"
 #include "schedcfg.h"
-#include "txsb.h"
+#include "core/txsb.h"
 #include "ud.h"
 
 #define MRC_MSG_WINDOW		64	/* initial cwnd, packets per peer */

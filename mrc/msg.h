@@ -11,8 +11,8 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "sched.h"
-#include "wire.h"
+#include "core/sched.h"
+#include "core/wire.h"
 
 /* Path index in a peer: link * MRC_CM_MAX_QPS + entropy value (a u8). */
 #define MRC_MSG_NPATHS	(MRC_PEER_MAX_ADDRS * MRC_CM_MAX_QPS)

@@ -13,8 +13,8 @@
 
 #include "credit_peer.h"
 #include "msg.h"
-#include "path.h"
-#include "wire.h"
+#include "core/path.h"
+#include "core/wire.h"
 
 struct mrc_peer;
 struct mrc_rail;

@@ -36,7 +36,7 @@
 #include <rdma/ib_cache.h>
 
 #include "mrc.h"
-#include "names.h"
+#include "core/names.h"
 #include "peer.h"
 #include "schedcfg.h"
 #include "ud.h"

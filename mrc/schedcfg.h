@@ -9,7 +9,7 @@
 #define _MRC_SCHEDCFG_H
 
 #include "../uapi/linux/mrc.h"
-#include "sched.h"
+#include "core/sched.h"
 
 struct dentry;
 

@@ -15,10 +15,10 @@
 #include <linux/sysfs.h>
 
 #include "mrc.h"
-#include "names.h"
+#include "core/names.h"
 #include "schedcfg.h"
 #include "ud.h"
-#include "wire.h"
+#include "core/wire.h"
 
 static struct kobject *mrc_kobj;
 static struct kset *mrc_rails_kset;

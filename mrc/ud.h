@@ -17,7 +17,7 @@
 #include <rdma/ib_verbs.h>
 #include <linux/workqueue.h>
 
-#include "wire.h"
+#include "core/wire.h"
 
 #define MRC_UD_QKEY	0x4d524331	/* "MRC1" */
 #define MRC_UD_RX_LEN	(sizeof(struct ib_grh) + MRC_WIRE_MAX_PKT)

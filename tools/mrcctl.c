@@ -12,8 +12,8 @@
  *   mrcctl [OPTIONS] monitor [ all | rail | config | peer | path ]
  *
  * Built on libmnl.  The knob table, value parser and enum names are shared
- * with the kernel module (mrc/config.c, mrc/names.c, and the drop reason
- * names of mrc/wire.c) so that both sides use the same words and the same
+ * with the kernel module (mrc/core/config.c, mrc/core/names.c, and the drop reason
+ * names of mrc/core/wire.c) so that both sides use the same words and the same
  * syntax.
  *
  * Built with -DMRCCTL_SELFTEST, main() is replaced by a TAP self-test of
@@ -39,9 +39,9 @@
 #include <linux/netlink.h>
 #include <linux/mrc.h>
 
-#include "../mrc/config.h"
-#include "../mrc/names.h"
-#include "../mrc/wire.h"	/* mrc_drop_reason_name() */
+#include "../mrc/core/config.h"
+#include "../mrc/core/names.h"
+#include "../mrc/core/wire.h"	/* mrc_drop_reason_name() */
 
 #ifndef MRCCTL_VERSION
 #define MRCCTL_VERSION "0.1"

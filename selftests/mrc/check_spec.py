@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Checks that Documentation/netlink/specs/mrc.yaml says what
-uapi/linux/mrc.h and mrc/config_knobs.h say: every enum value, attribute
+uapi/linux/mrc.h and mrc/core/config_knobs.h say: every enum value, attribute
 number, command number, the family name, version and multicast group, and
 every knob's range.  Exit 0 iff nothing differs."""
 import os
@@ -92,7 +92,7 @@ if spec['version'] != int(defs['MRC_GENL_VERSION']):
 if spec['mcast-groups']['list'][0]['name'] != eval(defs['MRC_GENL_MCGRP_EVENTS']):
     fail('multicast group')
 
-knobs = open(os.path.join(TOP, 'mrc/config_knobs.h')).read()
+knobs = open(os.path.join(TOP, 'mrc/core/config_knobs.h')).read()
 cfg = [x for x in spec['attribute-sets'] if x['name'] == 'config'][0]['attributes']
 for n, a, mi, ma in re.findall(
         r'X\((\w+), (\w+), (0x[0-9a-fA-F]+|\d+), (0x[0-9a-fA-F]+|\d+),', knobs):

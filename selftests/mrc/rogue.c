@@ -20,7 +20,7 @@
  *    receive buffers (rxe puts the receiving QP into ERROR; mrc must recover
  *    it) and SACK/NACK/DATA that pass the path check.
  *
- * Every crafted packet is first run through mrc_wire_parse() (mrc/wire.c,
+ * Every crafted packet is first run through mrc_wire_parse() (mrc/core/wire.c,
  * compiled in) with the target's limits: a kind that claims a header-level
  * drop reason must get exactly that reason from the real parser, a kind
  * that must pass the parser must pass it.  So the expectations printed are
@@ -81,7 +81,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "../../mrc/wire.h"
+#include "../../mrc/core/wire.h"
 
 #define MRC_QKEY	0x4d524331	/* mrc/ud.h MRC_UD_QKEY */
 #define MRC_MSG_CAP	(64U << 20)	/* mrc/mrc_api.h MRC_MSG_MAX_LEN */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * credit_fuzz.c - libFuzzer target for mrc/credit.c (receiver-driven
+ * credit_fuzz.c - libFuzzer target for mrc/core/credit.c (receiver-driven
  * credits: the receiver's grant pacer and the senders' credit balance).
  *
  * The input is a script run on one receiver table (struct mrc_credit_rx,
@@ -86,7 +86,7 @@
  *
  *   make -C selftests/mrc/fuzz run FUZZ_SECONDS=10
  */
-#include "../../../mrc/credit.h"
+#include "../../../mrc/core/credit.h"
 
 #define FUZZ_NAME "credit_fuzz"
 #include "fuzz.h"

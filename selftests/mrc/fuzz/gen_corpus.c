@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../mrc/wire.h"
+#include "../../../mrc/core/wire.h"
 
 /* The largest segment (4032 since wire version 3's 64-byte header). */
 #define SEG		MRC_WIRE_MAX_PAYLOAD

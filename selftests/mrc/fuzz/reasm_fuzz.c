@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * reasm_fuzz.c - libFuzzer target for mrc/reasm.c (receiver reassembly
+ * reasm_fuzz.c - libFuzzer target for mrc/core/reasm.c (receiver reassembly
  * bookkeeping).
  *
  * The input is a script run on one struct mrc_reasm:
@@ -34,7 +34,7 @@
  *
  *   make -C selftests/mrc/fuzz run FUZZ_SECONDS=10
  */
-#include "../../../mrc/reasm.h"
+#include "../../../mrc/core/reasm.h"
 
 #define FUZZ_NAME "reasm_fuzz"
 #include "fuzz.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * txsb_fuzz.c - libFuzzer target for mrc/txsb.c (sender scoreboard).
+ * txsb_fuzz.c - libFuzzer target for mrc/core/txsb.c (sender scoreboard).
  *
  * The input is a script run on one struct mrc_txsb:
  *
@@ -34,7 +34,7 @@
  *
  *   make -C selftests/mrc/fuzz run FUZZ_SECONDS=10
  */
-#include "../../../mrc/txsb.h"
+#include "../../../mrc/core/txsb.h"
 
 #define FUZZ_NAME "txsb_fuzz"
 #include "fuzz.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wire_fuzz.c - libFuzzer target for mrc/wire.c.
+ * wire_fuzz.c - libFuzzer target for mrc/core/wire.c.
  *
  * Feeds each input, as one received datagram, to mrc_wire_parse() under a
  * few receiver limits.  Oracles, besides ASan/UBSan:
@@ -14,7 +14,7 @@
  *
  *   make -C selftests/mrc/fuzz run FUZZ_SECONDS=10
  */
-#include "../../../mrc/wire.h"
+#include "../../../mrc/core/wire.h"
 
 #define LOCAL_NODE	2	/* the seed corpus is addressed to node 2 */
 

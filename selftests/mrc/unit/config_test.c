@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * config_test.c - user-space unit tests of mrc/config.c and mrc/names.c
- * (and that mrc/wire.c's drop reason names are usable as file names).
+ * config_test.c - user-space unit tests of mrc/core/config.c and mrc/core/names.c
+ * (and that mrc/core/wire.c's drop reason names are usable as file names).
  *
  * Output is TAP 13; the exit status is 0 only if every test passed.
  *   make -C selftests/mrc/unit run
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 
 #include "../../../uapi/linux/mrc.h"
-#include "../../../mrc/config.h"
-#include "../../../mrc/names.h"
-#include "../../../mrc/wire.h"
+#include "../../../mrc/core/config.h"
+#include "../../../mrc/core/names.h"
+#include "../../../mrc/core/wire.h"
 #include "tap.h"
 
 static const char *err_name(int err)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * credit_test.c - user-space unit tests of mrc/credit.c (receiver-driven
+ * credit_test.c - user-space unit tests of mrc/core/credit.c (receiver-driven
  * credits): API checks, then an incast simulation of N senders -> 1
  * receiver over a bottleneck link with a shallow drop-tail queue.
  *
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../mrc/credit.h"
+#include "../../../mrc/core/credit.h"
 #include "tap.h"
 
 #define US	1000ULL

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * path_test.c - user-space unit tests of mrc/path.c (path state machine,
+ * path_test.c - user-space unit tests of mrc/core/path.c (path state machine,
  * probe schedule, inflight accounting, counters).
  *
  * Output is TAP 13; the exit status is 0 only if every test passed.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../mrc/path.h"
+#include "../../../mrc/core/path.h"
 #include "tap.h"
 
 #define US	1000ULL

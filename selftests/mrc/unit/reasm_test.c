@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * reasm_test.c - user-space unit tests of mrc/bitmap.c and mrc/reasm.c.
+ * reasm_test.c - user-space unit tests of mrc/core/bitmap.c and mrc/core/reasm.c.
  *
  * Output is TAP 13; the exit status is 0 only if every test passed.
  * Random cases use a seeded PRNG: MRC_TEST_SEED=N reproduces a run (the
@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../mrc/bitmap.h"
-#include "../../../mrc/reasm.h"
+#include "../../../mrc/core/bitmap.h"
+#include "../../../mrc/core/reasm.h"
 #include "tap.h"
 
 static void shuffle(u32 *a, u32 n)

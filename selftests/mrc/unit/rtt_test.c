@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rtt_test.c - user-space unit tests of mrc/rtt.c (RTT estimator, RTO).
+ * rtt_test.c - user-space unit tests of mrc/core/rtt.c (RTT estimator, RTO).
  *
  * Output is TAP 13; the exit status is 0 only if every test passed.
  *   make -C selftests/mrc/unit run
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../mrc/rtt.h"
+#include "../../../mrc/core/rtt.h"
 #include "tap.h"
 
 #define US	1000ULL

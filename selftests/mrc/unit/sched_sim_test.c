@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sched_sim_test.c - simulations of mrc/sched.c's policies over paths of
+ * sched_sim_test.c - simulations of mrc/core/sched.c's policies over paths of
  * different RTTs and capacities, driven the way the kernel caller drives
  * the scheduler: pick, account the packet on the path
  * (mrc_path_inflight_add()), and when its ACK arrives one RTT (plus any
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../mrc/sched.h"
+#include "../../../mrc/core/sched.h"
 #include "tap.h"
 
 #define US	1000ULL

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sched_test.c - user-space unit tests of mrc/sched.c (path scheduler).
+ * sched_test.c - user-space unit tests of mrc/core/sched.c (path scheduler).
  *
  * Output is TAP 13; the exit status is 0 only if every test passed.
  *   make -C selftests/mrc/unit run
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../mrc/sched.h"
+#include "../../../mrc/core/sched.h"
 #include "tap.h"
 
 #define MS	1000000ULL

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../mrc/compat.h"
+#include "../../../mrc/core/compat.h"
 
 /* How many CHECK()s have failed so far. */
 static int failed_checks;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * txsb_test.c - user-space unit tests of mrc/txsb.c, and a property test
- * of mrc/txsb.c against mrc/reasm.c over a simulated lossy multipath
+ * txsb_test.c - user-space unit tests of mrc/core/txsb.c, and a property test
+ * of mrc/core/txsb.c against mrc/core/reasm.c over a simulated lossy multipath
  * channel.
  *
  * Output is TAP 13; the exit status is 0 only if every test passed.
@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../mrc/bitmap.h"
-#include "../../../mrc/reasm.h"
-#include "../../../mrc/txsb.h"
+#include "../../../mrc/core/bitmap.h"
+#include "../../../mrc/core/reasm.h"
+#include "../../../mrc/core/txsb.h"
 #include "tap.h"
 
 /* True with probability @pct percent. */

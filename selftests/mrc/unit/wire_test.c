@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wire_test.c - user-space unit tests of mrc/wire.c: header layout, round
+ * wire_test.c - user-space unit tests of mrc/core/wire.c: header layout, round
  * trips, and every drop reason mrc_wire_parse() can give.
  *
  * Output is TAP 13; the exit status is 0 only if every test passed.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../mrc/wire.h"
+#include "../../../mrc/core/wire.h"
 #include "tap.h"
 
 #define LOCAL_NODE	0x0a0b0c0dU

@@ -2,7 +2,7 @@
 /*
  * config.c - knob table, value parsing and validation (kernel-agnostic).
  */
-#include "../uapi/linux/mrc.h"
+#include "../../uapi/linux/mrc.h"
 #include "config.h"
 
 const struct mrc_knob mrc_knobs[MRC_KNOB_NR] = {

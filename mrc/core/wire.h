@@ -35,7 +35,7 @@
 #define _MRC_WIRE_H
 
 #include "compat.h"
-#include "../uapi/linux/mrc.h"
+#include "../../uapi/linux/mrc.h"
 
 /*
  * 2: msg_id lanes (msg.h).  3 (token branch): the header grows to 64

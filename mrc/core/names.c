@@ -2,7 +2,7 @@
 /*
  * names.c - printable names of uapi enums (kernel-agnostic).
  */
-#include "../uapi/linux/mrc.h"
+#include "../../uapi/linux/mrc.h"
 #include "names.h"
 
 static const char * const mrc_rail_state_names[] = {
