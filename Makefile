@@ -5,6 +5,12 @@
 # make modules         mrc.ko only        make tools     mrcctl only
 # make W=1             extra warnings     make sparse    sparse (C=2) check
 # make checkpatch      kernel style check of the sources
+# make coccicheck      the kernel's Coccinelle semantic patches in report mode
+#                      over mrc/ and uapi/ (scripts/cocci-check; fails on
+#                      any report)
+# make kernel-doc      scripts/kernel-doc -none -v over mrc/ and mrc/core/,
+#                      and every non-static function documented at its
+#                      definition (scripts/kernel-doc-check)
 # make install         mrc.ko into /lib/modules/$(KVER)/updates + depmod
 # make check-fast      build + user-space unit tests (seconds)
 # make check           everything: fast tier + the VM suite (minutes)
@@ -16,8 +22,8 @@ KDIR ?= $(shell ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V | tail -n
 KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 PWD := $(shell pwd)
 
-.PHONY: all modules tools selftests sparse checkpatch install uninstall \
-	check check-fast clean
+.PHONY: all modules tools selftests sparse checkpatch coccicheck kernel-doc \
+	install uninstall check check-fast clean
 
 all: modules tools selftests
 
@@ -50,6 +56,12 @@ checkpatch:
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore $(subst $(eval) ,,$(CHECKPATCH_IGNORE)) \
 		-f mrc/*.c mrc/*.h mrc/core/*.c mrc/core/*.h uapi/linux/mrc.h
+
+coccicheck:
+	KDIR=$(KDIR) scripts/cocci-check
+
+kernel-doc:
+	KDIR=$(KDIR) scripts/kernel-doc-check
 
 # INSTALL_MOD_PATH=DIR installs under DIR (a staging root) instead of /.
 install: modules

@@ -117,6 +117,17 @@ else
 	result skip 'checkpatch (linux-source not available)'
 fi
 
+# The kernel's semantic and documentation checks, with the scripts of
+# Debian's linux-source (extracted once into build/linux-source/).
+if "$TOP/scripts/get-kernel-scripts" > "$LOGDIR/kernel-scripts-get.log" 2>&1; then
+	step 'coccicheck: no report from the kernel semantic patches' \
+		coccicheck.log make -s coccicheck
+	step 'kernel-doc clean, every non-static function documented' \
+		kernel-doc.log make -s kernel-doc
+else
+	result skip 'coccicheck, kernel-doc (linux-source not available)'
+fi
+
 if python3 "$HERE/check_spec.py" > "$LOGDIR/spec.log" 2>&1; then
 	result ok 'netlink YAML spec matches uapi/linux/mrc.h'
 else
