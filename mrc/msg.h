@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * msg.h - reliable messages over a peer's paths: per-peer sender queue
- * and receiver reassembly.  See msg.c for the design notes.
+ * msg.h - reliable messages over a peer's paths: the kernel binding of
+ * the message engine (core/msg.h: its state machine, core/msg_tx.c and
+ * core/msg_rx.c: its design notes).  See msg.c for the locking.
  */
 #ifndef _MRC_MSG_H
 #define _MRC_MSG_H
@@ -11,97 +12,21 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "core/sched.h"
-#include "core/wire.h"
-
-/* Path index in a peer: link * MRC_CM_MAX_QPS + entropy value (a u8). */
-#define MRC_MSG_NPATHS	(MRC_PEER_MAX_ADDRS * MRC_CM_MAX_QPS)
+#include "core/msg.h"
 
 struct mrc_peer;
 struct mrc_ud_qp;
 
 /*
- * Lanes.  Messages are numbered and delivered in order per lane: a lane
- * is a traffic class (sched.h), its number in msg_id bits 31..30, so that
- * a latency message never waits at the receiver behind a bulk or
- * background one.  Sequence numbers count in the low 30 bits.  Ranks: the
- * order in which the sender serves the lanes (latency first, background
- * last: it takes what is left of the window).
+ * The engine's kernel binding, one per peer (beside its struct
+ * mrc_msg_peer, peer->mp): the sender runs under peer->lock, from
+ * tx_work (kicked) and the hrtimer (armed); the receiver under rx_lock,
+ * its deliveries from rx_work and its expiry from rx_gc.
  */
-#define MRC_MSG_LANES		MRC_SCHED_CLASS_NR
-#define MRC_MSG_LANE_SHIFT	30
-#define MRC_MSG_SEQ_MASK	((1U << MRC_MSG_LANE_SHIFT) - 1)
-#define MRC_MSG_RANKS		3
-
-/* Classes whose packets in flight are capped while latency traffic runs. */
-static inline bool mrc_msg_yielding(u8 cls)
-{
-	return cls == MRC_SCHED_CLASS_BULK || cls == MRC_SCHED_CLASS_BACKGROUND;
-}
-
-/* The lane (class) of a message id. */
-static inline unsigned int mrc_msg_id_lane(u64 msg_id)
-{
-	return (u32)msg_id >> MRC_MSG_LANE_SHIFT;
-}
-
-struct mrc_msg_peer {
-	/* ---- sender: everything here under peer->lock ---- */
-	struct list_head txq;		/* struct mrc_tx_msg, by msg id */
-	unsigned int ntx;
-	u32 epoch;			/* msg_id bits 63..32 */
-	u32 next_seq[MRC_MSG_LANES];	/* msg_id bits 31..0 of the next
-					 * message of each lane (class)
-					 */
-	u32 ntx_rank[MRC_MSG_RANKS];	/* queued messages per send rank */
-	struct mrc_sched sched;
-	u8 policy;			/* sched: the peer's own policy, or
-					 * MRC_SCHED_POLICY_GLOBAL (the knob)
-					 */
-	u32 inflight;			/* packets in flight, all messages */
-	/* Of them, per class: kept for the classes mrc_msg_yielding(). */
-	u32 cls_inflight[MRC_SCHED_CLASS_NR];
-	u32 cwnd;			/* congestion window, packets */
-	u32 cwnd_acc;			/* acks towards the next increase */
-	u32 recover_us;			/* when cwnd was last halved */
-	bool recover_valid;
-	u64 stuck_ns;			/* since when no path was usable */
-	u64 progress_ns;		/* last new ack or first transmission
-					 * (or the queue filled): a stall
-					 * fails the queue with ETIMEDOUT
-					 */
-	bool ring_full;			/* a send ring said -EAGAIN */
-	struct list_head done;		/* finished: done() to be called */
+struct mrc_msg_kpeer {
 	struct hrtimer timer;		/* RTO and retry tick (soft) */
-	struct work_struct tx_work;	/* sends, RTOs, completions */
-	/* scratch for one SACK or scan, under peer->lock */
-	struct mrc_path *paths[MRC_MSG_NPATHS];
-	u32 ack_hi_us[MRC_MSG_NPATHS];
-	DECLARE_BITMAP(ack_seen, MRC_MSG_NPATHS);
-	DECLARE_BITMAP(left, MRC_MSG_NPATHS);
-	u32 rto_cut_us[MRC_MSG_NPATHS];	/* loss scan: RTO cut-off */
-	u32 reo_cut_us[MRC_MSG_NPATHS];	/* loss scan: reordering cut-off */
-	u8 reo_strikes[MRC_MSG_NPATHS];	/* loss scan: losses since an ack */
-	u32 rack_us;			/* latest send time of an acked pkt */
-	bool rack_valid;
-
-	/* ---- receiver: everything here under rx_lock ---- */
-	spinlock_t rx_lock;
-	bool rx_dead;			/* peer going away: nothing new */
-	bool rx_epoch_valid;
-	bool rx_epoch_gone;		/* rx_gc gave up on rx_epoch's gaps:
-					 * its DATA is dropped unacked until
-					 * a newer epoch (msg.c, Expiry)
-					 */
-	u32 rx_epoch;			/* sender's epoch being received */
-	u32 rx_next[MRC_MSG_LANES];	/* next sequence number to deliver,
-					 * per lane (class)
-					 */
-	u64 rx_last_ns;			/* last DATA from the peer, ns */
-	unsigned int nrx;		/* contexts: rxq + held + deliver */
-	struct list_head rxq;		/* struct mrc_rx_msg, incomplete */
-	struct list_head held;		/* complete, predecessors missing */
-	struct list_head deliver;	/* complete, in order, to deliver */
+	struct work_struct tx_work;	/* runs the sender, completions */
+	spinlock_t rx_lock;		/* the receiver half of peer->mp */
 	struct work_struct rx_work;	/* calls the endpoints' recv */
 	struct delayed_work rx_gc;	/* expires stalled messages */
 };

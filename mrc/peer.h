@@ -72,7 +72,8 @@ struct mrc_peer {
 	struct work_struct work;	/* resolution and cleanup, sleeps */
 	struct delayed_work retry;	/* queues work when a retry is due */
 
-	struct mrc_msg_peer mp;		/* messages (msg.c; locking there) */
+	struct mrc_msg_peer mp;		/* message engine (core/msg.h) */
+	struct mrc_msg_kpeer mk;	/* its kernel binding (msg.c) */
 	u32 remote_inc;			/* peer's incarnation, 0 = unknown;
 					 * under lock
 					 */

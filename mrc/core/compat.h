@@ -13,6 +13,11 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/limits.h>
+#include <linux/list.h>
+#include <linux/atomic.h>
+#include <linux/bug.h>
+#include <linux/math64.h>
+#include <linux/time64.h>
 #include <asm/byteorder.h>
 #else
 #include <stdint.h>
@@ -49,6 +54,165 @@ typedef int64_t s64;
 #define be16_to_cpu(x)	be16toh((uint16_t)(x))
 #define be32_to_cpu(x)	be32toh((uint32_t)(x))
 #define be64_to_cpu(x)	be64toh((uint64_t)(x))
+
+/*
+ * The kernel helpers the message engine (msg_*.c) uses, with the kernel's
+ * meaning.  User space is single-threaded per engine (the host serialises
+ * calls as the kernel's locks do), so READ_ONCE and the atomics only need
+ * to keep the compiler honest.
+ */
+#ifndef U8_MAX
+#define U8_MAX		0xff
+#endif
+#define BIT(n)		(1UL << (n))
+#define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_MSEC	1000000ULL
+#define NSEC_PER_SEC	1000000000ULL
+#define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+/* A broken invariant in user space is a crash: the fuzzers find it. */
+#define WARN_ON_ONCE(c)	({ bool __w = !!(c); if (__w) __builtin_trap(); __w; })
+#define WARN_ON(c)	WARN_ON_ONCE(c)
+
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+#ifndef min_t
+#define min_t(t, a, b)	({ t __a = (a), __b = (b); __a < __b ? __a : __b; })
+#define max_t(t, a, b)	({ t __a = (a), __b = (b); __a > __b ? __a : __b; })
+#endif
+#ifndef min
+#define min(a, b)	({ __typeof__(a) __a = (a); __typeof__(b) __b = (b); \
+			   __a < __b ? __a : __b; })
+#define max(a, b)	({ __typeof__(a) __a = (a); __typeof__(b) __b = (b); \
+			   __a > __b ? __a : __b; })
+#endif
+#ifndef max3
+#define max3(a, b, c)	max(max(a, b), c)
+#endif
+
+static inline u64 div_u64(u64 a, u32 b)
+{
+	return a / b;
+}
+
+typedef struct {
+	s64 counter;
+} atomic64_t;
+
+static inline s64 atomic64_read(const atomic64_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void atomic64_add(s64 i, atomic64_t *v)
+{
+	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline void atomic64_sub(s64 i, atomic64_t *v)
+{
+	__atomic_fetch_sub(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+/* The kernel's doubly linked list (include/linux/list.h), the part used. */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+#define LIST_HEAD_INIT(name)	{ &(name), &(name) }
+#define LIST_HEAD(name)		struct list_head name = LIST_HEAD_INIT(name)
+
+static inline void INIT_LIST_HEAD(struct list_head *l)
+{
+	l->next = l;
+	l->prev = l;
+}
+
+static inline void __list_add(struct list_head *n, struct list_head *prev,
+			      struct list_head *next)
+{
+	next->prev = n;
+	n->next = next;
+	n->prev = prev;
+	prev->next = n;
+}
+
+static inline void list_add(struct list_head *n, struct list_head *head)
+{
+	__list_add(n, head, head->next);
+}
+
+static inline void list_add_tail(struct list_head *n, struct list_head *head)
+{
+	__list_add(n, head->prev, head);
+}
+
+static inline void list_del(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+	e->next = NULL;
+	e->prev = NULL;
+}
+
+static inline void list_move_tail(struct list_head *e, struct list_head *head)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+	list_add_tail(e, head);
+}
+
+static inline bool list_empty(const struct list_head *head)
+{
+	return head->next == head;
+}
+
+static inline void __list_splice(struct list_head *list,
+				 struct list_head *prev, struct list_head *next)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	first->prev = prev;
+	prev->next = first;
+	last->next = next;
+	next->prev = last;
+}
+
+static inline void list_splice_init(struct list_head *list,
+				    struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head, head->next);
+		INIT_LIST_HEAD(list);
+	}
+}
+
+static inline void list_splice_tail_init(struct list_head *list,
+					 struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head->prev, head);
+		INIT_LIST_HEAD(list);
+	}
+}
+
+#define list_entry(ptr, type, member)	container_of(ptr, type, member)
+#define list_first_entry(ptr, type, member) \
+	list_entry((ptr)->next, type, member)
+#define list_first_entry_or_null(ptr, type, member) \
+	(list_empty(ptr) ? NULL : list_first_entry(ptr, type, member))
+#define list_next_entry(pos, member) \
+	list_entry((pos)->member.next, __typeof__(*(pos)), member)
+#define list_for_each_entry(pos, head, member) \
+	for (pos = list_first_entry(head, __typeof__(*pos), member); \
+	     &pos->member != (head); pos = list_next_entry(pos, member))
+#define list_for_each_entry_safe(pos, n, head, member) \
+	for (pos = list_first_entry(head, __typeof__(*pos), member), \
+	     n = list_next_entry(pos, member); &pos->member != (head); \
+	     pos = n, n = list_next_entry(n, member))
 #endif /* __KERNEL__ */
 
 #endif /* _MRC_COMPAT_H */

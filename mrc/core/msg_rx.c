@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msg_rx.c - the message engine's receiver: reassembly admission,
+ * placement, SACK and NACK generation, ordering per lane, epochs,
+ * delivery and expiry.  Kernel-agnostic (msg.h); the host serialises
+ * every call of this file with its rx lock, except mrc_msg_rx_answer()
+ * (tx lock) and the allocation functions (no lock).
+ *
+ * Design notes
+ *
+ * Admission.  DATA -> the message's context (found by msg_id in the
+ * peer's lists, or made: bounded by the rx_msgs_per_peer knob's contexts
+ * per peer and rx_buffer_mb of buffers overall; past that the packet is
+ * dropped as no_memory and the sender retransmits - except for the
+ * message that blocks delivery, which is always admitted, so held
+ * messages cannot deadlock the peer) -> payload copied at its offset ->
+ * reasm.c bookkeeping.  Contexts are allocated without the lock: the
+ * first call says need_ctx, the host allocates and calls again.
+ *
+ * Answers.  A SACK goes back on the arrival path every MRC_MSG_SACK_EVERY
+ * new packets, for LAST/ACK_NOW/RETRANS packets, on completion and for
+ * duplicates; a NACK lists the holes that outlived the reordering
+ * allowance.  They are built here and sent by mrc_msg_rx_answer() under
+ * the tx lock, after the rx lock is released.
+ *
+ * Order.  Complete messages are delivered in sequence order per lane:
+ * seq == rx_next[lane] goes to the deliver list (and pulls the held ones
+ * of its lane that follow), others wait in the held list.  A packet of a
+ * message with seq < rx_next[lane] is a late duplicate: acked as
+ * complete, not delivered again.  The host pops the deliver list one
+ * message at a time (mrc_msg_rx_pop()) and frees each after its recv().
+ *
+ * Expiry.  If nothing new arrives from a peer for twice peer_timeout_ms
+ * while messages wait for their missing packets or predecessors, the
+ * sender has given them up (it fails what it cannot send within one
+ * peer_timeout_ms): mrc_msg_rx_expire() frees the incomplete ones
+ * (rx_expired) and delivers the complete held ones, whose sender was told
+ * they arrived; ordering resumes after the last of them.  So a peer that
+ * vanishes for good leaves no reassembly memory behind.  But a sender
+ * whose paths answer probes gives up only after MRC_MSG_STALL_MULT peer
+ * timeouts without progress: if its DATA was black-holed for more than
+ * two and then gets through again, a message the receiver gave up on (or
+ * never saw) would count as "delivered already" and be acked whole.  So
+ * the expired epoch is gone (rx_epoch_gone): its DATA is dropped without
+ * an ack (rx_gone_pkts) until the sender gives up too and moves to a newer
+ * epoch, and those messages fail with -ETIMEDOUT instead of reporting 0.
+ */
+#include "config.h"
+#include "msg.h"
+
+#define MRC_MSG_SACK_EVERY	8
+/* A receiver NACKs holes older than max(2 * srtt, this), at most as often. */
+#define MRC_MSG_NACK_MIN_NS	(20 * NSEC_PER_MSEC)
+
+static void count(struct mrc_msg_peer *mp, unsigned int stat, u64 n)
+{
+	mp->node->ops->count(mp->node, stat, n);
+}
+
+static u64 idle_ns(struct mrc_msg_peer *mp)
+{
+	return 2 * mp->node->ops->knob(mp->node, MRC_KNOB_peer_timeout_ms) *
+	       NSEC_PER_MSEC;
+}
+
+static void seq_reset(u32 *next)
+{
+	unsigned int lane;
+
+	for (lane = 0; lane < MRC_MSG_LANES; lane++)
+		next[lane] = lane << MRC_MSG_LANE_SHIFT;
+}
+
+/**
+ * mrc_msg_rx_alloc() - a reassembly context for a DATA packet's message
+ * @node: the node
+ * @pkt: the DATA packet, parsed by mrc_wire_parse() (valid geometry)
+ *
+ * No lock held (it may sleep).  The memory is counted in node->rx_bytes.
+ *
+ * Return: the context, or NULL if memory is short.
+ */
+struct mrc_msg_rx *mrc_msg_rx_alloc(struct mrc_msg_node *node,
+				    const struct mrc_pkt *pkt)
+{
+	struct mrc_msg_rx *rm;
+	void *bm;
+
+	if (!pkt->msg_len || pkt->msg_len > MRC_MSG_MAX_BYTES)
+		return NULL;
+	rm = node->ops->alloc(node, sizeof(*rm));
+	if (!rm)
+		return NULL;
+	memset(rm, 0, sizeof(*rm));
+	rm->buf = node->ops->alloc(node, pkt->msg_len);
+	bm = node->ops->alloc(node, mrc_reasm_storage_bytes(pkt->msg_len,
+							    pkt->seg));
+	if (!rm->buf || !bm ||
+	    mrc_reasm_init(&rm->r, pkt->msg_id, pkt->msg_len, pkt->seg, bm)) {
+		if (rm->buf)
+			node->ops->free(node, rm->buf);
+		if (bm)
+			node->ops->free(node, bm);
+		node->ops->free(node, rm);
+		return NULL;
+	}
+	rm->msg_id = pkt->msg_id;
+	rm->seq = (u32)pkt->msg_id;
+	rm->src_node = pkt->src_node;
+	rm->src_port = pkt->src_port;
+	rm->dst_port = pkt->dst_port;
+	atomic64_add(pkt->msg_len, &node->rx_bytes);
+	return rm;
+}
+
+/**
+ * mrc_msg_rx_free() - free a reassembly context
+ * @node: the node
+ * @rm: a context off every list
+ */
+void mrc_msg_rx_free(struct mrc_msg_node *node, struct mrc_msg_rx *rm)
+{
+	atomic64_sub(rm->r.msg_len, &node->rx_bytes);
+	node->ops->free(node, rm->buf);
+	node->ops->free(node, rm->r.bm);
+	node->ops->free(node, rm);
+}
+
+/*
+ * After a new packet of @rm: holes below the highest packet received that
+ * are older than the NACK delay go into @holes (returns how many; 0 = no
+ * NACK now).  The delay is twice the arrival path's srtt, at least
+ * MRC_MSG_NACK_MIN_NS, so that packets merely overtaken on a faster path
+ * are not NACKed; one NACK per delay per message.
+ */
+static unsigned int nack_due(struct mrc_msg_peer *mp, unsigned int pi,
+			     struct mrc_msg_rx *rm, u64 now,
+			     struct mrc_reasm_range *holes)
+{
+	u64 delay = MRC_MSG_NACK_MIN_NS;
+
+	if (rm->r.hi <= rm->r.cum + 1 || rm->r.cum >= rm->r.npkts) {
+		rm->hole_ns = 0;
+		return 0;
+	}
+	if (!rm->hole_ns) {
+		rm->hole_ns = now;
+		return 0;
+	}
+	if (pi < MRC_MSG_NPATHS && mp->path[pi])
+		delay = max_t(u64, delay,
+			      2ULL * READ_ONCE(mp->path[pi]->rtt.srtt_ns));
+	if (now - rm->hole_ns < delay || now - rm->nack_ns < delay)
+		return 0;
+	rm->nack_ns = now;
+	return mrc_reasm_holes(&rm->r, holes, MRC_WIRE_NACK_MAX);
+}
+
+/* A SACK saying "all of it" for a message of @pkt's geometry. */
+static void full_sack(const struct mrc_pkt *pkt, struct mrc_reasm_sack *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->cum = mrc_wire_npkts(pkt->msg_len, pkt->seg);
+}
+
+/* Complete message @rm leaves rxq: to deliver (in order) or held. */
+static void completed(struct mrc_msg_peer *mp, struct mrc_msg_rx *rm,
+		      u64 now)
+{
+	unsigned int lane = mrc_msg_seq_lane(rm->seq);
+	struct mrc_msg_rx *h, *tmp;
+
+	if (lane == MRC_SCHED_CLASS_LATENCY)	/* others yield */
+		WRITE_ONCE(mp->node->lat_ns, now);
+	if (rm->seq != mp->rx_next[lane]) {
+		/* Held, sorted by seq within its lane (wrap-safe). */
+		list_for_each_entry(h, &mp->held, node)
+			if (mrc_msg_seq_lane(h->seq) == lane &&
+			    mrc_msg_seq_diff(h->seq, rm->seq) > 0)
+				break;
+		list_move_tail(&rm->node, &h->node);
+		count(mp, MRC_MS_RX_HELD, 1);
+		return;
+	}
+	list_move_tail(&rm->node, &mp->deliver);
+	mp->rx_next[lane] = mrc_msg_seq_inc(rm->seq);
+	list_for_each_entry_safe(h, tmp, &mp->held, node) {
+		if (mrc_msg_seq_lane(h->seq) != lane)
+			continue;
+		if (h->seq != mp->rx_next[lane])
+			break;
+		list_move_tail(&h->node, &mp->deliver);
+		mp->rx_next[lane] = mrc_msg_seq_inc(h->seq);
+	}
+}
+
+/* A newer epoch: deliver what is whole, forget the rest. */
+static void new_epoch(struct mrc_msg_peer *mp, u32 epoch)
+{
+	struct mrc_msg_rx *rm, *tmp;
+
+	list_splice_tail_init(&mp->held, &mp->deliver);
+	list_for_each_entry_safe(rm, tmp, &mp->rxq, node) {
+		list_del(&rm->node);
+		mp->nrx--;
+		count(mp, MRC_MS_RX_DISCARDED, 1);
+		mrc_msg_rx_free(mp->node, rm);
+	}
+	mp->rx_epoch = epoch;
+	mp->rx_epoch_valid = true;
+	mp->rx_epoch_gone = false;
+	seq_reset(mp->rx_next);
+	if (!list_empty(&mp->deliver))
+		mp->node->ops->deliver(mp);
+}
+
+static struct mrc_msg_rx *rx_find(struct mrc_msg_peer *mp, u64 id,
+				  bool *complete)
+{
+	struct mrc_msg_rx *rm;
+
+	*complete = false;
+	list_for_each_entry(rm, &mp->rxq, node)
+		if (rm->msg_id == id)
+			return rm;
+	list_for_each_entry(rm, &mp->held, node)
+		if (rm->msg_id == id)
+			goto whole;
+	list_for_each_entry(rm, &mp->deliver, node)
+		if (rm->msg_id == id)
+			goto whole;
+	return NULL;
+whole:
+	*complete = true;
+	return rm;
+}
+
+/* Whether a new context for @pkt fits the per-peer and node bounds. */
+static bool admit(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt)
+{
+	const struct mrc_msg_ops *ops = mp->node->ops;
+	u64 limit = ops->knob(mp->node, MRC_KNOB_rx_buffer_mb) << 20;
+
+	return mp->nrx < ops->knob(mp->node, MRC_KNOB_rx_msgs_per_peer) &&
+	       (u64)atomic64_read(&mp->node->rx_bytes) + pkt->msg_len <= limit;
+}
+
+/**
+ * mrc_msg_rx_packet() - a DATA packet arrived
+ * @mp: the peer's engine
+ * @pi: the path it came on
+ * @pkt: the packet, parsed by mrc_wire_parse()
+ * @now: the caller's clock, ns
+ * @out: in: out->fresh, a context for it or NULL; out: what to do next
+ *
+ * If out->need_ctx, the host releases the rx lock, allocates out->fresh
+ * with mrc_msg_rx_alloc() and calls again; afterwards it frees
+ * out->fresh if it is still set, and calls mrc_msg_rx_answer() if
+ * out->sack or out->nholes.
+ *
+ * Return: the drop reason, MRC_DROP_NONE if the packet was used.
+ */
+enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp, unsigned int pi,
+				     const struct mrc_pkt *pkt, u64 now,
+				     struct mrc_msg_rx_out *out)
+{
+	u32 epoch = pkt->msg_id >> 32, seq = (u32)pkt->msg_id;
+	unsigned int lane = mrc_msg_seq_lane(seq);
+	struct mrc_msg_rx *rm;
+	bool complete;
+
+	out->need_ctx = false;
+	out->sack = false;
+	out->new_bytes = false;
+	out->nholes = 0;
+	if (mp->rx_dead)
+		return MRC_DROP_UNKNOWN_PEER;
+	if (!mp->rx_epoch_valid || (s32)(epoch - mp->rx_epoch) > 0)
+		new_epoch(mp, epoch);
+	mp->rx_last_ns = now;
+	if (epoch != mp->rx_epoch)
+		return MRC_DROP_DUPLICATE;	/* given up by its sender */
+	if (mp->rx_epoch_gone) {	/* given up by us (see Expiry) */
+		count(mp, MRC_MS_RX_GONE_PKTS, 1);
+		return MRC_DROP_DUPLICATE;
+	}
+	if (mrc_msg_seq_diff(seq, mp->rx_next[lane]) < 0) {
+		/* Delivered already: ack it whole, do not deliver again. */
+		full_sack(pkt, &out->rs);
+		out->sack = true;
+		return MRC_DROP_DUPLICATE;
+	}
+	rm = rx_find(mp, pkt->msg_id, &complete);
+	if (rm && complete) {
+		full_sack(pkt, &out->rs);
+		out->sack = true;
+		return MRC_DROP_DUPLICATE;
+	}
+	if (!rm && out->fresh) {
+		if (out->fresh->msg_id != pkt->msg_id ||
+		    out->fresh->r.msg_len != pkt->msg_len ||
+		    out->fresh->r.seg != pkt->seg)
+			return MRC_DROP_BAD_FIELD;	/* host bug */
+		rm = out->fresh;
+		out->fresh = NULL;
+		list_add_tail(&rm->node, &mp->rxq);
+		mp->nrx++;
+		mp->node->ops->expire_arm(mp, idle_ns(mp));
+	}
+	if (!rm) {
+		/* Bounded; the message that blocks delivery always fits. */
+		if (seq != mp->rx_next[lane] && !admit(mp, pkt)) {
+			count(mp, MRC_MS_RX_NO_MEM, 1);
+			return MRC_DROP_NO_MEMORY;
+		}
+		out->need_ctx = true;
+		return MRC_DROP_NONE;
+	}
+	if (rm->src_port != pkt->src_port || rm->dst_port != pkt->dst_port)
+		return MRC_DROP_BAD_FIELD;
+	switch (mrc_reasm_mark(&rm->r, pkt->msg_len, pkt->seg, pkt->offset,
+			       pkt->len)) {
+	case MRC_REASM_NEW:
+		memcpy((u8 *)rm->buf + pkt->offset, pkt->body, pkt->len);
+		out->nholes = nack_due(mp, pi, rm, now, out->holes);
+		out->new_bytes = true;
+		if (++rm->since_sack >= MRC_MSG_SACK_EVERY ||
+		    (pkt->flags & (MRC_WF_LAST | MRC_WF_ACK_NOW |
+				   MRC_WF_RETRANS)))
+			out->sack = true;
+		break;
+	case MRC_REASM_COMPLETE:
+		memcpy((u8 *)rm->buf + pkt->offset, pkt->body, pkt->len);
+		out->new_bytes = true;
+		out->sack = true;
+		/* the SACK is taken before rm may be popped and freed */
+		rm->since_sack = 0;
+		mrc_reasm_sack(&rm->r, &out->rs);
+		completed(mp, rm, now);
+		if (!list_empty(&mp->deliver))
+			mp->node->ops->deliver(mp);
+		return MRC_DROP_NONE;
+	case MRC_REASM_DUPLICATE:
+		out->sack = true;
+		mrc_reasm_sack(&rm->r, &out->rs);
+		rm->since_sack = 0;
+		return MRC_DROP_DUPLICATE;
+	default:
+		return MRC_DROP_BAD_FIELD;
+	}
+	if (out->sack) {
+		rm->since_sack = 0;
+		mrc_reasm_sack(&rm->r, &out->rs);
+	}
+	return MRC_DROP_NONE;
+}
+
+/**
+ * mrc_msg_rx_answer() - send the SACK and NACK a DATA packet asked for
+ * @mp: the peer's engine
+ * @pi: the path @data arrived on (the answers go back on it)
+ * @data: the DATA packet
+ * @out: what mrc_msg_rx_packet() said
+ * @now: the caller's clock, ns
+ *
+ * Tx lock held (the answers use the path's sequence numbers).
+ */
+void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
+		       const struct mrc_pkt *data,
+		       const struct mrc_msg_rx_out *out, u64 now)
+{
+	u8 body[MRC_WIRE_NACK_MAX * sizeof(struct mrc_wire_nack_range) +
+		sizeof(struct mrc_wire_sack)];
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.src_port = data->dst_port,
+		.dst_port = data->src_port,
+		.msg_id = data->msg_id,
+		.entropy = data->entropy,
+		.tstamp = now,
+		.body = body,
+	};
+	unsigned int i;
+	int err;
+
+	if (pi >= MRC_MSG_NPATHS || !mp->path[pi])
+		return;
+	if (out->sack) {
+		struct mrc_pkt_sack sack = {
+			.cum = out->rs.cum,
+			.nbits = out->rs.nbits,
+			.echo_entropy = data->entropy,
+			.echo_path_seq = data->path_seq,
+			.echo_tstamp = data->tstamp,
+		};
+
+		memcpy(sack.bitmap, out->rs.bitmap, sizeof(sack.bitmap));
+		pkt.type = MRC_PKT_SACK;
+		pkt.len = mrc_wire_put_sack(body, &sack);
+		pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
+		err = mp->node->ops->send(mp, pi, &pkt, NULL);
+		count(mp, err ? MRC_MS_CTL_TX_ERRORS : MRC_MS_SACKS_TX, 1);
+	}
+	if (out->nholes) {
+		struct mrc_pkt_nack_range r[MRC_WIRE_NACK_MAX];
+		unsigned int n = min_t(unsigned int, out->nholes,
+				       MRC_WIRE_NACK_MAX);
+
+		for (i = 0; i < n; i++) {
+			r[i].first = out->holes[i].first;
+			r[i].count = out->holes[i].count;
+		}
+		pkt.type = MRC_PKT_NACK;
+		pkt.len = mrc_wire_put_nack(body, r, n);
+		pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
+		err = mp->node->ops->send(mp, pi, &pkt, NULL);
+		count(mp, err ? MRC_MS_CTL_TX_ERRORS : MRC_MS_NACKS_TX, 1);
+	}
+}
+
+/**
+ * mrc_msg_rx_pop() - the next message to deliver
+ * @mp: the peer's engine
+ *
+ * Return: the message, off every list (the host delivers it, then frees
+ * it with mrc_msg_rx_free()), or NULL if none is ready.
+ */
+struct mrc_msg_rx *mrc_msg_rx_pop(struct mrc_msg_peer *mp)
+{
+	struct mrc_msg_rx *rm;
+
+	rm = list_first_entry_or_null(&mp->deliver, struct mrc_msg_rx, node);
+	if (rm) {
+		list_del(&rm->node);
+		mp->nrx--;
+	}
+	return rm;
+}
+
+/**
+ * mrc_msg_rx_expire() - the expiry clock came due
+ * @mp: the peer's engine
+ * @now: the caller's clock, ns
+ * @gone: where the expired contexts go (the host frees them unlocked)
+ *
+ * If nothing arrived for twice peer_timeout_ms while messages wait, the
+ * incomplete ones expire and the complete held ones are delivered (see
+ * Expiry above); else the clock is armed again for the rest.
+ */
+void mrc_msg_rx_expire(struct mrc_msg_peer *mp, u64 now,
+		       struct list_head *gone)
+{
+	u64 idle = idle_ns(mp), age;
+	struct mrc_msg_rx *rm, *tmp;
+	bool kick = false;
+
+	if (mp->rx_dead || (list_empty(&mp->rxq) && list_empty(&mp->held)))
+		return;
+	age = now - mp->rx_last_ns;
+	if (age < idle) {
+		mp->node->ops->expire_arm(mp, idle - age);
+		return;
+	}
+	list_for_each_entry_safe(rm, tmp, &mp->held, node) {
+		list_move_tail(&rm->node, &mp->deliver);
+		mp->rx_next[mrc_msg_seq_lane(rm->seq)] =
+			mrc_msg_seq_inc(rm->seq);
+		kick = true;
+	}
+	list_for_each_entry_safe(rm, tmp, &mp->rxq, node) {
+		list_move_tail(&rm->node, gone);
+		mp->nrx--;
+		count(mp, MRC_MS_RX_EXPIRED, 1);
+	}
+	mp->rx_epoch_gone = true;	/* see Expiry */
+	if (kick)
+		mp->node->ops->deliver(mp);
+}
+
+/**
+ * mrc_msg_rx_restarted() - the peer restarted
+ * @mp: the peer's engine
+ *
+ * Of the peer's old messages, the complete ones are still delivered and
+ * the partial ones discarded; its next messages open a new epoch.
+ */
+void mrc_msg_rx_restarted(struct mrc_msg_peer *mp)
+{
+	if (mp->rx_dead)
+		return;
+	new_epoch(mp, mp->rx_epoch);
+	mp->rx_epoch_valid = false;
+}
+
+/**
+ * mrc_msg_rx_close() - the peer goes away: take nothing new
+ * @mp: the peer's engine
+ *
+ * What is ready to deliver may still be popped.
+ */
+void mrc_msg_rx_close(struct mrc_msg_peer *mp)
+{
+	mp->rx_dead = true;
+}
+
+/**
+ * mrc_msg_rx_drain() - after mrc_msg_rx_close(): every context left
+ * @mp: the peer's engine
+ * @gone: where they go (the host frees them unlocked)
+ */
+void mrc_msg_rx_drain(struct mrc_msg_peer *mp, struct list_head *gone)
+{
+	struct mrc_msg_rx *rm;
+
+	list_for_each_entry(rm, &mp->rxq, node)
+		count(mp, MRC_MS_RX_DISCARDED, 1);
+	list_for_each_entry(rm, &mp->held, node)
+		count(mp, MRC_MS_RX_DISCARDED, 1);
+	list_for_each_entry(rm, &mp->deliver, node)
+		count(mp, MRC_MS_RX_DISCARDED, 1);
+	list_splice_init(&mp->rxq, gone);
+	list_splice_init(&mp->held, gone);
+	list_splice_init(&mp->deliver, gone);
+	mp->nrx = 0;
+}
