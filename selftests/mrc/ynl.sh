@@ -146,6 +146,15 @@ guest_node1() {
 		"$(jq -r '.rail | "\(.name) \(.netdev)"' <<<"$out" 2>&1 || echo "$out")"
 	ok 'ynl --do rail-get of a rail that does not exist: ENODEV' \
 		fails_with 'No such device' ynl --do rail-get --json '{"rail": {"name": "rxe9:1"}}'
+	# The spec lets only id and name (and weight, rail-set) into requests:
+	# a reply attribute is refused by the policy, and the extack offset
+	# ynl maps back through the spec lands on it.
+	ok 'ynl --do rail-get with mtu in the request: refused (EINVAL), the extack points at .rail.mtu' \
+		sh -c 'out=$("$@" 2>&1) && { echo "succeeded: $out"; exit 1; }
+		       echo "$out" | grep -q "Invalid argument" &&
+		       echo "$out" | grep -q "bad-attr.: .\.rail\.mtu" || { echo "$out"; exit 1; }' \
+		_ python3 "$CLI" --spec "$SPEC" --schema "$SCHEMA" --do rail-get \
+		--json '{"rail": {"name": "rxe0:1", "mtu": 1024}}'
 
 	# ---- config ----
 	ok 'ynl --do config-get' sh -c 'python3 "$1" --spec "$2" --schema "$3" \
@@ -196,6 +205,8 @@ guest_node1() {
 		'default/default/all latency/latency/all bulk/bulk/all background/background/all' \
 		"$(jq -r '[.[].class | "\(.id)/\(.name)/\(if has("rails") then .rails else "all" end)"] |
 			join(" ")' <<<"$out" 2>&1 || echo "$out")"
+	ok 'ynl --do class-get of class 7 (not in enum class): EINVAL' \
+		fails_with 'Invalid argument' ynl --do class-get --json '{"class": {"id": 7}}'
 	ok 'ynl --do class-set bulk, rails {rail: [rxe1:1]}' \
 		ynl --do class-set --json '{"class": {"id": "bulk", "rails": {"rail": ["rxe1:1"]}}}'
 	ok_eq 'mrcctl class show: bulk on rxe1:1' rxe1:1 \
