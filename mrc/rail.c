@@ -249,7 +249,7 @@ static void mrc_rail_probe(struct ib_device *ibdev, u32 port,
 	if (!ib_query_port(ibdev, port, &pattr)) {
 		port_up = pattr.state == IB_PORT_ACTIVE;
 		mtu = ib_mtu_enum_to_int(pattr.active_mtu);
-		info->mtu = mtu > 0 ? mtu : 0;
+		info->mtu = max(mtu, 0);
 		info->speed = mrc_lane_mbps(pattr.active_speed) *
 			      mrc_width_lanes(pattr.active_width);
 		mrc_read_gids(ibdev, port, pattr.gid_tbl_len, info);

@@ -79,19 +79,108 @@ typedef int64_t s64;
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #endif
-#ifndef min_t
-#define min_t(t, a, b)	({ t __a = (a), __b = (b); __a < __b ? __a : __b; })
-#define max_t(t, a, b)	({ t __a = (a), __b = (b); __a > __b ? __a : __b; })
+
+/*
+ * min(), max(), min3(), max3(), min_t(), max_t(), clamp(), clamp_t(),
+ * clamp_val(): the kernel's include/linux/minmax.h (of Debian 12's 6.1
+ * kernel), with its semantics.  Every argument is evaluated once.  min(),
+ * max(), min3(), max3() and clamp() take arguments of one signedness (u32
+ * with u64 is fine, int with u32 is a build error unless the int is a
+ * non-negative constant); the _t variants convert every argument to the
+ * type first and check nothing.  The signedness check needs the
+ * optimiser (as in the kernel, which always builds with it): at -O0 it
+ * is left out.
+ */
+#define __PASTE_(a, b)		a##b
+#define __PASTE(a, b)		__PASTE_(a, b)
+#define __UNIQUE_ID(prefix)	__PASTE(__PASTE(__UNIQUE_ID_, prefix), __COUNTER__)
+#define is_signed_type(t)	((t)(-1) < (t)(1))
+#define statically_true(x)	(__builtin_constant_p(x) && (x))
+#ifdef __OPTIMIZE__
+#define __minmax_error(id, msg) \
+	__attribute__((__error__(msg), __noreturn__)) void id(void)
+#define __minmax_assert(cond, msg, id) do {				\
+	__minmax_error(id, msg);					\
+	if (!(cond))							\
+		id();							\
+} while (0)
+#else
+#define __minmax_assert(cond, msg, id) do { } while (0)
 #endif
-#ifndef min
-#define min(a, b)	({ __typeof__(a) __a = (a); __typeof__(b) __b = (b); \
-			   __a < __b ? __a : __b; })
-#define max(a, b)	({ __typeof__(a) __a = (a); __typeof__(b) __b = (b); \
-			   __a > __b ? __a : __b; })
-#endif
-#ifndef max3
-#define max3(a, b, c)	max(max(a, b), c)
-#endif
+#define __minmax_ok(cond, msg)	__minmax_assert(cond, msg, __UNIQUE_ID(__minmax_))
+/*
+ * The kernel builds without -Wsign-compare and -Wtype-limits (W=1 too);
+ * user space has them on (-Wextra): off inside these macros, so that
+ * min(u32, 5) and the signedness check itself build cleanly here as well.
+ */
+#define __minmax_diag_off					\
+	_Pragma("GCC diagnostic push")				\
+	_Pragma("GCC diagnostic ignored \"-Wsign-compare\"")	\
+	_Pragma("GCC diagnostic ignored \"-Wtype-limits\"")
+#define __minmax_diag_on	_Pragma("GCC diagnostic pop")
+
+#define __is_signed(ux)	is_signed_type(__typeof__(ux))
+#define __sign_use(ux)	(__is_signed(ux) ?				\
+	(2 + __is_nonneg(ux)) : (1 + 2 * (sizeof(ux) < 4)))
+#define __is_nonneg(ux)	statically_true((long long)(ux) >= 0)
+#define __types_ok(ux, uy)	(__sign_use(ux) & __sign_use(uy))
+#define __types_ok3(ux, uy, uz)	\
+	(__sign_use(ux) & __sign_use(uy) & __sign_use(uz))
+
+#define __cmp_op_min <
+#define __cmp_op_max >
+#define __cmp(op, x, y)	((x) __cmp_op_##op(y) ? (x) : (y))
+#define __cmp_once_unique(op, type, x, y, ux, uy) ({		\
+	type ux = (x);							\
+	type uy = (y);							\
+	__minmax_diag_off						\
+	__cmp(op, ux, uy); __minmax_diag_on })
+#define __cmp_once(op, type, x, y) \
+	__cmp_once_unique(op, type, x, y, __UNIQUE_ID(x_), __UNIQUE_ID(y_))
+#define __careful_cmp_once(op, x, y, ux, uy) ({				\
+	__auto_type ux = (x);						\
+	__auto_type uy = (y);						\
+	__minmax_diag_off						\
+	__minmax_ok(__types_ok(ux, uy), #op "(" #x ", " #y ") signedness error"); \
+	__cmp(op, ux, uy); __minmax_diag_on })
+#define __careful_cmp(op, x, y) \
+	__careful_cmp_once(op, x, y, __UNIQUE_ID(x_), __UNIQUE_ID(y_))
+#define min(x, y)	__careful_cmp(min, x, y)
+#define max(x, y)	__careful_cmp(max, x, y)
+
+#define __careful_op3(op, x, y, z, ux, uy, uz) ({			\
+	__auto_type ux = (x);						\
+	__auto_type uy = (y);						\
+	__auto_type uz = (z);						\
+	__minmax_diag_off						\
+	__minmax_ok(__types_ok3(ux, uy, uz),				\
+		    #op "3(" #x ", " #y ", " #z ") signedness error");	\
+	__cmp(op, ux, __cmp(op, uy, uz)); __minmax_diag_on })
+#define min3(x, y, z)	__careful_op3(min, x, y, z, __UNIQUE_ID(x_), \
+				      __UNIQUE_ID(y_), __UNIQUE_ID(z_))
+#define max3(x, y, z)	__careful_op3(max, x, y, z, __UNIQUE_ID(x_), \
+				      __UNIQUE_ID(y_), __UNIQUE_ID(z_))
+#define min_t(type, x, y)	__cmp_once(min, type, x, y)
+#define max_t(type, x, y)	__cmp_once(max, type, x, y)
+
+#define __clamp(val, lo, hi)	\
+	((val) >= (hi) ? (hi) : ((val) <= (lo) ? (lo) : (val)))
+#define __clamp_once(type, val, lo, hi, uval, ulo, uhi) ({		\
+	type uval = (val);						\
+	type ulo = (lo);						\
+	type uhi = (hi);						\
+	__minmax_diag_off						\
+	__minmax_ok(!statically_true(ulo > uhi),			\
+		    "clamp() low limit " #lo " greater than high limit " #hi); \
+	__minmax_ok(__types_ok3(uval, ulo, uhi),			\
+		    "clamp(" #val ", " #lo ", " #hi ") signedness error"); \
+	__clamp(uval, ulo, uhi); __minmax_diag_on })
+#define __careful_clamp(type, val, lo, hi) \
+	__clamp_once(type, val, lo, hi, __UNIQUE_ID(v_), __UNIQUE_ID(l_), \
+		     __UNIQUE_ID(h_))
+#define clamp(val, lo, hi)	__careful_clamp(__auto_type, val, lo, hi)
+#define clamp_t(type, val, lo, hi)	__careful_clamp(type, val, lo, hi)
+#define clamp_val(val, lo, hi)	__careful_clamp(__typeof__(val), val, lo, hi)
 
 static inline u64 div_u64(u64 a, u32 b)
 {

@@ -56,11 +56,6 @@
 
 #define NSEC_PER_S	1000000000U
 
-static inline u64 cmin(u64 a, u64 b)
-{
-	return a < b ? a : b;
-}
-
 /* @n / @d with the remainder in *@rem; @d != 0.  No libgcc helpers. */
 static u64 mrc_credit_div(u64 n, u32 d, u64 *rem)
 {
@@ -267,7 +262,7 @@ int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
 	e->msg_id = msg_id;
 	e->low = 0;
 	e->requested = msg_len;
-	e->unsched = (u32)cmin(unsched, p->unsched);
+	e->unsched = min(unsched, p->unsched);
 	e->granted = e->unsched;
 	e->seq = 0;
 	e->expiry = now + p->grant_timeout_ns;
@@ -288,7 +283,7 @@ static u32 mrc_credit_unsched_of(const struct mrc_credit_rx_entry *e,
 {
 	if (e && e->msg_id == msg_id)
 		return e->unsched;
-	return (u32)cmin(p->unsched, msg_len);
+	return min(p->unsched, msg_len);
 }
 
 u32 mrc_credit_rx_unsched(struct mrc_credit_rx *rx,
@@ -318,7 +313,7 @@ int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 		return -EPERM;
 	}
 	if (offset < unsched)
-		charge = cmin(end, unsched) - offset;
+		charge = min(end, unsched) - offset;
 	if (charge) {
 		rx->tokens -= (s64)charge;
 		if (rx->tokens < -(s64)U32_MAX)
@@ -327,7 +322,7 @@ int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 	}
 	settle = len - charge;
 	if (e && settle) {
-		settle = cmin(settle, e->outstanding);
+		settle = min_t(u64, settle, e->outstanding);
 		e->outstanding -= (u32)settle;
 		rx->total_outstanding -= settle;
 		e->expiry = now + p->grant_timeout_ns;
@@ -359,7 +354,7 @@ static u32 mrc_credit_piece(const struct mrc_credit_rx_entry *e, u64 avail,
 
 	if (left <= avail && left <= want)
 		return (u32)left;
-	want = cmin(cmin(want, avail), left);
+	want = min3(want, avail, left);
 	return (u32)(want - want % unit);
 }
 
@@ -454,7 +449,7 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		 * rate * over may pass 2^64 (1.25e11 B/s x 1 s): split
 		 * rate into whole and part bytes per ns (credit_fuzz).
 		 */
-		over = cmin(over, NSEC_PER_S);
+		over = min_t(u64, over, NSEC_PER_S);
 		lost = mrc_credit_div(p->rate, NSEC_PER_S, &rem);
 		lost = lost * over + mrc_credit_div(rem * over, NSEC_PER_S,
 						    &rem);
@@ -487,8 +482,8 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		rx->stats.paces_out_full++;
 	if (rx->total_outstanding >= p->max_outstanding)
 		return 0;
-	avail = cmin((u64)rx->tokens,
-		     p->max_outstanding - rx->total_outstanding);
+	avail = min_t(u64, rx->tokens,
+		      p->max_outstanding - rx->total_outstanding);
 	/* Background (low) entries get what the others leave. */
 	for (low = 0; low <= 1 && avail; low++)
 		avail = p->policy == MRC_CREDIT_SRPT ?
@@ -564,7 +559,7 @@ bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
 	tx->msg_id = msg_id;
 	tx->msg_len = msg_len;
 	tx->sent = 0;
-	tx->granted = (u32)cmin(p->unsched, msg_len);
+	tx->granted = min(p->unsched, msg_len);
 	if (chained && msg_len > p->unsched) {
 		tx->granted = 0;
 		tx->msgs_chained++;
@@ -588,7 +583,7 @@ u32 mrc_credit_tx_may_send(struct mrc_credit_tx *tx, u32 want, u64 now)
 		tx->starved = 1;
 		tx->starved_since = now;
 	}
-	return want < room ? want : room;
+	return min(want, room);
 }
 
 int mrc_credit_tx_sent(struct mrc_credit_tx *tx, u32 len)

@@ -385,7 +385,7 @@ static inline bool mrc_credit_tx_limited(const struct mrc_credit_tx *tx,
 	if (mrc_credit_tx_done(tx))
 		return false;
 	left = tx->msg_len - tx->sent;
-	return tx->granted - tx->sent < (seg < left ? seg : left);
+	return tx->granted - tx->sent < min(seg, left);
 }
 
 /* "fair", "srpt"; NULL if out of range. */

@@ -44,11 +44,6 @@
  */
 #include "path.h"
 
-static inline u64 mrc_path_max(u64 a, u64 b)
-{
-	return a > b ? a : b;
-}
-
 static inline u64 mrc_path_add_sat(u64 a, u64 b)
 {
 	return a > U64_MAX - b ? U64_MAX : a + b;
@@ -216,9 +211,9 @@ int mrc_path_event(struct mrc_path *p, const struct mrc_path_params *pp,
 u64 mrc_path_probe_interval(const struct mrc_path_params *pp, u32 nprobes)
 {
 	/* probe_ns < 2^32, shift <= 31: fits in a u64. */
-	u64 iv = (u64)pp->probe_ns << (nprobes < 31 ? nprobes : 31);
+	u64 iv = (u64)pp->probe_ns << min(nprobes, 31U);
 
-	return iv < pp->probe_max_ns ? iv : pp->probe_max_ns;
+	return min_t(u64, iv, pp->probe_max_ns);
 }
 
 u64 mrc_path_deadline(const struct mrc_path *p,
@@ -236,9 +231,9 @@ u64 mrc_path_deadline(const struct mrc_path *p,
 						mrc_path_rto(p, pp));
 		if (!pp->keepalive_ns)
 			return MRC_PATH_NEVER;
-		base = mrc_path_max(p->since_ns, p->probe_sent_ns);
+		base = max(p->since_ns, p->probe_sent_ns);
 		if (p->ok_seen)
-			base = mrc_path_max(base, p->last_ok_ns);
+			base = max(base, p->last_ok_ns);
 		return mrc_path_add_sat(base, pp->keepalive_ns);
 	default:
 		return MRC_PATH_NEVER;
@@ -272,8 +267,8 @@ bool mrc_path_timer(struct mrc_path *p, const struct mrc_path_params *pp,
 		return false;
 
 	/* Not before this probe's reply could come (Design notes). */
-	iv = mrc_path_max(mrc_path_probe_interval(pp, p->probe_backoff),
-			  mrc_path_rto(p, pp));
+	iv = max(mrc_path_probe_interval(pp, p->probe_backoff),
+		 mrc_path_rto(p, pp));
 	p->stats.probes++;
 	p->probe_sent_ns = now;
 	p->probe_next_ns = mrc_path_add_sat(now, iv);

@@ -20,16 +20,6 @@
  */
 #include "rtt.h"
 
-static inline u64 mrc_rtt_min(u64 a, u64 b)
-{
-	return a < b ? a : b;
-}
-
-static inline u64 mrc_rtt_max(u64 a, u64 b)
-{
-	return a > b ? a : b;
-}
-
 void mrc_rtt_params_default(struct mrc_rtt_params *p)
 {
 	p->rto_init_ns = MRC_RTT_DEF_RTO_INIT_NS;
@@ -118,16 +108,16 @@ u64 mrc_rtt_rto(const struct mrc_rtt *r, const struct mrc_rtt_params *p)
 
 	if (r->samples)
 		rto = (u64)r->srtt_ns +
-		      mrc_rtt_max(4 * (u64)r->rttvar_ns, p->var_floor_ns);
+		      max_t(u64, 4 * (u64)r->rttvar_ns, p->var_floor_ns);
 	else
 		rto = p->rto_init_ns;
-	rto = mrc_rtt_max(rto, p->rto_min_ns);
-	rto = mrc_rtt_min(rto, p->rto_max_ns);
+	rto = max_t(u64, rto, p->rto_min_ns);
+	rto = min_t(u64, rto, p->rto_max_ns);
 
 	/* rto <= 2^32 and shift <= 16: no overflow. */
-	shift = (u32)mrc_rtt_min(r->backoff, p->max_backoff);
-	shift = (u32)mrc_rtt_min(shift, MRC_RTT_BACKOFF_LIMIT);
-	return mrc_rtt_min(rto << shift, p->rto_max_ns);
+	shift = min(r->backoff, p->max_backoff);
+	shift = min_t(u32, shift, MRC_RTT_BACKOFF_LIMIT);
+	return min_t(u64, rto << shift, p->rto_max_ns);
 }
 
 u64 mrc_rtt_timeout(struct mrc_rtt *r, const struct mrc_rtt_params *p)

@@ -203,8 +203,7 @@ u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len)
 	case MRC_SCHED_MIN_LATENCY:
 		return mrc_sched_quant(mrc_sched_rtt(p));
 	case MRC_SCHED_LOAD_AWARE:
-		loss = p->consec_loss < MRC_SCHED_LOSS_CAP ?
-		       p->consec_loss : MRC_SCHED_LOSS_CAP;
+		loss = min_t(u32, p->consec_loss, MRC_SCHED_LOSS_CAP);
 		return (u64)mrc_sched_bytes(p, len) *
 		       mrc_sched_quant(mrc_sched_rtt(p)) * (1 + loss);
 	default:

@@ -160,7 +160,7 @@ static enum mrc_drop_reason check_data(const struct mrc_pkt *p,
 	rest = p->msg_len - p->offset;
 	if (p->len > rest)
 		return MRC_DROP_BAD_OFFSET;
-	want = rest < p->seg ? rest : p->seg;
+	want = min_t(u32, rest, p->seg);
 	if (p->len != want)
 		return MRC_DROP_BAD_LENGTH;
 	last = p->len == rest;
