@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msg_rx_test.c - user-space unit tests of mrc/core/msg_rx.c, the message
+ * engine's receiver: DATA packets crafted through the wire code go into
+ * one engine (msg_host.h), and its answers (SACK, NACK), deliveries and
+ * memory are checked.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tap.h"
+#include "msg_host.h"
+
+#define T0		1000000000ULL
+#define MS		1000000ULL
+#define SEG		(4096 - MRC_WIRE_HDR_LEN)
+#define EPOCH		1000000ULL	/* the sender's epoch in these tests */
+
+static struct host *R;			/* the receiver */
+static u64 delivered_ids[64];
+static unsigned int ndelivered_ids;
+static bool content_ok;
+
+static void on_delivered(struct host *h, const struct mrc_msg_rx *rm)
+{
+	u32 i;
+
+	if (ndelivered_ids < ARRAY_SIZE(delivered_ids))
+		delivered_ids[ndelivered_ids++] = rm->msg_id;
+	for (i = 0; i < rm->r.msg_len; i++)
+		if (((u8 *)rm->buf)[i] != (u8)(rm->msg_id + i))
+			content_ok = false;
+}
+
+static const struct host_hooks hooks = { .delivered = on_delivered };
+
+static void setup(void)
+{
+	R = host_new(2, 2, 4, 4096, T0);
+	R->hooks = &hooks;
+	ndelivered_ids = 0;
+	content_ok = true;
+}
+
+static void teardown(void)
+{
+	host_stop(R);
+	CHECK(R->allocs == 0, "%ld allocations left", R->allocs);
+	CHECK(atomic64_read(&R->node.rx_bytes) == 0, "rx_bytes %lld",
+	      (long long)atomic64_read(&R->node.rx_bytes));
+	host_destroy(R);
+}
+
+static u64 id_of(u64 epoch, unsigned int lane, u32 n)
+{
+	return epoch << 32 | (u64)lane << MRC_MSG_LANE_SHIFT | n;
+}
+
+/* DATA packet @idx of message @id (@msg_len bytes) into R on path @pi. */
+static enum mrc_drop_reason data(unsigned int pi, u64 id, u32 msg_len,
+				 u32 idx, u8 flags)
+{
+	u8 buf[MRC_WIRE_HDR_LEN + SEG];
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_DATA,
+		.src_node = 1,
+		.dst_node = 2,
+		.src_port = 7,
+		.dst_port = 9,
+		.msg_id = id,
+		.msg_len = msg_len,
+		.seg = SEG,
+		.offset = idx * SEG,
+		.flags = flags,
+		.entropy = pi % MRC_MSG_LINK_PATHS,
+		.tstamp = R->now,
+	};
+	u32 i;
+
+	pkt.len = min_t(u32, SEG, msg_len - pkt.offset);
+	if (pkt.offset + pkt.len == msg_len)
+		pkt.flags |= MRC_WF_LAST;
+	mrc_wire_put_hdr(buf, &pkt);
+	for (i = 0; i < pkt.len; i++)
+		buf[MRC_WIRE_HDR_LEN + i] = (u8)(id + pkt.offset + i);
+	return host_input(R, pi, buf, MRC_WIRE_HDR_LEN + pkt.len);
+}
+
+/* All packets of a message, in order. */
+static void whole(u64 id, u32 msg_len)
+{
+	u32 idx;
+
+	for (idx = 0; idx < mrc_wire_npkts(msg_len, SEG); idx++)
+		data(idx % 4, id, msg_len, idx, 0);
+}
+
+/* The answers R sent since the last call: how many of @type, the last. */
+static unsigned int answers(u8 type, struct mrc_pkt *last, u8 *body)
+{
+	struct mrc_wire_limits lim = { MRC_MSG_MAX_BYTES, 0 };
+	struct host_pkt *hp;
+	unsigned int n = 0;
+	struct mrc_pkt pkt;
+
+	while ((hp = host_take(R))) {
+		if (mrc_wire_parse(hp->buf, hp->len, &lim, &pkt) !=
+		    MRC_DROP_NONE || pkt.type != type)
+			continue;
+		n++;
+		if (last) {
+			*last = pkt;
+			if (body)
+				memcpy(body, hp->buf, hp->len);
+		}
+	}
+	return n;
+}
+
+static void rx_alloc__bounds_and_no_memory(void)
+{
+	struct mrc_pkt pkt = { .msg_id = 1, .msg_len = 3 * SEG, .seg = SEG };
+	struct mrc_msg_rx *rm;
+	long k;
+
+	setup();
+	for (k = 0; k < 3; k++) {
+		R->alloc_fail = k;
+		CHECK(!mrc_msg_rx_alloc(&R->node, &pkt), "allocation %ld fails",
+		      k);
+		CHECK(R->allocs == 0, "nothing left after failure %ld", k);
+	}
+	R->alloc_fail = -1;
+	pkt.msg_len = MRC_MSG_MAX_BYTES + 1;
+	CHECK(!mrc_msg_rx_alloc(&R->node, &pkt), "too big");
+	pkt.msg_len = 3 * SEG;
+	rm = mrc_msg_rx_alloc(&R->node, &pkt);
+	CHECK(rm && atomic64_read(&R->node.rx_bytes) == 3 * SEG, "counted");
+	if (rm)
+		mrc_msg_rx_free(&R->node, rm);
+	CHECK(atomic64_read(&R->node.rx_bytes) == 0, "uncounted");
+	teardown();
+}
+
+static void rx_packet__delivers_in_order_per_lane(void)
+{
+	setup();
+	whole(id_of(EPOCH, 2, 1), 2 * SEG);	/* bulk n 1 first */
+	host_run(R);
+	CHECK(ndelivered_ids == 0, "n 1 waits for n 0");
+	CHECK(R->stats[MRC_MS_RX_HELD] == 1, "held");
+	whole(id_of(EPOCH, 2, 0), 100);
+	host_run(R);
+	CHECK(ndelivered_ids == 2 && delivered_ids[0] == id_of(EPOCH, 2, 0) &&
+	      delivered_ids[1] == id_of(EPOCH, 2, 1), "then both, in order");
+	CHECK(content_ok, "placed at their offsets");
+	teardown();
+}
+
+static void rx_packet__lanes_are_independent(void)
+{
+	setup();
+	data(0, id_of(EPOCH, 2, 0), 3 * SEG, 0, 0);	/* bulk incomplete */
+	whole(id_of(EPOCH, 1, 0), 100);			/* latency whole */
+	host_run(R);
+	CHECK(ndelivered_ids == 1 && delivered_ids[0] == id_of(EPOCH, 1, 0),
+	      "the latency message does not wait for the bulk one");
+	CHECK(READ_ONCE(R->node.lat_ns) == R->now,
+	      "and tells bulk and background to yield");
+	teardown();
+}
+
+static void rx_packet__duplicates_acked_whole_not_redelivered(void)
+{
+	struct mrc_pkt sack;
+	u8 body[HOST_DGRAM_MAX];
+	struct mrc_pkt_sack s;
+
+	setup();
+	whole(id_of(EPOCH, 0, 0), 2 * SEG);
+	host_run(R);
+	answers(MRC_PKT_SACK, NULL, NULL);
+	CHECK(data(1, id_of(EPOCH, 0, 0), 2 * SEG, 1, MRC_WF_RETRANS) ==
+	      MRC_DROP_DUPLICATE, "a late copy is a duplicate");
+	host_run(R);
+	CHECK(ndelivered_ids == 1, "delivered once: %u", ndelivered_ids);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1, "acked");
+	if (failed_checks)
+		goto out;
+	mrc_wire_get_sack(&sack, &s);
+	CHECK(s.cum == 2 && s.nbits == 0, "as complete: cum %u", s.cum);
+	CHECK(R->stats[MRC_MS_RX_DUP] == 1, "rx_dup_pkts");
+out:
+	teardown();
+}
+
+static void rx_packet__need_ctx_protocol(void)
+{
+	struct mrc_msg_rx_out out = { 0 };
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION, .type = MRC_PKT_DATA,
+		.msg_id = id_of(EPOCH, 0, 0), .msg_len = 2 * SEG, .seg = SEG,
+		.len = SEG, .body = (const u8 *)"",
+	};
+	struct mrc_pkt other = pkt;
+	u8 payload[SEG] = { 0 };
+
+	setup();
+	pkt.body = payload;
+	CHECK(mrc_msg_rx_packet(&R->mp, 0, &pkt, R->now, &out) ==
+	      MRC_DROP_NONE && out.need_ctx, "a new message needs a context");
+	CHECK(R->allocs == 0, "the engine allocated nothing itself");
+	other.msg_id = id_of(EPOCH, 0, 1);
+	out.fresh = mrc_msg_rx_alloc(&R->node, &other);
+	CHECK(mrc_msg_rx_packet(&R->mp, 0, &pkt, R->now, &out) ==
+	      MRC_DROP_BAD_FIELD && out.fresh,
+	      "a context for another message is refused, left to the host");
+	mrc_msg_rx_free(&R->node, out.fresh);
+	out.fresh = mrc_msg_rx_alloc(&R->node, &pkt);
+	CHECK(mrc_msg_rx_packet(&R->mp, 0, &pkt, R->now, &out) ==
+	      MRC_DROP_NONE && !out.fresh && !out.need_ctx && out.new_bytes,
+	      "the right one is taken");
+	CHECK(R->mp.nrx == 1, "one context");
+	teardown();
+}
+
+static void rx_packet__admission_bounds(void)
+{
+	setup();
+	R->knob[MRC_KNOB_rx_msgs_per_peer] = 2;
+	data(0, id_of(EPOCH, 0, 1), 2 * SEG, 0, 0);
+	data(0, id_of(EPOCH, 0, 2), 2 * SEG, 0, 0);
+	CHECK(data(0, id_of(EPOCH, 0, 3), 2 * SEG, 0, 0) ==
+	      MRC_DROP_NO_MEMORY, "a third context is refused");
+	CHECK(R->stats[MRC_MS_RX_NO_MEM] == 1, "rx_no_mem");
+	CHECK(data(0, id_of(EPOCH, 0, 0), 2 * SEG, 0, 0) == MRC_DROP_NONE,
+	      "the message that blocks delivery always fits");
+	CHECK(R->mp.nrx == 3, "%u contexts", R->mp.nrx);
+	R->knob[MRC_KNOB_rx_msgs_per_peer] = 64;
+	R->knob[MRC_KNOB_rx_buffer_mb] = 1;
+	CHECK(data(0, id_of(EPOCH, 0, 4), 1U << 20, 0, 0) ==
+	      MRC_DROP_NO_MEMORY, "rx_buffer_mb bounds the bytes");
+	teardown();
+}
+
+static void rx_packet__sack_every_and_flags(void)
+{
+	u32 idx;
+
+	setup();
+	for (idx = 0; idx < 7; idx++)
+		data(0, id_of(EPOCH, 0, 0), 20 * SEG, idx, 0);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0, "7 packets: no SACK");
+	data(0, id_of(EPOCH, 0, 0), 20 * SEG, 7, 0);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1, "the 8th: a SACK");
+	data(0, id_of(EPOCH, 0, 0), 20 * SEG, 8, MRC_WF_ACK_NOW);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1, "ACK_NOW: at once");
+	teardown();
+}
+
+static void rx_answer__echoes_the_data_packet(void)
+{
+	struct mrc_pkt sack;
+	u8 body[HOST_DGRAM_MAX];
+	struct mrc_pkt_sack s;
+
+	setup();
+	R->now = T0 + 5 * MS;
+	data(3, id_of(EPOCH, 0, 0), 3 * SEG, 0, MRC_WF_ACK_NOW);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1, "a SACK");
+	if (failed_checks)
+		goto out;
+	mrc_wire_get_sack(&sack, &s);
+	CHECK(s.cum == 1 && s.echo_tstamp == T0 + 5 * MS &&
+	      s.echo_entropy == 3, "cum 1, the tstamp and entropy echoed");
+	CHECK(sack.entropy == 3 && sack.src_port == 9 && sack.dst_port == 7,
+	      "back on the arrival path, ports swapped");
+	data(5, id_of(EPOCH, 0, 0), 3 * SEG, 1, MRC_WF_ACK_NOW);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0 &&
+	      R->stats[MRC_MS_CTL_TX_ERRORS] == 1,
+	      "a SACK that cannot go out is counted");
+out:
+	teardown();
+}
+
+static void rx_packet__nack_after_delay(void)
+{
+	struct mrc_pkt nack;
+	struct mrc_pkt_nack_range r;
+	u8 body[HOST_DGRAM_MAX];
+
+	setup();
+	data(0, id_of(EPOCH, 0, 0), 10 * SEG, 0, 0);
+	data(0, id_of(EPOCH, 0, 0), 10 * SEG, 3, 0);	/* 1, 2 missing */
+	CHECK(answers(MRC_PKT_NACK, NULL, NULL) == 0, "not at once");
+	R->now += 5 * MS;
+	data(0, id_of(EPOCH, 0, 0), 10 * SEG, 4, 0);
+	CHECK(answers(MRC_PKT_NACK, NULL, NULL) == 0,
+	      "not within the reordering allowance");
+	R->now += 30 * MS;
+	data(0, id_of(EPOCH, 0, 0), 10 * SEG, 5, 0);
+	CHECK(answers(MRC_PKT_NACK, &nack, body) == 1, "then a NACK");
+	if (failed_checks)
+		goto out;
+	CHECK(mrc_wire_nack_nranges(&nack) == 1, "of one range");
+	mrc_wire_get_nack_range(&nack, 0, &r);
+	CHECK(r.first == 1 && r.count == 2, "packets 1..2: %u+%u", r.first,
+	      r.count);
+	R->now += 1 * MS;
+	data(0, id_of(EPOCH, 0, 0), 10 * SEG, 6, 0);
+	CHECK(answers(MRC_PKT_NACK, NULL, NULL) == 0, "at most one per delay");
+out:
+	teardown();
+}
+
+static void rx_packet__new_epoch_keeps_whole_drops_partial(void)
+{
+	setup();
+	data(0, id_of(EPOCH, 0, 0), 3 * SEG, 0, 0);	/* partial n 0 */
+	whole(id_of(EPOCH, 0, 1), 100);			/* held n 1 */
+	host_run(R);
+	CHECK(ndelivered_ids == 0, "n 1 held");
+	whole(id_of(EPOCH + 1, 0, 0), 100);
+	host_run(R);
+	CHECK(ndelivered_ids == 2 && delivered_ids[0] == id_of(EPOCH, 0, 1) &&
+	      delivered_ids[1] == id_of(EPOCH + 1, 0, 0),
+	      "the held one, then the new epoch's first");
+	CHECK(R->stats[MRC_MS_RX_DISCARDED] == 1, "the partial one discarded");
+	CHECK(data(0, id_of(EPOCH, 0, 0), 3 * SEG, 1, 0) == MRC_DROP_DUPLICATE,
+	      "the old epoch is over");
+	teardown();
+}
+
+static void rx_expire__frees_incomplete_and_closes_epoch(void)
+{
+	u64 idle;
+
+	setup();
+	idle = 2 * R->knob[MRC_KNOB_peer_timeout_ms] * MS;
+	data(0, id_of(EPOCH, 0, 0), 3 * SEG, 0, 0);
+	whole(id_of(EPOCH, 0, 1), 100);
+	CHECK(R->expire_armed && R->expire_at == R->now + idle,
+	      "the expiry clock runs");
+	R->now += idle / 2;
+	data(0, id_of(EPOCH, 0, 0), 3 * SEG, 1, 0);	/* news: later */
+	R->now = R->expire_at;
+	host_run(R);
+	CHECK(R->mp.nrx == 2 && R->expire_armed, "not yet: re-armed");
+	R->now = R->expire_at;
+	host_run(R);
+	CHECK(R->stats[MRC_MS_RX_EXPIRED] == 1, "the incomplete one expires");
+	CHECK(ndelivered_ids == 1 && delivered_ids[0] == id_of(EPOCH, 0, 1),
+	      "the held complete one is delivered");
+	CHECK(data(0, id_of(EPOCH, 0, 2), 100, 0, 0) == MRC_DROP_DUPLICATE &&
+	      R->stats[MRC_MS_RX_GONE_PKTS] == 1,
+	      "the epoch is gone: dropped unacked");
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) >= 1 &&
+	      data(0, id_of(EPOCH, 0, 2), 100, 0, 0) &&
+	      answers(MRC_PKT_SACK, NULL, NULL) == 0, "no SACK for it");
+	whole(id_of(EPOCH + 1, 0, 0), 100);
+	host_run(R);
+	CHECK(ndelivered_ids == 2, "a newer epoch is taken");
+	teardown();
+}
+
+static void rx_restarted__keeps_whole_drops_partial(void)
+{
+	setup();
+	data(0, id_of(EPOCH, 0, 0), 3 * SEG, 0, 0);
+	whole(id_of(EPOCH, 0, 1), 100);
+	mrc_msg_rx_restarted(&R->mp);
+	host_run(R);
+	CHECK(ndelivered_ids == 1, "the complete one is delivered");
+	CHECK(R->mp.nrx == 0, "the partial one is gone");
+	whole(id_of(EPOCH, 0, 0), 100);		/* same epoch, from 0 */
+	host_run(R);
+	CHECK(ndelivered_ids == 2, "the restarted peer's epoch is taken anew");
+	teardown();
+}
+
+static void rx_packet__port_mismatch_is_bad_field(void)
+{
+	u8 buf[MRC_WIRE_HDR_LEN + 100];
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION, .type = MRC_PKT_DATA,
+		.src_node = 1, .dst_node = 2, .src_port = 8, .dst_port = 9,
+		.msg_id = id_of(EPOCH, 0, 0), .msg_len = 2 * SEG, .seg = SEG,
+		.offset = SEG, .len = SEG,
+	};
+
+	setup();
+	data(0, id_of(EPOCH, 0, 0), 2 * SEG, 0, 0);
+	pkt.len = 2 * SEG - SEG;
+	mrc_wire_put_hdr(buf, &pkt);
+	CHECK(host_input(R, 0, buf, MRC_WIRE_HDR_LEN + 100) != MRC_DROP_NONE,
+	      "a packet of the message from another port is refused");
+	CHECK(R->mp.nrx == 1 && ndelivered_ids == 0, "and changes nothing");
+	teardown();
+}
+
+static void rx_drain__after_close_frees_everything(void)
+{
+	struct list_head gone;
+
+	setup();
+	data(0, id_of(EPOCH, 0, 0), 3 * SEG, 0, 0);
+	whole(id_of(EPOCH, 0, 1), 100);
+	whole(id_of(EPOCH, 2, 0), 100);		/* ready, not popped */
+	mrc_msg_rx_close(&R->mp);
+	CHECK(data(0, id_of(EPOCH, 0, 2), 100, 0, 0) == MRC_DROP_UNKNOWN_PEER,
+	      "closed: nothing new");
+	INIT_LIST_HEAD(&gone);
+	mrc_msg_rx_drain(&R->mp, &gone);
+	host_free_rx_list(R, &gone);
+	CHECK(R->stats[MRC_MS_RX_DISCARDED] == 3, "three discarded: %llu",
+	      (unsigned long long)R->stats[MRC_MS_RX_DISCARDED]);
+	CHECK(R->mp.nrx == 0, "no context counted");
+	teardown();
+}
+
+static const struct tap_test tests[] = {
+	{ "rx_alloc__bounds_and_no_memory", rx_alloc__bounds_and_no_memory },
+	{ "rx_packet__delivers_in_order_per_lane",
+	  rx_packet__delivers_in_order_per_lane },
+	{ "rx_packet__lanes_are_independent",
+	  rx_packet__lanes_are_independent },
+	{ "rx_packet__duplicates_acked_whole_not_redelivered",
+	  rx_packet__duplicates_acked_whole_not_redelivered },
+	{ "rx_packet__need_ctx_protocol", rx_packet__need_ctx_protocol },
+	{ "rx_packet__admission_bounds", rx_packet__admission_bounds },
+	{ "rx_packet__sack_every_and_flags", rx_packet__sack_every_and_flags },
+	{ "rx_answer__echoes_the_data_packet",
+	  rx_answer__echoes_the_data_packet },
+	{ "rx_packet__nack_after_delay", rx_packet__nack_after_delay },
+	{ "rx_packet__new_epoch_keeps_whole_drops_partial",
+	  rx_packet__new_epoch_keeps_whole_drops_partial },
+	{ "rx_expire__frees_incomplete_and_closes_epoch",
+	  rx_expire__frees_incomplete_and_closes_epoch },
+	{ "rx_restarted__keeps_whole_drops_partial",
+	  rx_restarted__keeps_whole_drops_partial },
+	{ "rx_packet__port_mismatch_is_bad_field",
+	  rx_packet__port_mismatch_is_bad_field },
+	{ "rx_drain__after_close_frees_everything",
+	  rx_drain__after_close_frees_everything },
+};
+
+int main(void)
+{
+	return tap_run(tests, ARRAY_SIZE(tests));
+}

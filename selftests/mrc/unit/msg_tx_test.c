@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msg_tx_test.c - user-space unit tests of mrc/core/msg_tx.c, the message
+ * engine's sender, driven through msg_host.h (the module's mrc/msg.c in
+ * miniature) and, where a receiver is needed, a second engine on a
+ * perfect or scripted wire.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tap.h"
+#include "msg_host.h"
+
+#define T0		1000000000ULL	/* 1 s: any non-zero start */
+#define MS		1000000ULL
+#define SEG		(4096 - MRC_WIRE_HDR_LEN)
+
+struct done_rec {
+	int calls;
+	int status;
+};
+
+static void done_fn(void *ctx, int status)
+{
+	struct done_rec *d = ctx;
+
+	d->calls++;
+	d->status = status;
+}
+
+static struct host *A, *B;
+
+static void pair(void)
+{
+	A = host_new(1, 2, 4, 4096, T0);
+	B = host_new(2, 2, 4, 4096, T0);
+	host_link(A, B);
+}
+
+/* Tears both down and checks that nothing leaked. */
+static void unpair(void)
+{
+	struct host *h[2] = { A, B };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		host_stop(h[i]);
+		CHECK(h[i]->allocs == 0, "host %d: %ld allocations left", i,
+		      h[i]->allocs);
+		CHECK(atomic64_read(&h[i]->node.tx_bytes) == 0,
+		      "host %d: tx_bytes %lld", i,
+		      (long long)atomic64_read(&h[i]->node.tx_bytes));
+		CHECK(atomic64_read(&h[i]->node.rx_bytes) == 0,
+		      "host %d: rx_bytes %lld", i,
+		      (long long)atomic64_read(&h[i]->node.rx_bytes));
+		host_destroy(h[i]);
+	}
+}
+
+/* Drops every packet @h has queued towards its peer; returns how many. */
+static unsigned int drop_all(struct host *h)
+{
+	unsigned int n = 0;
+
+	while (host_take(h))
+		n++;
+	return n;
+}
+
+static void tx_alloc__bounds(void)
+{
+	struct host *h = host_new(1, 1, 1, 4096, T0);
+	struct mrc_msg_tx *m;
+
+	CHECK(!mrc_msg_tx_alloc(&h->node, 0, SEG, 0), "len 0");
+	CHECK(!mrc_msg_tx_alloc(&h->node, MRC_MSG_MAX_BYTES + 1, SEG, 0),
+	      "len above the max");
+	CHECK(!mrc_msg_tx_alloc(&h->node, 100, MRC_WIRE_MIN_SEG - 1, 0),
+	      "seg below the min");
+	CHECK(!mrc_msg_tx_alloc(&h->node, 100, MRC_WIRE_MAX_PAYLOAD + 1, 0),
+	      "seg above the max");
+	CHECK(h->allocs == 0, "refusals allocate nothing: %ld", h->allocs);
+	m = mrc_msg_tx_alloc(&h->node, 10000, SEG, 77);
+	CHECK(m && m->cls == MRC_SCHED_CLASS_DEFAULT,
+	      "an unknown class is the default one");
+	CHECK(m && m->sb.npkts == 3, "10000 bytes are 3 packets");
+	CHECK(atomic64_read(&h->node.tx_bytes) >= 10000, "counted");
+	mrc_msg_tx_free(&h->node, m);
+	CHECK(h->allocs == 0 && atomic64_read(&h->node.tx_bytes) == 0,
+	      "freed and uncounted");
+	host_destroy(h);
+}
+
+static void tx_alloc__no_memory(void)
+{
+	struct host *h = host_new(1, 1, 1, 4096, T0);
+	long k;
+
+	for (k = 0; k < 3; k++) {
+		h->alloc_fail = k;
+		CHECK(!mrc_msg_tx_alloc(&h->node, 5000, SEG, 0),
+		      "allocation %ld fails", k);
+		CHECK(h->allocs == 0, "nothing left after failure %ld", k);
+	}
+	CHECK(atomic64_read(&h->node.tx_bytes) == 0, "nothing counted");
+	host_destroy(h);
+}
+
+static void tx_queue__ids_per_lane(void)
+{
+	struct mrc_msg_tx *m[4];
+	u8 cls[4] = { MRC_SCHED_CLASS_LATENCY, MRC_SCHED_CLASS_BULK,
+		      MRC_SCHED_CLASS_LATENCY, MRC_SCHED_CLASS_DEFAULT };
+	int i, err;
+
+	pair();
+	for (i = 0; i < 4; i++)
+		m[i] = host_send_msg(A, NULL, 100, cls[i], NULL, NULL, &err);
+	for (i = 0; i < 4; i++)
+		CHECK(m[i] && m[i]->msg_id >> 32 == A->mp.epoch,
+		      "message %d: epoch", i);
+	CHECK(m[0] && (u32)m[0]->msg_id == 1U << MRC_MSG_LANE_SHIFT,
+	      "first latency message: lane 1, n 0");
+	CHECK(m[2] && (u32)m[2]->msg_id == (1U << MRC_MSG_LANE_SHIFT | 1),
+	      "second latency message: n 1");
+	CHECK(m[1] && (u32)m[1]->msg_id == 2U << MRC_MSG_LANE_SHIFT,
+	      "bulk lane counts on its own");
+	CHECK(m[3] && (u32)m[3]->msg_id == 0, "default lane 0, n 0");
+	CHECK(A->stats[MRC_MS_TX_MSGS] == 4 && A->stats[MRC_MS_TX_BYTES] == 400,
+	      "counted: %llu msgs, %llu bytes",
+	      (unsigned long long)A->stats[MRC_MS_TX_MSGS],
+	      (unsigned long long)A->stats[MRC_MS_TX_BYTES]);
+	unpair();
+}
+
+static void tx_queue__enobufs(void)
+{
+	struct mrc_msg_tx *m;
+	int err;
+
+	pair();
+	A->knob[MRC_KNOB_tx_msgs_per_peer] = 2;
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	m = host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(!m && err == -ENOBUFS, "third message: %d", err);
+	CHECK(A->mp.ntx == 2, "two queued: %u", A->mp.ntx);
+	unpair();
+}
+
+static void tx_queue__idle_sends_window_at_once(void)
+{
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 100 * SEG, 0, NULL, NULL, &err);
+	CHECK(err == 0, "queued: %d", err);
+	CHECK(A->sent_data == A->mp.cwnd && A->mp.inflight == A->mp.cwnd,
+	      "the first window went out in the send call: %u of cwnd %u",
+	      A->sent_data, A->mp.cwnd);
+	CHECK(A->armed, "the timer takes over loss detection");
+	unpair();
+}
+
+static void tx_sack__completes_and_frees(void)
+{
+	struct done_rec d[3] = { 0 };
+	int i, err;
+
+	pair();
+	for (i = 0; i < 3; i++)
+		host_send_msg(A, NULL, 1 + i * 20000, 0, done_fn, &d[i], &err);
+	host_settle(A, B, T0 + 100 * MS);
+	for (i = 0; i < 3; i++)
+		CHECK(d[i].calls == 1 && d[i].status == 0,
+		      "message %d: %d calls, status %d", i, d[i].calls,
+		      d[i].status);
+	CHECK(B->ndelivered == 3, "delivered %u", B->ndelivered);
+	CHECK(A->mp.ntx == 0 && A->mp.inflight == 0, "queue empty");
+	CHECK(atomic64_read(&A->node.tx_bytes) == 0, "sender memory freed");
+	CHECK(A->stats[MRC_MS_TX_DONE] == 3, "tx_done %llu",
+	      (unsigned long long)A->stats[MRC_MS_TX_DONE]);
+	CHECK(A->stats[MRC_MS_TX_RETRANS] == 0, "no retransmission");
+	unpair();
+}
+
+/* Sends a SACK for @id on path 0 from B to A through the wire code. */
+static enum mrc_drop_reason sack_to_a(u64 id, u32 cum)
+{
+	u8 buf[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_sack)];
+	struct mrc_pkt_sack sack = { .cum = cum };
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_SACK,
+		.src_node = 2,
+		.dst_node = 1,
+		.msg_id = id,
+	};
+
+	pkt.len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &sack);
+	mrc_wire_put_hdr(buf, &pkt);
+	return host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len);
+}
+
+static void tx_sack__stale_and_forged(void)
+{
+	u64 epoch;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	host_settle(A, B, T0 + 100 * MS);
+	epoch = A->mp.epoch;
+	CHECK(sack_to_a(epoch << 32, 1) == MRC_DROP_DUPLICATE,
+	      "a late SACK of a completed message is a duplicate");
+	CHECK(sack_to_a(epoch << 32 | 5, 1) == MRC_DROP_BAD_SACK,
+	      "a SACK of an id never handed out is bad");
+	CHECK(sack_to_a((epoch + 1) << 32, 1) == MRC_DROP_BAD_SACK,
+	      "a SACK of a future epoch is bad");
+	CHECK(sack_to_a((epoch - 1) << 32, 1) == MRC_DROP_DUPLICATE,
+	      "a SACK of a past epoch is late");
+	CHECK(A->stats[MRC_MS_SACKS_STALE] == 4, "sacks_stale %llu",
+	      (unsigned long long)A->stats[MRC_MS_SACKS_STALE]);
+	host_send_msg(A, NULL, 3 * SEG, 0, NULL, NULL, &err);
+	drop_all(A);
+	CHECK(sack_to_a(epoch << 32 | 1, 9) == MRC_DROP_BAD_SACK,
+	      "a SACK beyond the message's packets is bad");
+	CHECK(A->mp.ntx == 1, "and changes nothing");
+	unpair();
+}
+
+static void tx_run__rto_resends(void)
+{
+	struct done_rec d = { 0 };
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 4 * SEG, 0, done_fn, &d, &err);
+	CHECK(drop_all(A) == 4, "four packets, all lost");
+	A->now = B->now = T0 + 300 * MS;	/* past any RTO */
+	A->kicks++;
+	host_run(A);
+	CHECK(A->stats[MRC_MS_RTO_PKTS] == 4, "rto_pkts %llu",
+	      (unsigned long long)A->stats[MRC_MS_RTO_PKTS]);
+	CHECK(A->stats[MRC_MS_TX_RETRANS] == 4, "tx_retrans %llu",
+	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
+	host_settle(A, B, T0 + 2000 * MS);
+	CHECK(d.calls == 1 && d.status == 0, "then it completes: %d %d",
+	      d.calls, d.status);
+	CHECK(B->ndelivered == 1, "delivered once: %u", B->ndelivered);
+	unpair();
+}
+
+static void tx_path_down__resends_elsewhere(void)
+{
+	unsigned int pi, down = MRC_MSG_NO_PATH;
+	struct done_rec d = { 0 };
+	struct mrc_path_params pp;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 16 * SEG, 0, done_fn, &d, &err);
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		if (A->path[pi].inflight_pkts) {
+			down = pi;
+			break;
+		}
+	CHECK(down != MRC_MSG_NO_PATH, "some path carries packets");
+	if (down == MRC_MSG_NO_PATH)
+		goto out;
+	/* The path leaves the spray set, as peer.c does on a rail down. */
+	mrc_path_params_default(&pp);
+	mrc_path_event(&A->path[down], &pp, MRC_PATH_EV_RAIL_DOWN, A->now,
+		       A->now);
+	mrc_msg_tx_path_down(&A->mp, down, false, A->now);
+	CHECK(A->path[down].inflight_pkts == 0, "nothing left in flight on it");
+	CHECK(A->stats[MRC_MS_PATH_DOWN_PKTS] > 0, "path_down_pkts %llu",
+	      (unsigned long long)A->stats[MRC_MS_PATH_DOWN_PKTS]);
+	CHECK(A->kicks > 0, "the sender is kicked to resend");
+	host_settle(A, B, T0 + 1000 * MS);
+	CHECK(d.calls == 1 && d.status == 0, "completes: %d %d", d.calls,
+	      d.status);
+	CHECK(A->path[down].stats.tx_pkts == A->path[down].stats.lost_pkts +
+	      A->path[down].stats.acked_pkts +
+	      A->path[down].stats.released_pkts,
+	      "the path's books balance");
+out:
+	unpair();
+}
+
+static void tx_run__unreachable_fails_ehostunreach(void)
+{
+	struct done_rec d = { 0 };
+	struct mrc_path_params pp;
+	unsigned int pi;
+	int err;
+
+	pair();
+	mrc_path_params_default(&pp);
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		mrc_path_event(&A->path[pi], &pp, MRC_PATH_EV_RAIL_DOWN,
+			       A->now, A->now);
+	host_send_msg(A, NULL, 1000, 0, done_fn, &d, &err);
+	CHECK(err == 0 && A->sent_data == 0, "queued, nothing sent");
+	A->now += A->knob[MRC_KNOB_peer_timeout_ms] * MS / 2;
+	A->kicks++;
+	host_run(A);
+	CHECK(d.calls == 0, "still waiting within peer_timeout_ms");
+	A->now += A->knob[MRC_KNOB_peer_timeout_ms] * MS;
+	A->kicks++;
+	host_run(A);
+	CHECK(d.calls == 1 && d.status == -EHOSTUNREACH,
+	      "fails after peer_timeout_ms: %d %d", d.calls, d.status);
+	CHECK(A->mp.ntx == 0, "queue empty");
+	unpair();
+}
+
+static void tx_run__stall_fails_etimedout(void)
+{
+	struct done_rec d = { 0 };
+	u32 epoch;
+	u64 t;
+	int err;
+
+	pair();
+	epoch = A->mp.epoch;
+	host_send_msg(A, NULL, 1000, 0, done_fn, &d, &err);
+	/* A black hole: nothing ever reaches B; the paths stay ACTIVE. */
+	for (t = 0; t < 5 * A->knob[MRC_KNOB_peer_timeout_ms] && !d.calls;
+	     t += 50) {
+		drop_all(A);
+		A->now = T0 + t * MS;
+		A->kicks++;
+		host_run(A);
+		/* paths answer probes: keep them in the spray set */
+		{
+			struct mrc_path_params pp;
+			unsigned int pi;
+
+			mrc_path_params_default(&pp);
+			for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+				mrc_path_event(&A->path[pi], &pp,
+					       MRC_PATH_EV_REPLY, A->now,
+					       A->now);
+		}
+	}
+	CHECK(d.calls == 1 && d.status == -ETIMEDOUT,
+	      "fails with ETIMEDOUT: %d %d", d.calls, d.status);
+	CHECK(t >= 4 * A->knob[MRC_KNOB_peer_timeout_ms],
+	      "after 4 x peer_timeout_ms: %llu ms", (unsigned long long)t);
+	CHECK(A->stalls == 1 && A->stats[MRC_MS_TX_TIMEOUT] == 1,
+	      "told and counted");
+	CHECK(A->mp.epoch != epoch, "successors start a new epoch");
+	unpair();
+}
+
+static void tx_push__ring_full_retries(void)
+{
+	struct done_rec d = { 0 };
+	int err;
+
+	pair();
+	A->send_err = -EAGAIN;
+	A->send_err_n = 1;
+	host_send_msg(A, NULL, 2 * SEG, 0, done_fn, &d, &err);
+	CHECK(A->mp.ring_full && A->sent_data == 0,
+	      "a full ring stops the push");
+	CHECK(A->stats[MRC_MS_TX_RING_FULL] == 1, "counted");
+	CHECK(A->armed && A->arm_at - A->now <= 1 * MS,
+	      "retried soon: in %llu ns",
+	      (unsigned long long)(A->arm_at - A->now));
+	host_settle(A, B, T0 + 100 * MS);
+	CHECK(d.calls == 1 && d.status == 0, "then sent: %d %d", d.calls,
+	      d.status);
+	unpair();
+}
+
+static void tx_push__latency_first(void)
+{
+	struct mrc_msg_tx *bulk, *lat;
+	struct host_pkt *hp;
+	struct mrc_pkt pkt;
+	struct mrc_wire_limits lim = { MRC_MSG_MAX_BYTES, 2 };
+	int err;
+
+	pair();
+	A->send_err = -EAGAIN;
+	A->send_err_n = 1;
+	bulk = host_send_msg(A, NULL, 8 * SEG, MRC_SCHED_CLASS_BULK, NULL,
+			     NULL, &err);
+	lat = host_send_msg(A, NULL, 100, MRC_SCHED_CLASS_LATENCY, NULL, NULL,
+			    &err);
+	CHECK(bulk && lat && A->sent_data == 0, "both wait");
+	A->kicks++;
+	host_run(A);
+	hp = host_take(A);
+	CHECK(hp && mrc_wire_parse(hp->buf, hp->len, &lim, &pkt) ==
+	      MRC_DROP_NONE && lat && pkt.msg_id == lat->msg_id,
+	      "the latency message goes first");
+	unpair();
+}
+
+static void tx_push__bulk_yields_to_latency(void)
+{
+	int err;
+
+	pair();
+	/* A latency message was just seen on this node. */
+	WRITE_ONCE(A->node.lat_ns, A->now);
+	host_send_msg(A, NULL, 32 * SEG, MRC_SCHED_CLASS_BULK, NULL, NULL,
+		      &err);
+	CHECK(A->sent_data == A->knob[MRC_KNOB_bulk_yield_pkts],
+	      "bulk keeps bulk_yield_pkts in flight: %u", A->sent_data);
+	CHECK(A->stats[MRC_MS_BULK_YIELDS] > 0, "counted");
+	A->now += 30 * MS;		/* the latency traffic is over */
+	A->kicks++;
+	host_run(A);
+	CHECK(A->stats[MRC_MS_TX_PKTS] - A->stats[MRC_MS_TX_RETRANS] == 32,
+	      "then the rest goes: %llu of 32 new packets",
+	      (unsigned long long)(A->stats[MRC_MS_TX_PKTS] -
+				   A->stats[MRC_MS_TX_RETRANS]));
+	unpair();
+}
+
+static void tx_nack__resends_ranges(void)
+{
+	u8 buf[MRC_WIRE_HDR_LEN + 8 * MRC_WIRE_NACK_MAX];
+	struct mrc_pkt_nack_range r = { .first = 1, .count = 2 };
+	struct mrc_msg_tx *m;
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_NACK,
+		.src_node = 2,
+		.dst_node = 1,
+	};
+	int err;
+
+	pair();
+	m = host_send_msg(A, NULL, 4 * SEG, 0, NULL, NULL, &err);
+	drop_all(A);
+	CHECK(m != NULL, "queued");
+	if (!m)
+		goto out;
+	pkt.msg_id = m->msg_id;
+	pkt.len = mrc_wire_put_nack(buf + MRC_WIRE_HDR_LEN, &r, 1);
+	mrc_wire_put_hdr(buf, &pkt);
+	CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
+	      MRC_DROP_NONE, "taken");
+	CHECK(A->kicks > 0, "kicked");
+	A->kicks = 1;
+	host_run(A);
+	CHECK(A->stats[MRC_MS_TX_RETRANS] == 2, "packets 1 and 2 resent: %llu",
+	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
+out:
+	unpair();
+}
+
+static void tx_restarted__renumbers_and_resends(void)
+{
+	struct mrc_msg_tx *m1, *m2;
+	struct done_rec d = { 0 };
+	u32 epoch;
+	int err;
+
+	pair();
+	m1 = host_send_msg(A, NULL, 3 * SEG, 0, done_fn, &d, &err);
+	m2 = host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	drop_all(A);
+	epoch = A->mp.epoch;
+	mrc_msg_tx_restarted(&A->mp, A->now);
+	CHECK(A->mp.epoch != epoch, "a new epoch");
+	CHECK(m1 && m2 && (u32)m1->msg_id == 0 && (u32)m2->msg_id == 1,
+	      "renumbered from 0 in queue order");
+	CHECK(A->mp.inflight == 0 && mrc_txsb_inflight(&m1->sb) == 0,
+	      "nothing in flight");
+	CHECK(A->credit_resets == 1, "its credit state is reset");
+	CHECK(A->stats[MRC_MS_PEER_RESTARTS] == 1, "counted");
+	host_settle(A, B, T0 + 100 * MS);
+	CHECK(d.calls == 1 && d.status == 0 && B->ndelivered == 2,
+	      "both arrive: %d %d %u", d.calls, d.status, B->ndelivered);
+	unpair();
+}
+
+static void tx_fail_all__releases_everything(void)
+{
+	struct done_rec d[2] = { 0 };
+	unsigned int pi;
+	u64 inflight = 0;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 10 * SEG, 0, done_fn, &d[0], &err);
+	host_send_msg(A, NULL, 10 * SEG, 0, done_fn, &d[1], &err);
+	mrc_msg_tx_fail_all(&A->mp, -EHOSTUNREACH, A->now);
+	host_finish(A);
+	CHECK(d[0].status == -EHOSTUNREACH && d[1].status == -EHOSTUNREACH,
+	      "both fail");
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		inflight += A->path[pi].inflight_pkts;
+	CHECK(inflight == 0 && A->mp.inflight == 0, "no path holds a packet");
+	CHECK(A->stats[MRC_MS_TX_FAILED] == 2, "tx_failed %llu",
+	      (unsigned long long)A->stats[MRC_MS_TX_FAILED]);
+	unpair();
+}
+
+static const struct tap_test tests[] = {
+	{ "tx_alloc__bounds", tx_alloc__bounds },
+	{ "tx_alloc__no_memory", tx_alloc__no_memory },
+	{ "tx_queue__ids_per_lane", tx_queue__ids_per_lane },
+	{ "tx_queue__enobufs", tx_queue__enobufs },
+	{ "tx_queue__idle_sends_window_at_once",
+	  tx_queue__idle_sends_window_at_once },
+	{ "tx_sack__completes_and_frees", tx_sack__completes_and_frees },
+	{ "tx_sack__stale_and_forged", tx_sack__stale_and_forged },
+	{ "tx_run__rto_resends", tx_run__rto_resends },
+	{ "tx_path_down__resends_elsewhere", tx_path_down__resends_elsewhere },
+	{ "tx_run__unreachable_fails_ehostunreach",
+	  tx_run__unreachable_fails_ehostunreach },
+	{ "tx_run__stall_fails_etimedout", tx_run__stall_fails_etimedout },
+	{ "tx_push__ring_full_retries", tx_push__ring_full_retries },
+	{ "tx_push__latency_first", tx_push__latency_first },
+	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
+	{ "tx_nack__resends_ranges", tx_nack__resends_ranges },
+	{ "tx_restarted__renumbers_and_resends",
+	  tx_restarted__renumbers_and_resends },
+	{ "tx_fail_all__releases_everything", tx_fail_all__releases_everything },
+};
+
+int main(void)
+{
+	return tap_run(tests, ARRAY_SIZE(tests));
+}
