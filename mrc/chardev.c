@@ -33,6 +33,8 @@
  * state and the queue is freed.  Only the file's own endpoint delivers to
  * its queue, so no process can read another endpoint's messages.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -125,7 +127,7 @@ static void mrc_dev_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 	if (m)
 		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
 	else
-		pr_info_ratelimited("mrc: /dev/mrc port %u: receive queue full, message of %u B from node %u port %u dropped\n",
+		pr_info_ratelimited("/dev/mrc port %u: receive queue full, message of %u B from node %u port %u dropped\n",
 				    mrc_ep_port(ep), len, src_node, src_port);
 }
 

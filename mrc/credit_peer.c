@@ -64,6 +64,8 @@
  * the one pace that set mrc_credit_pacing (it owns the grant arrays
  * until it clears it).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -539,6 +541,7 @@ static u64 mrc_credit_entry_granted(u32 key)
 {
 	u32 i;
 
+	lockdep_assert_held(&mrc_credit_lock);
 	for (i = 0; i < mrc_credit_rx_tab->nentries; i++)
 		if (mrc_credit_rx_tab->e[i].in_use &&
 		    mrc_credit_rx_tab->e[i].key == key)

@@ -14,6 +14,8 @@
  * reference and waits for deliveries in progress; the memory goes after
  * an RCU grace period, since lookups may still be touching it.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/completion.h>
 #include <linux/module.h>
 #include <linux/slab.h>

@@ -8,6 +8,8 @@
  * /sys/kernel/mrc/ and an attribute of the netlink config commands.  All
  * three paths validate through mrc_knob_check().
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <net/genetlink.h>
@@ -87,13 +89,13 @@ static int mrc_param_set(const char *val, const struct kernel_param *kp)
 
 	err = mrc_parse_u64(val, &v);
 	if (err) {
-		pr_err("mrc: %s=%s: %s\n", k->name, val,
+		pr_err("%s=%s: %s\n", k->name, val,
 		       err == -ERANGE ? "number too large" : "not a number");
 		return err;
 	}
 	err = mrc_knob_check(k, v, &why);
 	if (err) {
-		pr_err("mrc: %s=%llu: %s (allowed %u..%u)\n", k->name, v, why,
+		pr_err("%s=%llu: %s (allowed %u..%u)\n", k->name, v, why,
 		       k->min, k->max);
 		return err;
 	}
@@ -148,7 +150,7 @@ static int __init mrc_init(void)
 	err = mrc_dev_init();
 	if (err)
 		goto err_peer;
-	pr_info("mrc: loaded (netlink family \"%s\" v%d)\n", MRC_GENL_NAME,
+	pr_info("loaded (netlink family \"%s\" v%d)\n", MRC_GENL_NAME,
 		MRC_GENL_VERSION);
 	return 0;
 
@@ -186,7 +188,7 @@ static void __exit mrc_exit(void)
 	mrc_nl_exit();
 	mrc_sysfs_exit();
 	mrc_ud_exit();
-	pr_info("mrc: unloaded\n");
+	pr_info("unloaded\n");
 }
 
 module_init(mrc_init);

@@ -9,6 +9,8 @@
  *
  * The family lives in the initial network namespace only, like the rails.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/capability.h>
 #include <net/genetlink.h>
 
@@ -962,6 +964,7 @@ void mrc_nl_path_event(struct mrc_peer *peer, struct mrc_peer_link *link,
 	void *hdr;
 	int err = -EMSGSIZE;
 
+	lockdep_assert_held(&peer->lock);
 	msg = mrc_nl_event_new(NLMSG_GOODSIZE, MRC_CMD_PATH_STATE,
 			       GFP_ATOMIC, &hdr);
 	if (!msg)

@@ -64,6 +64,8 @@
  * packets back for retransmission elsewhere (under peer->lock, before the
  * path's counters change).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/in.h>
@@ -269,6 +271,7 @@ static void mrc_peer_token_due(struct mrc_peer *peer)
 {
 	unsigned int l;
 
+	lockdep_assert_held(&peer->lock);
 	for (l = 0; l < peer->nlinks; l++) {
 		peer->links[l].token_due = true;
 		peer->links[l].stale = true;
@@ -311,6 +314,7 @@ static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
 	bool restarted = peer->remote_inc && inc != peer->remote_inc;
 	unsigned int l;
 
+	lockdep_assert_held(&peer->lock);
 	peer->remote_inc = inc;
 	if (!restarted)
 		return false;
@@ -324,7 +328,7 @@ static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
 	 */
 	peer->rx_token = mrc_token_draw(peer->rx_token);
 	mrc_peer_token_due(peer);
-	pr_info("mrc: peer %u restarted (new incarnation): its links are resolved again, queued messages start over\n",
+	pr_info("peer %u restarted (new incarnation): its links are resolved again, queued messages start over\n",
 		peer->node_id);
 	return true;
 }
@@ -344,6 +348,7 @@ static bool mrc_peer_note_rail(struct mrc_peer *peer, struct mrc_rail *rail,
 	bool changed = false;
 	unsigned int l, i;
 
+	lockdep_assert_held(&peer->lock);
 	for (l = 0; l < peer->nlinks; l++) {
 		struct mrc_peer_link *link = &peer->links[l];
 		bool same;
@@ -359,7 +364,7 @@ static bool mrc_peer_note_rail(struct mrc_peer *peer, struct mrc_rail *rail,
 			continue;
 		link->stale = true;
 		changed = true;
-		pr_info("mrc: peer %u plane %u: its rail was replaced (new QPNs): resolving again\n",
+		pr_info("peer %u plane %u: its rail was replaced (new QPNs): resolving again\n",
 			peer->node_id, link->plane);
 	}
 	return changed;
@@ -493,7 +498,7 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 		spin_unlock_bh(&peer->lock);
 		if (restarted)
 			mrc_msg_peer_restarted(peer);
-		pr_info("mrc: peer %u plane %u resolved: %s, %u paths\n",
+		pr_info("peer %u plane %u resolved: %s, %u paths\n",
 			peer->node_id, link->plane, rail->name, n);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
@@ -690,7 +695,7 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	param.private_data = &cm;
 	param.private_data_len = sizeof(cm);
 	if (rdma_accept(id, &param))
-		pr_info_ratelimited("mrc: %s: SIDR reply to node %u failed\n",
+		pr_info_ratelimited("%s: SIDR reply to node %u failed\n",
 				    rail->name, be32_to_cpu(req->src_node));
 	kobject_put(&rail->kobj);
 	return 1;	/* the core destroys this request's id */
@@ -757,7 +762,7 @@ unlock:
 		kvfree(peer);
 		return err;
 	}
-	pr_info("mrc: peer %u added (%u planes)\n", node, naddrs);
+	pr_info("peer %u added (%u planes)\n", node, naddrs);
 	mrc_nl_peer_event(peer, MRC_CMD_PEER_ADDED);
 	mrc_peer_kick(peer);
 	return 0;
@@ -824,7 +829,7 @@ int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "no such peer");
 		return -ENOENT;
 	}
-	pr_info("mrc: peer %u removed\n", node);
+	pr_info("peer %u removed\n", node);
 	return 0;
 }
 
@@ -1030,6 +1035,7 @@ static void mrc_peer_rx_rail_down(struct mrc_peer *peer,
 	struct mrc_path_params pp;
 	unsigned int l, i;
 
+	lockdep_assert_held(&peer->lock);
 	mrc_path_params(&pp);
 	mrc_rail_stat_inc(uqp->ud->rail, MRC_RAIL_STAT_DOWN_NOTICES_RX);
 	for (l = 0; l < peer->nlinks; l++) {
@@ -1060,6 +1066,7 @@ static void mrc_peer_rx_probe(struct mrc_peer *peer,
 	struct mrc_path *p = &link->paths[ev].p;
 	u8 prev = p->state;
 
+	lockdep_assert_held(&peer->lock);
 	if (pkt->type == MRC_PKT_PROBE) {
 		mrc_peer_send_probe(link, ev, MRC_PKT_PROBE_REPLY,
 				    pkt->path_seq, pkt->tstamp);
@@ -1124,6 +1131,7 @@ int mrc_peer_fill_path(struct sk_buff *skb, struct mrc_peer_link *link,
 	struct mrc_path_params pp;
 	struct nlattr *nest;
 
+	lockdep_assert_held(&link->peer->lock);
 	mrc_path_params(&pp);
 	nest = nla_nest_start(skb, MRC_PEER_A_PATH);
 	if (!nest)
@@ -1294,7 +1302,7 @@ int mrc_peer_init(void)
 	if (!err)
 		err = rdma_listen(id, 16);
 	if (err) {
-		pr_err("mrc: cannot listen on rdma_cm UDP port %u: %d\n",
+		pr_err("cannot listen on rdma_cm UDP port %u: %d\n",
 		       MRC_CM_PORT, err);
 		rdma_destroy_id(id);
 		return err;

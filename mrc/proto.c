@@ -9,6 +9,8 @@
  * token right after (mrc_peer_token_ok(): bad_token), before any state
  * changes.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include "mrc.h"
 #include "mrc_api.h"
 #include "credit_peer.h"

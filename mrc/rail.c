@@ -26,6 +26,8 @@
  * (so the refresh work no longer sees them), unregisters the event handler,
  * sends the REMOVED events and drops the rails' kobjects.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/idr.h>
 #include <linux/inetdevice.h>
 #include <linux/percpu.h>
@@ -286,7 +288,7 @@ static void mrc_rail_refresh(struct mrc_rail *rail)
 
 	if (prev != info.state) {
 		mrc_rail_stat_inc(rail, MRC_RAIL_STAT_STATE_CHANGES);
-		pr_info("mrc: rail %s: %s -> %s\n", rail->name,
+		pr_info("rail %s: %s -> %s\n", rail->name,
 			mrc_rail_state_name(prev),
 			mrc_rail_state_name(info.state));
 		mrc_nl_rail_event(rail, MRC_CMD_RAIL_STATE, prev);
@@ -327,7 +329,7 @@ static struct mrc_rail *mrc_rail_create(struct ib_device *ibdev, u32 port)
 	lockdep_assert_held(&mrc_rails_lock);
 	if (mrc_rails_count >= mrc_knob(MRC_KNOB_max_rails)) {
 		mrc_mod_stat_inc(MRC_MOD_STAT_RAILS_REFUSED);
-		pr_warn("mrc: %s:%u not taken as a rail: max_rails (%u) reached\n",
+		pr_warn("%s:%u not taken as a rail: max_rails (%u) reached\n",
 			dev_name(&ibdev->dev), port,
 			mrc_knob(MRC_KNOB_max_rails));
 		return NULL;
@@ -355,7 +357,7 @@ static struct mrc_rail *mrc_rail_create(struct ib_device *ibdev, u32 port)
 
 	rail->ud = mrc_ud_create(rail, mrc_knob(MRC_KNOB_entropy));
 	if (IS_ERR(rail->ud)) {
-		pr_warn("mrc: %s: queue pairs not created (%ld): rail unusable\n",
+		pr_warn("%s: queue pairs not created (%ld): rail unusable\n",
 			rail->name, PTR_ERR(rail->ud));
 		rail->ud = NULL;
 		mrc_mod_stat_inc(MRC_MOD_STAT_UD_CREATE_FAILED);
@@ -364,7 +366,7 @@ static struct mrc_rail *mrc_rail_create(struct ib_device *ibdev, u32 port)
 	if (!rail->ud)
 		rail->info.state = MRC_RAIL_STATE_ERROR;
 	if (mrc_sysfs_rail_add(rail)) {
-		pr_warn("mrc: %s: sysfs directory not created\n", rail->name);
+		pr_warn("%s: sysfs directory not created\n", rail->name);
 		mrc_ud_destroy(rail->ud);
 		kobject_put(&rail->kobj);
 		goto err_count;
@@ -373,7 +375,7 @@ static struct mrc_rail *mrc_rail_create(struct ib_device *ibdev, u32 port)
 	list_add_tail(&rail->node, &mrc_rails);
 	mrc_rails_count++;
 	mrc_rails_gen++;
-	pr_info("mrc: rail %s added (netdev %s, state %s)\n", rail->name,
+	pr_info("rail %s added (netdev %s, state %s)\n", rail->name,
 		rail->info.ifindex ? rail->info.netdev : "-",
 		mrc_rail_state_name(rail->info.state));
 	mrc_nl_rail_event(rail, MRC_CMD_RAIL_ADDED, rail->info.state);
@@ -395,7 +397,7 @@ static void mrc_rail_unlist(struct mrc_rail *rail)
 	list_del_init(&rail->node);
 	mrc_rails_count--;
 	mrc_rails_gen++;
-	pr_info("mrc: rail %s removed\n", rail->name);
+	pr_info("rail %s removed\n", rail->name);
 	mrc_nl_rail_event(rail, MRC_CMD_RAIL_REMOVED, rail->info.state);
 }
 

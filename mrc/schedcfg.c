@@ -27,6 +27,8 @@
  * Locking: mrc_schedcfg_lock (BH spin) guards mrc_schedcfg; it is taken
  * inside peer->lock (innermost: nothing is called under it).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>

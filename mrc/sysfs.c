@@ -9,6 +9,8 @@
  *
  * Documented in Documentation/ABI/testing/sysfs-kernel-mrc.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/capability.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
@@ -55,7 +57,7 @@ static ssize_t mrc_knob_store(struct kobject *kobj, struct kobj_attribute *a,
 		return err;
 	err = mrc_config_set(&k, &v, 1, &why, NULL);
 	if (err) {
-		pr_info_ratelimited("mrc: %s=%llu refused: %s (allowed %u..%u)\n",
+		pr_info_ratelimited("%s=%llu refused: %s (allowed %u..%u)\n",
 				    k->name, v, why, k->min, k->max);
 		return err;
 	}
@@ -230,7 +232,7 @@ static ssize_t weight_store(struct kobject *kobj, struct kobj_attribute *a,
 		return err;
 	err = mrc_schedcfg_set_weight(to_rail(kobj)->id, w, &why);
 	if (err) {
-		pr_info_ratelimited("mrc: %s: weight %u refused: %s\n",
+		pr_info_ratelimited("%s: weight %u refused: %s\n",
 				    to_rail(kobj)->name, w, why);
 		return err;
 	}

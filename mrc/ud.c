@@ -28,6 +28,8 @@
  * freed (which waits for the CQ's work) and before any buffer is unmapped.
  * ib_drain_qp() is not used: on a UD QP it posts an RDMA WRITE and WARNs.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 
 #include "mrc.h"
@@ -116,7 +118,7 @@ static void mrc_ud_qp_broken(struct mrc_ud_qp *uqp)
 	spin_unlock_bh(&uqp->lock);
 	if (queue) {
 		mrc_rail_stat_inc(uqp->ud->rail, MRC_RAIL_STAT_QP_ERRORS);
-		pr_warn_ratelimited("mrc: %s: QP %u (ev %u) in error, recovering\n",
+		pr_warn_ratelimited("%s: QP %u (ev %u) in error, recovering\n",
 				    uqp->ud->rail->name, uqp->qp->qp_num,
 				    uqp->ev);
 		queue_work(system_highpri_wq, &uqp->recover_work);
@@ -126,6 +128,7 @@ static void mrc_ud_qp_broken(struct mrc_ud_qp *uqp)
 /* Called with uqp->lock held after a WR came back. */
 static bool mrc_ud_drained_locked(struct mrc_ud_qp *uqp)
 {
+	lockdep_assert_held(&uqp->lock);
 	if (uqp->state == MRC_UQP_DRAINING && !uqp->rx_posted &&
 	    !uqp->tx_posted) {
 		uqp->state = MRC_UQP_REARM;
@@ -152,7 +155,7 @@ static void mrc_ud_recover_workfn(struct work_struct *work)
 		attr.qp_state = IB_QPS_ERR;
 		err = ib_modify_qp(uqp->qp, &attr, IB_QP_STATE);
 		if (err)
-			pr_warn("mrc: %s: QP %u to ERROR failed: %d\n",
+			pr_warn("%s: QP %u to ERROR failed: %d\n",
 				uqp->ud->rail->name, uqp->qp->qp_num, err);
 		spin_lock_bh(&uqp->lock);
 		if (uqp->state == MRC_UQP_ERROR)
@@ -169,7 +172,7 @@ static void mrc_ud_recover_workfn(struct work_struct *work)
 			err = mrc_ud_qp_to_rts(uqp);
 		if (err) {
 			/* Leave it broken; a later error event retries. */
-			pr_err("mrc: %s: QP %u recovery failed: %d\n",
+			pr_err("%s: QP %u recovery failed: %d\n",
 			       uqp->ud->rail->name, uqp->qp->qp_num, err);
 			spin_lock_bh(&uqp->lock);
 			if (uqp->state == MRC_UQP_REARM)
@@ -185,7 +188,7 @@ static void mrc_ud_recover_workfn(struct work_struct *work)
 			mrc_rail_stat_inc(uqp->ud->rail,
 					  MRC_RAIL_STAT_DROP_NO_BUFFER);
 		mrc_rail_stat_inc(uqp->ud->rail, MRC_RAIL_STAT_QP_RECOVERIES);
-		pr_info_ratelimited("mrc: %s: QP %u (ev %u) recovered\n",
+		pr_info_ratelimited("%s: QP %u (ev %u) recovered\n",
 				    uqp->ud->rail->name, uqp->qp->qp_num,
 				    uqp->ev);
 		break;
