@@ -410,11 +410,18 @@ out_put:
 
 /* ---- receive: common ---- */
 
-/*
- * The peer of a packet from (@uqp, @src_qp), referenced, with its link
- * index in *@lp; NULL and *@why set if the packet does not carry the
- * token this node gave the peer (checked first: token branch) or is not
- * from one of the peer's paths.
+/**
+ * mrc_msg_rx_peer() - the peer a packet is from, by its path
+ * @uqp: the QP it arrived on
+ * @src_qp: its sender's QP number
+ * @pkt: the packet, parsed
+ * @lp: where the index of the link it came over goes
+ * @why: where the drop reason goes if there is no such peer
+ *
+ * The token this node gave the peer is checked first (token branch),
+ * then that the packet came over one of the peer's paths.
+ *
+ * Return: the peer, referenced, or NULL with *@why set.
  */
 struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
 				 const struct mrc_pkt *pkt, unsigned int *lp,
@@ -478,8 +485,8 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 	ms_inc(MRC_MS_RX_PKTS);
 	for (;;) {
 		spin_lock_bh(&peer->mk.rx_lock);
-		why = mrc_msg_rx_packet(&peer->mp, pi, pkt,
-					     ktime_get_ns(), &out);
+		why = mrc_msg_rx_packet(&peer->mp, pi, pkt, ktime_get_ns(),
+					&out);
 		spin_unlock_bh(&peer->mk.rx_lock);
 		if (!out.need_ctx)
 			break;

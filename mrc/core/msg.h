@@ -309,7 +309,7 @@ struct mrc_msg_rx_out {
  * which the host sets (before or after: init leaves it alone).
  */
 void mrc_msg_engine_init(struct mrc_msg_peer *mp, struct mrc_msg_node *node,
-		       u64 now);
+			 u64 now);
 
 /* ---- sender (msg_tx.c), tx lock held unless said ---- */
 
@@ -350,7 +350,7 @@ enum mrc_drop_reason mrc_msg_tx_nack(struct mrc_msg_peer *mp,
  * every packet in flight on it is given back, to go out elsewhere.
  */
 void mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
-		       bool release, u64 now);
+			  bool release, u64 now);
 /*
  * The peer restarted: every queued message starts over under a new epoch,
  * renumbered from 0 in queue order, with all its packets unsent.
@@ -382,9 +382,10 @@ void mrc_msg_rx_free(struct mrc_msg_node *node, struct mrc_msg_rx *rm);
  * mrc_msg_rx_alloc() and call again; then free out->fresh if it is still
  * set, and answer (mrc_msg_rx_answer()) if out->sack or out->nholes.
  */
-enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp, unsigned int pi,
-				     const struct mrc_pkt *pkt, u64 now,
-				     struct mrc_msg_rx_out *out);
+enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
+				       unsigned int pi,
+				       const struct mrc_pkt *pkt, u64 now,
+				       struct mrc_msg_rx_out *out);
 /*
  * Tx lock held: sends the SACK and NACK that @out asks for in answer to
  * DATA packet @data, on the path @pi it arrived on.

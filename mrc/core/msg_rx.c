@@ -260,9 +260,10 @@ static bool admit(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt)
  *
  * Return: the drop reason, MRC_DROP_NONE if the packet was used.
  */
-enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp, unsigned int pi,
-				     const struct mrc_pkt *pkt, u64 now,
-				     struct mrc_msg_rx_out *out)
+enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
+				       unsigned int pi,
+				       const struct mrc_pkt *pkt, u64 now,
+				       struct mrc_msg_rx_out *out)
 {
 	u32 epoch = pkt->msg_id >> 32, seq = (u32)pkt->msg_id;
 	unsigned int lane = mrc_msg_seq_lane(seq);

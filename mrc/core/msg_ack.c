@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msg_ack.c - the message engine's sender, its other half: SACK and NACK
+ * handling, loss detection (per-path SACK order, the time-based loss
+ * scan, RTOs), paths leaving the spray set, and the books every packet
+ * leaving flight updates (its path, the congestion window).
+ * Kernel-agnostic (msg.h); the host serialises every call of this file
+ * with its tx lock.
+ *
+ * Design notes
+ *
+ * Acknowledgment.  SACKs come back on the path of the packet that
+ * triggered them and echo its tstamp: one ACK event (with an RTT sample)
+ * on that path; every acked packet leaves its path's inflight.  A packet
+ * still in flight on a path on which a later-sent packet of the same
+ * message was just acked is lost: LOSS event, resent elsewhere.  The
+ * timer ticks while anything is queued: packets in flight longer than
+ * their path's RTO become LOST (RTO event), and so do packets older than
+ * their path's srtt plus a reordering margin once a packet sent after
+ * them, on any path, was acked (LOSS event, mrc_msg_loss_scan()).  A
+ * path whose state leaves ACTIVE (LOSS, RTO, keepalive timeout, rail down
+ * or removed, re-resolution) gives back all its in-flight packets at once
+ * (mrc_msg_tx_path_down()); they go out again on the remaining paths.  If
+ * no path is usable for the peer_timeout_ms knob while packets wait, every
+ * queued message fails with -EHOSTUNREACH and its memory is freed; if
+ * paths are usable but nothing new is acked, granted or sent for
+ * MRC_MSG_STALL_MULT times that, with -ETIMEDOUT.  Completions go to
+ * mp->done; the host calls mrc_msg_tx_finish() on them without its lock.
+ */
+#include "msg_int.h"
+
+/* The same parameters as the path keepalives: rto_max_ms bounds both. */
+static void msg_path_params(struct mrc_msg_peer *mp,
+			    struct mrc_path_params *pp)
+{
+	mrc_path_params_default(pp);
+	pp->keepalive_ns = msg_knob(mp, MRC_KNOB_probe_ms) * NSEC_PER_MSEC;
+	pp->rtt.rto_max_ns = msg_knob(mp, MRC_KNOB_rto_max_ms) * NSEC_PER_MSEC;
+	/*
+	 * Data packets wait behind queues (a bottleneck's, the receiver's
+	 * CPU): an RTO shorter than those waits only resends what is still
+	 * on its way.  Knob data_rto_min_ms, at most rto_max_ms.
+	 */
+	pp->rtt.rto_min_ns = min_t(u64, msg_knob(mp,
+						 MRC_KNOB_data_rto_min_ms) *
+					NSEC_PER_MSEC, pp->rtt.rto_max_ns);
+	pp->rtt.rto_init_ns = max(pp->rtt.rto_init_ns, pp->rtt.rto_min_ns);
+}
+
+/**
+ * mrc_msg_cb_init() - the context of one event's scoreboard callbacks
+ * @cb: on the caller's stack
+ * @mp: the peer's engine
+ * @now: the caller's clock, ns
+ */
+void mrc_msg_cb_init(struct mrc_msg_cb *cb, struct mrc_msg_peer *mp, u64 now)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->mp = mp;
+	cb->now = now;
+	msg_path_params(mp, &cb->pp);
+}
+
+/* Send time in ns of a packet sent at @sent_us (u32 us clock). */
+static u64 msg_sent_ns(u64 now, u32 sent_us)
+{
+	u32 age_us = msg_now_us(now) - sent_us;
+
+	return now - min_t(u64, now, (u64)age_us * NSEC_PER_USEC);
+}
+
+/**
+ * mrc_msg_cb_fn() - a packet leaves INFLIGHT (acked, lost, released)
+ * @arg: the struct mrc_msg_cb of the event
+ * @ev: the scoreboard's event
+ *
+ * Its path's and the peer's books, the congestion window, the loss
+ * evidence (RACK time, per-path highest ack), and the path's state.
+ */
+void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
+{
+	struct mrc_msg_cb *cb = arg;
+	struct mrc_msg_peer *mp = cb->mp;
+	struct mrc_path *p;
+
+	if (!ev->inflight)
+		return;
+	p = mp->path[ev->path];
+	WARN_ON_ONCE(mrc_path_inflight_sub(p, 1, msg_pkt_len(cb->m, ev->idx),
+					   cb->how));
+	/* sched: charged to the policy that sent it, not the current one */
+	mp->node->ops->sched_done(mp, ev->tag, cb->how);
+	if (!WARN_ON_ONCE(!mp->inflight))
+		mp->inflight--;
+	if (mrc_msg_yielding(cb->m->cls) &&
+	    !WARN_ON_ONCE(!mp->cls_inflight[cb->m->cls]))
+		mp->cls_inflight[cb->m->cls]--;
+	if (cb->how == MRC_PATH_DONE_LOST && cb->congestion &&
+	    (!mp->recover_valid || (s32)(ev->sent_us - mp->recover_us) > 0)) {
+		/*
+		 * First drop since the last decrease: halve the window.  Only
+		 * drops proven by a later packet of the same path acked first
+		 * (a path is FIFO: a queue dropped it) count; time-based
+		 * losses and RTOs, mostly stalls of a host's CPU, resend
+		 * without a cut.
+		 */
+		mp->cwnd = max_t(u32, mp->cwnd / 2, MRC_MSG_CWND_MIN);
+		mp->cwnd_acc = 0;
+		mp->recover_us = msg_now_us(cb->now);
+		mp->recover_valid = true;
+		msg_count(mp, MRC_MS_CWND_CUTS, 1);
+	}
+	if (cb->how == MRC_PATH_DONE_ACKED) {
+		if (++mp->cwnd_acc >= mp->cwnd && mp->cwnd < MRC_MSG_CWND_MAX) {
+			mp->cwnd++;
+			mp->cwnd_acc = 0;
+		}
+		if (!mp->rack_valid || (s32)(ev->sent_us - mp->rack_us) > 0)
+			mp->rack_us = ev->sent_us;
+		mp->rack_valid = true;
+		mp->reo_strikes[ev->path] = 0;
+		if (!mrc_bm_test(mp->ack_seen, ev->path) ||
+		    (s32)(ev->sent_us - mp->ack_hi_us[ev->path]) > 0)
+			mp->ack_hi_us[ev->path] = ev->sent_us;
+		mrc_bm_set(mp->ack_seen, ev->path);
+		return;
+	}
+	if (cb->ev) {
+		u8 prev = p->state;
+
+		if (mrc_path_event(p, &cb->pp, cb->ev, cb->now,
+				   msg_sent_ns(cb->now, ev->sent_us)) > 0) {
+			mrc_bm_set(mp->left, ev->path);
+			mp->node->ops->path_changed(mp, ev->path, prev);
+		}
+	}
+}
+
+/* Gives back every packet in flight on a path in mp->left. */
+static void drain_left(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
+{
+	struct mrc_msg_tx *m;
+	u32 pi;
+
+	cb->how = MRC_PATH_DONE_LOST;
+	cb->ev = 0;
+	for (pi = mrc_bm_find_next_set(mp->left, MRC_MSG_NPATHS, 0);
+	     pi < MRC_MSG_NPATHS;
+	     pi = mrc_bm_find_next_set(mp->left, MRC_MSG_NPATHS, pi + 1)) {
+		list_for_each_entry(m, &mp->txq, node) {
+			cb->m = m;
+			msg_count(mp, MRC_MS_PATH_DOWN_PKTS,
+				  mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn,
+						     cb));
+		}
+	}
+	mrc_bm_zero(mp->left, MRC_MSG_NPATHS);
+}
+
+/**
+ * mrc_msg_tx_path_down() - give back the packets in flight on a path
+ * @mp: the peer's engine
+ * @pi: the path
+ * @release: the path is about to be torn down (RELEASED, not LOST)
+ * @now: the caller's clock, ns
+ *
+ * Every packet in flight on @pi goes out again on the remaining paths.
+ * Call before a path is re-initialised or its link cleared.
+ */
+void mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
+			  bool release, u64 now)
+{
+	struct mrc_msg_cb cb;
+	struct mrc_msg_tx *m;
+
+	if (pi >= MRC_MSG_NPATHS || !mp->path[pi] ||
+	    !mp->path[pi]->inflight_pkts)
+		return;
+	mrc_msg_cb_init(&cb, mp, now);
+	cb.how = release ? MRC_PATH_DONE_RELEASED : MRC_PATH_DONE_LOST;
+	list_for_each_entry(m, &mp->txq, node) {
+		cb.m = m;
+		msg_count(mp, MRC_MS_PATH_DOWN_PKTS,
+			  mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn, &cb));
+	}
+	mp->node->ops->kick(mp);
+}
+
+/**
+ * mrc_msg_loss_scan() - find the packets lost in flight (every run)
+ * @mp: the peer's engine
+ * @cb: the run's callback context
+ *
+ * A packet in flight on path P is lost if
+ *  - it is older than P's RTO (RTO event), or
+ *  - a packet sent after it (on any path) has been acked and it is older
+ *    than P's srtt + max(4 * rttvar, srtt, MRC_MSG_REO_MIN_NS)
+ *    (LOSS event):
+ *    time-based loss detection across paths, as RACK (RFC 8985) does
+ *    across a flow's packets.  When a plane dies, its packets are found
+ *    lost about one RTT after the first later packet on another plane is
+ *    acked, instead of after an RTO; the path leaves the spray set and is
+ *    probed back.
+ */
+void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
+{
+	u32 now = msg_now_us(cb->now);
+	struct mrc_msg_tx *m;
+	bool any = false;
+	unsigned int pi;
+
+	if (!mp->inflight)
+		return;
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++) {
+		struct mrc_path *p = mp->path[pi];
+		u64 rto, reo;
+
+		if (!p || !p->inflight_pkts)
+			continue;
+		rto = mrc_path_rto(p, &cb->pp);
+		reo = p->rtt.srtt_ns ?
+		      (u64)p->rtt.srtt_ns +
+		      max3(4ULL * p->rtt.rttvar_ns, (u64)p->rtt.srtt_ns,
+			   (u64)MRC_MSG_REO_MIN_NS) : rto;
+		mp->rto_cut_us[pi] = now - (u32)div_u64(rto, NSEC_PER_USEC);
+		mp->reo_cut_us[pi] = now - (u32)div_u64(min(reo, rto),
+							NSEC_PER_USEC);
+		any = true;
+	}
+	if (!any)
+		return;
+	cb->how = MRC_PATH_DONE_LOST;
+	list_for_each_entry(m, &mp->txq, node) {
+		struct mrc_txsb *sb = &m->sb;
+		u32 idx;
+
+		cb->m = m;
+		for (idx = mrc_txsb_cum(sb);
+		     idx < sb->hi_sent && mrc_txsb_inflight(sb); idx++) {
+			u32 sent = sb->sent_us[idx];
+
+			if (mrc_txsb_state(sb, idx) != MRC_TXSB_INFLIGHT)
+				continue;
+			pi = sb->path[idx];
+			if ((s32)(sent - mp->rto_cut_us[pi]) < 0) {
+				cb->ev = MRC_PATH_EV_RTO;
+				msg_count(mp, MRC_MS_RTO_PKTS, 1);
+			} else if (mp->rack_valid &&
+				   (s32)(mp->rack_us - sent) > 0 &&
+				   (s32)(sent - mp->reo_cut_us[pi]) < 0) {
+				/*
+				 * Resend it; the path leaves the spray set
+				 * only at MRC_MSG_REO_STRIKES such losses
+				 * without an ack in between (a dead plane
+				 * gets there within one scan, a reordered
+				 * packet does not).
+				 */
+				if (mp->reo_strikes[pi] < U8_MAX)
+					mp->reo_strikes[pi]++;
+				cb->ev = mp->reo_strikes[pi] >=
+					 MRC_MSG_REO_STRIKES ?
+					 MRC_PATH_EV_LOSS : 0;
+				msg_count(mp, MRC_MS_REO_LOSS_PKTS, 1);
+			} else {
+				continue;
+			}
+			mrc_txsb_nack(sb, idx, 1, mrc_msg_cb_fn, cb);
+		}
+	}
+	drain_left(mp, cb);
+}
+
+static struct mrc_msg_tx *tx_find(struct mrc_msg_peer *mp, u64 id)
+{
+	struct mrc_msg_tx *m;
+
+	list_for_each_entry(m, &mp->txq, node)
+		if (m->msg_id == id)
+			return m;
+	return NULL;
+}
+
+/*
+ * A SACK/NACK whose message is not in the queue is normally late (the
+ * message completed or was given up: DUPLICATE).  An id this node never
+ * handed out (an epoch ahead of ours, or our epoch at or past next_seq) is
+ * a forgery or a peer bug: BAD_SACK.
+ */
+static enum mrc_drop_reason ack_stale(const struct mrc_msg_peer *mp, u64 id)
+{
+	u32 epoch = id >> 32, seq = (u32)id;
+
+	if (epoch == mp->epoch)
+		return mrc_msg_seq_diff(seq,
+					mp->next_seq[mrc_msg_seq_lane(seq)]) >= 0 ?
+		       MRC_DROP_BAD_SACK : MRC_DROP_DUPLICATE;
+	return (s32)(epoch - mp->epoch) > 0 ? MRC_DROP_BAD_SACK :
+					      MRC_DROP_DUPLICATE;
+}
+
+/* After a SACK: in-flight packets sent before an acked one on their path. */
+static void sack_losses(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
+			struct mrc_msg_cb *cb, u32 end)
+{
+	struct mrc_txsb *sb = &m->sb;
+	u32 idx;
+
+	cb->how = MRC_PATH_DONE_LOST;
+	cb->ev = MRC_PATH_EV_LOSS;
+	cb->congestion = true;
+	for (idx = mrc_txsb_cum(sb); idx < end && idx < sb->hi_sent; idx++) {
+		u8 pi = sb->path[idx];
+
+		if (mrc_txsb_state(sb, idx) != MRC_TXSB_INFLIGHT ||
+		    !mrc_bm_test(mp->ack_seen, pi) ||
+		    (s32)(sb->sent_us[idx] - mp->ack_hi_us[pi]) >= 0)
+			continue;
+		if (mrc_txsb_nack(sb, idx, 1, mrc_msg_cb_fn, cb) > 0)
+			msg_count(mp, MRC_MS_LOSS_PKTS, 1);
+	}
+}
+
+/**
+ * mrc_msg_tx_sack() - a SACK arrived
+ * @mp: the peer's engine
+ * @pi: the path it came on (MRC_MSG_NO_PATH: that path is gone)
+ * @pkt: the SACK, parsed by mrc_wire_parse()
+ * @now: the caller's clock, ns
+ *
+ * Return: the drop reason, MRC_DROP_NONE if the SACK was used.
+ */
+enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
+				     const struct mrc_pkt *pkt, u64 now)
+{
+	struct mrc_pkt_sack sack;
+	struct mrc_msg_cb cb;
+	struct mrc_msg_tx *m;
+	int n;
+
+	msg_count(mp, MRC_MS_SACKS_RX, 1);
+	m = tx_find(mp, pkt->msg_id);
+	if (!m) {
+		msg_count(mp, MRC_MS_SACKS_STALE, 1);
+		return ack_stale(mp, pkt->msg_id);
+	}
+	mrc_wire_get_sack(pkt, &sack);
+	mrc_msg_cb_init(&cb, mp, now);
+	cb.m = m;
+	cb.how = MRC_PATH_DONE_ACKED;
+	mrc_bm_zero(mp->ack_seen, MRC_MSG_NPATHS);
+	n = mrc_txsb_sack(&m->sb, sack.cum, sack.nbits, sack.bitmap, mrc_msg_cb_fn,
+			  &cb);
+	if (n < 0)
+		return MRC_DROP_BAD_SACK;
+	if (n > 0)
+		mp->progress_ns = now;
+	if (pi < MRC_MSG_NPATHS && mp->path[pi])
+		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
+			       sack.echo_tstamp);
+	if (mrc_txsb_done(&m->sb)) {
+		msg_retire(mp, m);
+	} else if (n > 0) {
+		sack_losses(mp, m, &cb, sack.cum + 1 + sack.nbits);
+		drain_left(mp, &cb);
+	}
+	if (n > 0 || mrc_txsb_lost(&m->sb))
+		mp->node->ops->kick(mp);
+	return MRC_DROP_NONE;
+}
+
+/**
+ * mrc_msg_tx_nack() - a NACK arrived
+ * @mp: the peer's engine
+ * @pkt: the NACK, parsed by mrc_wire_parse()
+ * @now: the caller's clock, ns
+ *
+ * Resends what the receiver misses; which path is to blame is the
+ * sender's own evidence's call (loss scan, per-path SACK order).
+ *
+ * Return: the drop reason, MRC_DROP_NONE if the NACK was used.
+ */
+enum mrc_drop_reason mrc_msg_tx_nack(struct mrc_msg_peer *mp,
+				     const struct mrc_pkt *pkt, u64 now)
+{
+	enum mrc_drop_reason why = MRC_DROP_NONE;
+	struct mrc_pkt_nack_range r;
+	struct mrc_msg_cb cb;
+	struct mrc_msg_tx *m;
+	unsigned int i;
+
+	msg_count(mp, MRC_MS_NACKS_RX, 1);
+	m = tx_find(mp, pkt->msg_id);
+	if (!m)
+		return ack_stale(mp, pkt->msg_id);
+	mrc_msg_cb_init(&cb, mp, now);
+	cb.m = m;
+	cb.how = MRC_PATH_DONE_LOST;
+	for (i = 0; i < mrc_wire_nack_nranges(pkt); i++) {
+		mrc_wire_get_nack_range(pkt, i, &r);
+		if (mrc_txsb_nack(&m->sb, r.first, r.count, mrc_msg_cb_fn, &cb) < 0) {
+			why = MRC_DROP_BAD_SACK;
+			break;
+		}
+	}
+	drain_left(mp, &cb);
+	mp->node->ops->kick(mp);
+	return why;
+}
+

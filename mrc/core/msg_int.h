@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * msg_int.h - what the sender's two files (msg_tx.c: queue, push, timers;
+ * msg_ack.c: acknowledgment and loss detection) share.  Internal to
+ * mrc/core/msg_*.c; the engine's interface is msg.h.
+ */
+#ifndef _MRC_CORE_MSG_INT_H
+#define _MRC_CORE_MSG_INT_H
+
+#include "config.h"
+#include "msg.h"
+
+#define MRC_MSG_WINDOW		64	/* initial cwnd, packets per peer */
+#define MRC_MSG_CWND_MIN	8
+#define MRC_MSG_CWND_MAX	128
+#define MRC_MSG_BUDGET		128	/* packets per run */
+#define MRC_MSG_TICK_NS		(2 * NSEC_PER_MSEC)
+#define MRC_MSG_RETRY_NS	(250 * NSEC_PER_USEC)
+/*
+ * Reordering margin of the loss scan: at least this, beyond a path's
+ * srtt.  A receiver may handle one QP's completions in batches, so
+ * packets of different paths overtake each other by milliseconds, and
+ * two planes' bottleneck queues can differ by tens of ms; a smaller
+ * margin turns that reordering into spurious retransmissions
+ * (Documentation/mrc/protocol.rst has the figures).
+ */
+#define MRC_MSG_REO_MIN_NS	(20 * NSEC_PER_MSEC)
+#define MRC_MSG_REO_STRIKES	3
+/* No progress for this many peer_timeout_ms with paths usable: ETIMEDOUT. */
+#define MRC_MSG_STALL_MULT	4
+/* Bulk and background yield this long after a latency message. */
+#define MRC_MSG_YIELD_NS	(20 * NSEC_PER_MSEC)
+
+static inline void msg_count(struct mrc_msg_peer *mp, unsigned int stat, u64 n)
+{
+	mp->node->ops->count(mp->node, stat, n);
+}
+
+static inline u64 msg_knob(struct mrc_msg_peer *mp, unsigned int id)
+{
+	return mp->node->ops->knob(mp->node, id);
+}
+
+static inline u32 msg_now_us(u64 now)
+{
+	return (u32)div_u64(now, NSEC_PER_USEC);
+}
+
+/* The rank (send order) of class @cls: latency first, background last. */
+static inline unsigned int msg_rank(u8 cls)
+{
+	switch (cls) {
+	case MRC_SCHED_CLASS_LATENCY:
+		return 0;
+	case MRC_SCHED_CLASS_BACKGROUND:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+static inline u32 msg_pkt_len(const struct mrc_msg_tx *m, u32 idx)
+{
+	return min_t(u32, m->seg, m->len - idx * m->seg);
+}
+
+/* What the txsb callbacks need; lives on the stack of one call. */
+struct mrc_msg_cb {
+	struct mrc_msg_peer *mp;
+	struct mrc_msg_tx *m;
+	struct mrc_path_params pp;
+	u64 now;
+	int how;			/* enum mrc_path_done */
+	int ev;				/* path event to raise, or 0 */
+	bool congestion;		/* LOST by queue drop evidence */
+};
+
+/* Takes @m off the queue onto mp->done. */
+static inline void msg_retire(struct mrc_msg_peer *mp, struct mrc_msg_tx *m)
+{
+	list_move_tail(&m->node, &mp->done);
+	mp->ntx--;
+	mp->ntx_rank[msg_rank(m->cls)]--;
+}
+
+void mrc_msg_cb_init(struct mrc_msg_cb *cb, struct mrc_msg_peer *mp, u64 now);
+void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev);
+void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb);
+
+#endif /* _MRC_CORE_MSG_INT_H */
