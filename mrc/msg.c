@@ -20,6 +20,8 @@
  * mrc_peers_lock -> peer->lock -> QP locks; rx_lock -> QP locks is not
  * used (no send under rx_lock).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -141,7 +143,7 @@ static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 			  link->paths[ev].remote_qpn, hdr, sizeof(hdr),
 			  payload ? payload : pkt->body, pkt->len);
 	if (err && err != -EAGAIN && err != -ENETDOWN)
-		pr_debug("mrc: send to %u: %d\n", peer->node_id, err);
+		pr_debug("send to %u: %d\n", peer->node_id, err);
 	return err;
 }
 
@@ -221,7 +223,7 @@ static void mrc_msg_op_credit_reset(struct mrc_msg_peer *mp)
 static void mrc_msg_op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
 			       unsigned int ntx)
 {
-	pr_warn_ratelimited("mrc: peer %u: no progress for %llu ms, its %u messages fail with ETIMEDOUT\n",
+	pr_warn_ratelimited("peer %u: no progress for %llu ms, its %u messages fail with ETIMEDOUT\n",
 			    mrc_msg_to_peer(mp)->node_id,
 			    div_u64(idle_ns, NSEC_PER_MSEC), ntx);
 }
@@ -549,7 +551,7 @@ static void mrc_msg_rx_workfn(struct work_struct *work)
 			mrc_msg_trace_add(rm->r.msg_len);
 		} else {
 			ms_inc(MRC_MS_RX_NO_EP);
-			pr_info_ratelimited("mrc: message from node %u to unbound port %u dropped\n",
+			pr_info_ratelimited("message from node %u to unbound port %u dropped\n",
 					    rm->src_node, rm->dst_port);
 		}
 		mrc_msg_rx_free(&mrc_msg_node, rm);
