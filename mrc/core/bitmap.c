@@ -33,16 +33,41 @@ static u32 mrc_bm_find_next(const u64 *bm, u32 nbits, u32 start, u64 invert)
 	}
 }
 
+/**
+ * mrc_bm_find_next_set() - find the next set bit
+ * @bm: the bitmap
+ * @nbits: its size in bits
+ * @start: first bit to look at
+ *
+ * Return: the index of the first set bit at or after @start and below
+ * @nbits, or @nbits if there is none (also when @start >= @nbits).
+ */
 u32 mrc_bm_find_next_set(const u64 *bm, u32 nbits, u32 start)
 {
 	return mrc_bm_find_next(bm, nbits, start, 0);
 }
 
+/**
+ * mrc_bm_find_next_zero() - find the next clear bit
+ * @bm: the bitmap
+ * @nbits: its size in bits
+ * @start: first bit to look at
+ *
+ * Return: the index of the first clear bit at or after @start and below
+ * @nbits, or @nbits if there is none (also when @start >= @nbits).
+ */
 u32 mrc_bm_find_next_zero(const u64 *bm, u32 nbits, u32 start)
 {
 	return mrc_bm_find_next(bm, nbits, start, ~0ULL);
 }
 
+/**
+ * mrc_bm_weight() - count the set bits
+ * @bm: the bitmap
+ * @nbits: its size in bits
+ *
+ * Return: the number of set bits in [0, @nbits).
+ */
 u32 mrc_bm_weight(const u64 *bm, u32 nbits)
 {
 	u32 full = nbits / MRC_BM_WORD_BITS;
@@ -75,6 +100,19 @@ static u64 mrc_bm_get64(const u64 *bm, u32 nbits, u64 pos)
 	return v & mrc_bm_low_mask(nbits - pos);
 }
 
+/**
+ * mrc_bm_extract() - copy a range of bits to the start of another bitmap
+ * @bm: the source bitmap
+ * @nbits: its size in bits
+ * @start: first source bit
+ * @n: number of bits to copy
+ * @out: the destination
+ * @out_words: its size in 64-bit words
+ *
+ * Copies bits [@start, @start + @n) of @bm to bits [0, @n) of @out; every
+ * other bit of @out is cleared.  Source bits at or beyond @nbits read as
+ * 0.  @n is clamped to @out_words * 64.
+ */
 void mrc_bm_extract(const u64 *bm, u32 nbits, u32 start, u32 n,
 		    u64 *out, u32 out_words)
 {

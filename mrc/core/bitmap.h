@@ -55,24 +55,12 @@ static inline u32 mrc_bm_weight64(u64 w)
 	return (u32)((w * 0x0101010101010101ULL) >> 56);
 }
 
-/*
- * Index of the first set bit at or after @start and below @nbits, or
- * @nbits if there is none (also when @start >= @nbits).
- */
 u32 mrc_bm_find_next_set(const u64 *bm, u32 nbits, u32 start);
 
-/* Same for the first clear bit. */
 u32 mrc_bm_find_next_zero(const u64 *bm, u32 nbits, u32 start);
 
-/* Number of set bits in [0, @nbits). */
 u32 mrc_bm_weight(const u64 *bm, u32 nbits);
 
-/*
- * Copies bits [@start, @start + @n) of @bm (a bitmap of @nbits bits) to
- * bits [0, @n) of @out, which has @out_words words; every other bit of
- * @out is cleared.  Source bits at or beyond @nbits read as 0.  @n is
- * clamped to @out_words * 64.
- */
 void mrc_bm_extract(const u64 *bm, u32 nbits, u32 start, u32 n,
 		    u64 *out, u32 out_words);
 

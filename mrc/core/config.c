@@ -13,6 +13,12 @@ const struct mrc_knob mrc_knobs[MRC_KNOB_NR] = {
 #undef MRC_KNOB_ENTRY
 };
 
+/**
+ * mrc_knob_by_name() - look a knob up by name
+ * @name: the knob's name (exact match)
+ *
+ * Return: the knob called @name, or NULL.
+ */
 const struct mrc_knob *mrc_knob_by_name(const char *name)
 {
 	unsigned int i;
@@ -23,6 +29,12 @@ const struct mrc_knob *mrc_knob_by_name(const char *name)
 	return NULL;
 }
 
+/**
+ * mrc_knob_by_attr() - look a knob up by netlink attribute
+ * @attr: a MRC_CONFIG_A_* attribute
+ *
+ * Return: the knob carried in netlink attribute @attr, or NULL.
+ */
 const struct mrc_knob *mrc_knob_by_attr(unsigned int attr)
 {
 	unsigned int i;
@@ -33,6 +45,16 @@ const struct mrc_knob *mrc_knob_by_attr(unsigned int attr)
 	return NULL;
 }
 
+/**
+ * mrc_knob_check() - check a value for a knob
+ * @k: the knob
+ * @val: the value
+ * @why: set to a static explanation when @val is refused
+ *
+ * Checks @val against @k's range and flags.
+ *
+ * Return: 0, or -ERANGE / -EINVAL with *@why set.
+ */
 int mrc_knob_check(const struct mrc_knob *k, u64 val, const char **why)
 {
 	if (val < k->min) {
@@ -51,6 +73,16 @@ int mrc_knob_check(const struct mrc_knob *k, u64 val, const char **why)
 	return 0;
 }
 
+/**
+ * mrc_parse_u64() - parse a knob value
+ * @s: the text
+ * @out: the value, when the text parses
+ *
+ * Parses an unsigned decimal (or 0x hex) number with an optional binary
+ * suffix K, M or G (KiB, MiB, GiB) and one optional trailing newline.
+ *
+ * Return: 0, -EINVAL on bad syntax, -ERANGE on overflow.
+ */
 int mrc_parse_u64(const char *s, u64 *out)
 {
 	unsigned int base = 10, shift = 0;

@@ -31,22 +31,11 @@ enum mrc_knob_id {
 
 extern const struct mrc_knob mrc_knobs[MRC_KNOB_NR];
 
-/* Returns the knob called @name (exact match), or NULL. */
 const struct mrc_knob *mrc_knob_by_name(const char *name);
-/* Returns the knob carried in netlink attribute @attr, or NULL. */
 const struct mrc_knob *mrc_knob_by_attr(unsigned int attr);
 
-/*
- * Checks @val against @k's range and flags.  Returns 0, or -ERANGE /
- * -EINVAL with *why set to a static explanation.
- */
 int mrc_knob_check(const struct mrc_knob *k, u64 val, const char **why);
 
-/*
- * Parses an unsigned decimal (or 0x hex) number with an optional binary
- * suffix K, M or G (KiB, MiB, GiB) and one optional trailing newline.
- * Returns 0, -EINVAL on bad syntax, -ERANGE on overflow.
- */
 int mrc_parse_u64(const char *s, u64 *out);
 
 #endif /* _MRC_CONFIG_H */

@@ -11,8 +11,9 @@
  * tokens are capped at burst so an idle receiver does not hand out a
  * large burst at once; while senders wait, what drained since the last
  * pace (elapsed capped at 100 ms) comes on top, so a timer that fires
- * late does not lose budget (under TCG most paces come 1-8x later than
- * armed: debugfs mrc/credit's pace histogram).  Grants are also held
+ * late does not lose budget (on a loaded or virtual host most paces come
+ * late: debugfs mrc/credit's pace histogram shows by how much; figures in
+ * Documentation/mrc/design-decisions.rst, "Timer defaults").  Grants are also held
  * under max_outstanding, the total of granted-but-not-arrived scheduled
  * bytes, which bounds what can sit in the fabric even if the rate is set
  * too high.
@@ -73,6 +74,10 @@ static u64 mrc_credit_div(u64 n, u32 d, u64 *rem)
 	return q;
 }
 
+/**
+ * mrc_credit_params_default() - fill in the default credit parameters
+ * @p: the parameters to set
+ */
 void mrc_credit_params_default(struct mrc_credit_params *p)
 {
 	p->rate = MRC_CREDIT_DEF_RATE;
@@ -87,6 +92,13 @@ void mrc_credit_params_default(struct mrc_credit_params *p)
 	p->stale_ns = MRC_CREDIT_DEF_STALE_NS;
 }
 
+/**
+ * mrc_credit_params_check() - check credit parameters
+ * @p: the parameters
+ * @why: set to a static reason when @p is refused
+ *
+ * Return: 0 if @p is usable; else -EINVAL with *@why set.
+ */
 int mrc_credit_params_check(const struct mrc_credit_params *p,
 			    const char **why)
 {
@@ -127,6 +139,12 @@ int mrc_credit_params_check(const struct mrc_credit_params *p,
 /* receiver                                                          */
 /* ---------------------------------------------------------------- */
 
+/**
+ * mrc_credit_rx_size() - the size of a receiver's table
+ * @n: senders it holds
+ *
+ * Return: the bytes for a table of @n senders; 0 if @n is 0 or too large.
+ */
 size_t mrc_credit_rx_size(u32 n)
 {
 	if (!n || n > MRC_CREDIT_MAX_SENDERS)
@@ -135,6 +153,14 @@ size_t mrc_credit_rx_size(u32 n)
 	       (size_t)n * sizeof(struct mrc_credit_rx_entry);
 }
 
+/**
+ * mrc_credit_rx_init() - set up a receiver's table
+ * @rx: mrc_credit_rx_size(@n) bytes
+ * @n: senders it holds
+ * @p: the parameters
+ *
+ * Return: 0, or -EINVAL if @n is bad.
+ */
 int mrc_credit_rx_init(struct mrc_credit_rx *rx, u32 n,
 		       const struct mrc_credit_params *p)
 {
@@ -199,6 +225,39 @@ static void mrc_credit_fill(const struct mrc_credit_rx *rx,
 	g->seq = e->seq;
 }
 
+/**
+ * mrc_credit_rx_request_unsched() - take a REQUEST
+ * @rx: the receiver's table
+ * @p: the parameters
+ * @key: the sender
+ * @msg_id: the message
+ * @msg_len: its length, bytes
+ * @unsched: bytes the sender sends without a grant (the REQUEST's offset:
+ *	the window, or 0 for a chained message, see mrc_credit_tx_start();
+ *	more than the window is not believed)
+ * @now: the caller's clock, ns
+ * @out: the current grant to re-send, for MRC_CREDIT_REQ_RESEND; may be
+ *	NULL when the caller does not re-send
+ *
+ * Return: 0 (new message scheduled; a grant comes from the pacer),
+ * MRC_CREDIT_REQ_RESEND (known message: @out holds the current grant to
+ * re-send, e.g. after a lost GRANT), or a negative code the caller
+ * counts and drops the REQUEST for:
+ *  -EMSGSIZE	msg_len above max_msg
+ *  -EINVAL	msg_len within the unscheduled window (nothing to grant),
+ *		or a repeat of msg_id with another length (forged)
+ *  -ESTALE	a message earlier than the sender's entry's (ids compared
+ *		as epoch << 32 | seq serial numbers, msg.c's layout): a
+ *		replayed, reordered or forged request, while the entry is
+ *		busy (grants to give or in flight) or was active within
+ *		stale_ns; an entry quiet for longer takes any message (so
+ *		an entry a forged later id took does not lock its sender
+ *		out for good)
+ *  -EBUSY	a later message while this sender's previous one still
+ *		waits for grants (the sender serialises its scheduled
+ *		messages: it gave the previous one up)
+ *  -ENOSPC	new sender and no free or idle entry
+ */
 int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
 				  const struct mrc_credit_params *p, u32 key,
 				  u64 msg_id, u32 msg_len, u32 unsched,
@@ -286,6 +345,18 @@ static u32 mrc_credit_unsched_of(const struct mrc_credit_rx_entry *e,
 	return min(p->unsched, msg_len);
 }
 
+/**
+ * mrc_credit_rx_unsched() - the bytes of a message that need no grant
+ * @rx: the receiver's table
+ * @p: the parameters
+ * @key: the sender
+ * @msg_id: the message
+ * @msg_len: its length, bytes
+ *
+ * Return: the bytes of message @msg_id from @key that come without a
+ * grant: the window its request announced if it is the message @key's
+ * entry schedules, else the window (capped at @msg_len).
+ */
 u32 mrc_credit_rx_unsched(struct mrc_credit_rx *rx,
 			  const struct mrc_credit_params *p, u32 key,
 			  u64 msg_id, u32 msg_len)
@@ -294,6 +365,23 @@ u32 mrc_credit_rx_unsched(struct mrc_credit_rx *rx,
 				     msg_len);
 }
 
+/**
+ * mrc_credit_rx_data() - account data that arrived
+ * @rx: the receiver's table
+ * @p: the parameters
+ * @key: the sender
+ * @msg_id: the message
+ * @msg_len: its length, bytes
+ * @offset: where the bytes start
+ * @len: new (not duplicate) bytes that arrived
+ * @now: the caller's clock, ns
+ *
+ * Unscheduled bytes are charged to the budget; scheduled ones settle
+ * outstanding credit.
+ *
+ * Return: 0, or -EPERM if the bytes lie beyond what was granted to the
+ * message being scheduled (the caller counts and may drop them).
+ */
 int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 		       const struct mrc_credit_params *p, u32 key,
 		       u64 msg_id, u32 msg_len, u32 offset, u32 len, u64 now)
@@ -413,6 +501,23 @@ static u64 mrc_credit_srpt(struct mrc_credit_rx *rx,
 	return avail;
 }
 
+/**
+ * mrc_credit_rx_pace() - the pacing step, from the caller's hrtimer
+ * @rx: the receiver's table
+ * @p: the parameters
+ * @now: the caller's clock, ns
+ * @elapsed: ns since the last pace
+ * @out: filled with the grants to send
+ * @nout: room in @out; at least nentries
+ *
+ * Adds @elapsed ns worth of drain rate to the budget (capped at burst,
+ * plus what drained in @elapsed while senders wait), reclaims expired
+ * credit and grants the budget (and the room under max_outstanding) to
+ * waiting senders by policy.
+ *
+ * Return: how many grants were written to @out, or -EINVAL if @nout is
+ * below nentries.
+ */
 int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		       const struct mrc_credit_params *p, u64 now,
 		       u64 elapsed, struct mrc_credit_grant *out, u32 nout)
@@ -503,6 +608,11 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 	return n;
 }
 
+/**
+ * mrc_credit_rx_forget() - forget a sender (peer gone)
+ * @rx: the receiver's table
+ * @key: the sender; its outstanding credit is released
+ */
 void mrc_credit_rx_forget(struct mrc_credit_rx *rx, u32 key)
 {
 	struct mrc_credit_rx_entry *e = mrc_credit_find(rx, key);
@@ -513,6 +623,15 @@ void mrc_credit_rx_forget(struct mrc_credit_rx *rx, u32 key)
 	memset(e, 0, sizeof(*e));
 }
 
+/**
+ * mrc_credit_rx_set_low() - mark a sender's message low priority
+ * @rx: the receiver's table
+ * @key: the sender, whose scheduled message is marked
+ * @low: background traffic
+ *
+ * Each pace serves the other waiting entries first (by the policy), low
+ * ones only with what is left.  Reset by the next request.
+ */
 void mrc_credit_rx_set_low(struct mrc_credit_rx *rx, u32 key, bool low)
 {
 	struct mrc_credit_rx_entry *e = mrc_credit_find(rx, key);
@@ -521,6 +640,13 @@ void mrc_credit_rx_set_low(struct mrc_credit_rx *rx, u32 key, bool low)
 		e->low = low;
 }
 
+/**
+ * mrc_credit_rx_waiting() - senders waiting for grants
+ * @rx: the receiver's table
+ *
+ * Return: how many senders wait for grants (the caller may stop its timer
+ * at 0).
+ */
 u32 mrc_credit_rx_waiting(const struct mrc_credit_rx *rx)
 {
 	u32 i, n = 0;
@@ -541,6 +667,26 @@ static void mrc_credit_tx_unstarve(struct mrc_credit_tx *tx, u64 now)
 	tx->starved = 0;
 }
 
+/**
+ * mrc_credit_tx_start() - start a message at the sender
+ * @tx: the sender's state
+ * @p: the parameters
+ * @msg_id: the message
+ * @msg_len: its length, bytes
+ * @now: the caller's clock, ns
+ *
+ * Chaining.  A message that needs a REQUEST and starts while the sender
+ * is still in the receiver's credit loop (its previous message asked
+ * for credit and took a grant within request_timeout) sends nothing
+ * unscheduled: tx->granted starts at 0 and the REQUEST says so.  The
+ * window exists to fill the first round trip, before the receiver knows
+ * the sender; back to back, the receiver's grants already keep its last
+ * hop busy, and a window sent on top of them overfills its queue.
+ *
+ * Return: true if the message needs a REQUEST (longer than the
+ * unscheduled window): the caller sends it with the first packet and
+ * counts it via mrc_credit_tx_requested().
+ */
 bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
 			 const struct mrc_credit_params *p, u64 msg_id,
 			 u32 msg_len, u64 now)
@@ -572,6 +718,18 @@ bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
 	return msg_len > p->unsched;
 }
 
+/**
+ * mrc_credit_tx_may_send() - new bytes the sender may send now
+ * @tx: the sender's state
+ * @want: bytes it would send
+ * @now: the caller's clock, ns
+ *
+ * Never lets sent exceed granted (which includes the unscheduled window).
+ * Retransmissions of bytes below tx->sent need no credit.
+ *
+ * Return: the bytes of new data (from tx->sent on) that may go now, at
+ * most @want.
+ */
 u32 mrc_credit_tx_may_send(struct mrc_credit_tx *tx, u32 want, u64 now)
 {
 	u32 room;
@@ -586,6 +744,13 @@ u32 mrc_credit_tx_may_send(struct mrc_credit_tx *tx, u32 want, u64 now)
 	return min(want, room);
 }
 
+/**
+ * mrc_credit_tx_sent() - record new bytes sent
+ * @tx: the sender's state
+ * @len: new bytes that were sent
+ *
+ * Return: 0, or -EPERM (nothing recorded) if over credit.
+ */
 int mrc_credit_tx_sent(struct mrc_credit_tx *tx, u32 len)
 {
 	u32 unsched;
@@ -616,6 +781,34 @@ static bool mrc_credit_grant_fits(u32 seq, u32 granted, u32 ref_seq,
 	return dseq > 0 ? granted > ref_granted : granted < ref_granted;
 }
 
+/**
+ * mrc_credit_tx_grant() - take a GRANT
+ * @tx: the sender's state
+ * @p: the parameters
+ * @msg_id: the message it grants
+ * @msg_len: its length, bytes
+ * @granted: the offset it grants up to
+ * @seq: its sequence
+ * @now: the caller's clock, ns
+ *
+ * A receiver's grants of one message only grow: a newer sequence grants
+ * more.
+ *
+ * Return: 1 if it moved the offset, 0 for a duplicate of the grant taken
+ * last (idempotent), or negative and leaves @tx's credit unchanged:
+ *  -ESTALE	harmless, counted in grants_stale: what the receiver may
+ *		really have sent, overtaken or late (an older sequence
+ *		granting less; a grant of the message after it ended or
+ *		was reset, or of the scheduled message before it)
+ *  -ENOENT	not the current message (id and length), nor a grant
+ *		that fits the scheduled message before it (grants_bad)
+ *  -ERANGE	offset beyond the message (grants_bad)
+ *  -EINVAL	contradicts a grant taken (grants_bad): same sequence,
+ *		other offset; a newer sequence that grants no more; an
+ *		older one that grants as much or more.  (A current
+ *		message that asked no credit has its whole length
+ *		"granted": any GRANT of it is -EINVAL or -ERANGE.)
+ */
 int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
 			const struct mrc_credit_params *p, u64 msg_id,
 			u32 msg_len, u32 granted, u32 seq, u64 now)
@@ -658,6 +851,17 @@ int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
 	return 1;
 }
 
+/**
+ * mrc_credit_tx_request_due() - whether a repeated REQUEST is due
+ * @tx: the sender's state
+ * @p: the parameters
+ * @now: the caller's clock, ns
+ *
+ * True also arms the next one; the caller sends it.
+ *
+ * Return: true if the sender was starved of credit for
+ * request_timeout_ns since the last REQUEST or grant.
+ */
 bool mrc_credit_tx_request_due(struct mrc_credit_tx *tx,
 			       const struct mrc_credit_params *p, u64 now)
 {
@@ -668,6 +872,12 @@ bool mrc_credit_tx_request_due(struct mrc_credit_tx *tx,
 	return true;
 }
 
+/**
+ * mrc_credit_tx_requested() - record a REQUEST sent (first or repeat)
+ * @tx: the sender's state
+ * @p: the parameters
+ * @now: when it was sent, the caller's clock, ns
+ */
 void mrc_credit_tx_requested(struct mrc_credit_tx *tx,
 			     const struct mrc_credit_params *p, u64 now)
 {
@@ -680,6 +890,12 @@ static const char *const mrc_credit_policy_names[] = {
 	[MRC_CREDIT_SRPT]	= "srpt",
 };
 
+/**
+ * mrc_credit_policy_name() - the name of a grant policy
+ * @policy: an enum mrc_credit_policy value
+ *
+ * Return: "fair", "srpt"; NULL if out of range.
+ */
 const char *mrc_credit_policy_name(unsigned int policy)
 {
 	return policy < ARRAY_SIZE(mrc_credit_policy_names) ?

@@ -87,7 +87,6 @@ struct mrc_credit_params {
 #define MRC_CREDIT_TIMEOUT_MAX_NS	4000000000U
 
 void mrc_credit_params_default(struct mrc_credit_params *p);
-/* 0 if @p is usable; else -EINVAL with *why set to a static reason. */
 int mrc_credit_params_check(const struct mrc_credit_params *p,
 			    const char **why);
 
@@ -175,37 +174,10 @@ struct mrc_credit_grant {
 /* Return codes of mrc_credit_rx_request() beyond 0 (new message). */
 #define MRC_CREDIT_REQ_RESEND	1	/* duplicate: re-send @out as GRANT */
 
-/* Bytes for a table of @n senders; 0 if @n is 0 or too large. */
 size_t mrc_credit_rx_size(u32 n);
-/* Initialises @rx (mrc_credit_rx_size(@n) bytes); -EINVAL if @n bad. */
 int mrc_credit_rx_init(struct mrc_credit_rx *rx, u32 n,
 		       const struct mrc_credit_params *p);
 
-/*
- * A REQUEST from sender @key for message @msg_id of @msg_len bytes, of
- * which the sender sends the first @unsched without a grant (the
- * REQUEST's offset: the window, or 0 for a chained message, see
- * mrc_credit_tx_start(); more than the window is not believed).
- * Returns 0 (new message scheduled; a grant comes from the pacer),
- * MRC_CREDIT_REQ_RESEND (known message: @out holds the current grant to
- * re-send, e.g. after a lost GRANT), or a negative code the caller
- * counts and drops the REQUEST for:
- *  -EMSGSIZE	msg_len above max_msg
- *  -EINVAL	msg_len within the unscheduled window (nothing to grant),
- *		or a repeat of msg_id with another length (forged)
- *  -ESTALE	a message earlier than the sender's entry's (ids compared
- *		as epoch << 32 | seq serial numbers, msg.c's layout): a
- *		replayed, reordered or forged request, while the entry is
- *		busy (grants to give or in flight) or was active within
- *		stale_ns; an entry quiet for longer takes any message (so
- *		an entry a forged later id took does not lock its sender
- *		out for good)
- *  -EBUSY	a later message while this sender's previous one still
- *		waits for grants (the sender serialises its scheduled
- *		messages: it gave the previous one up)
- *  -ENOSPC	new sender and no free or idle entry
- * @out may be NULL when the caller does not re-send.
- */
 int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
 				  const struct mrc_credit_params *p, u32 key,
 				  u64 msg_id, u32 msg_len, u32 unsched,
@@ -221,49 +193,22 @@ static inline int mrc_credit_rx_request(struct mrc_credit_rx *rx,
 					     p->unsched, now, out);
 }
 
-/*
- * The bytes of message @msg_id (@msg_len bytes) from @key that come
- * without a grant: the window its request announced if it is the
- * message @key's entry schedules, else the window (capped at @msg_len).
- */
 u32 mrc_credit_rx_unsched(struct mrc_credit_rx *rx,
 			  const struct mrc_credit_params *p, u32 key,
 			  u64 msg_id, u32 msg_len);
 
-/*
- * @len new (not duplicate) bytes at @offset of message @msg_id
- * (@msg_len bytes) arrived from @key.  Unscheduled bytes are charged to
- * the budget; scheduled ones settle outstanding credit.  Returns 0, or
- * -EPERM if the bytes lie beyond what was granted to the message being
- * scheduled (the caller counts and may drop them).
- */
 int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 		       const struct mrc_credit_params *p, u32 key,
 		       u64 msg_id, u32 msg_len, u32 offset, u32 len, u64 now);
 
-/*
- * The pacing step, from the caller's hrtimer: adds @elapsed ns worth of
- * drain rate to the budget (capped at burst, plus what drained in
- * @elapsed while senders wait), reclaims expired credit and
- * grants the budget (and the room under max_outstanding) to waiting
- * senders by policy.  Writes up to @nout grants to @out (@nout must be
- * at least nentries, or -EINVAL) and returns how many.
- */
 int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		       const struct mrc_credit_params *p, u64 now,
 		       u64 elapsed, struct mrc_credit_grant *out, u32 nout);
 
-/* Forgets sender @key (peer gone); its outstanding credit is released. */
 void mrc_credit_rx_forget(struct mrc_credit_rx *rx, u32 key);
 
-/*
- * Marks the message @key is scheduling as low priority (background
- * traffic): each pace serves the other waiting entries first (by the
- * policy), low ones only with what is left.  Reset by the next request.
- */
 void mrc_credit_rx_set_low(struct mrc_credit_rx *rx, u32 key, bool low);
 
-/* Senders waiting for grants (the caller may stop its timer at 0). */
 u32 mrc_credit_rx_waiting(const struct mrc_credit_rx *rx);
 
 /* ---------------------------------------------------------------- */
@@ -301,65 +246,21 @@ struct mrc_credit_tx {
 	u64 wait_ns;		/* time spent starved of credit */
 };
 
-/*
- * Starts message @msg_id of @msg_len bytes.  Returns true if it needs a
- * REQUEST (longer than the unscheduled window): the caller sends it with
- * the first packet and counts it via mrc_credit_tx_requested().
- *
- * Chaining.  A message that needs a REQUEST and starts while the sender
- * is still in the receiver's credit loop (its previous message asked
- * for credit and took a grant within request_timeout) sends nothing
- * unscheduled: tx->granted starts at 0 and the REQUEST says so.  The
- * window exists to fill the first round trip, before the receiver knows
- * the sender; back to back, the receiver's grants already keep its last
- * hop busy, and a window sent on top of them overfills its queue.
- */
 bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
 			 const struct mrc_credit_params *p, u64 msg_id,
 			 u32 msg_len, u64 now);
 
-/*
- * Bytes of new data (from tx->sent on) the sender may send now, at most
- * @want; never lets sent exceed granted (which includes the unscheduled
- * window).  Retransmissions of bytes below tx->sent need no credit.
- */
 u32 mrc_credit_tx_may_send(struct mrc_credit_tx *tx, u32 want, u64 now);
 
-/* @len new bytes were sent; -EPERM (nothing recorded) if over credit. */
 int mrc_credit_tx_sent(struct mrc_credit_tx *tx, u32 len);
 
-/*
- * A GRANT for @msg_id (@msg_len bytes) up to @granted with sequence
- * @seq.  A receiver's grants of one message only grow: a newer sequence
- * grants more.  Returns 1 if it moved the offset, 0 for a duplicate of
- * the grant taken last (idempotent), or negative and leaves @tx's
- * credit unchanged:
- *  -ESTALE	harmless, counted in grants_stale: what the receiver may
- *		really have sent, overtaken or late (an older sequence
- *		granting less; a grant of the message after it ended or
- *		was reset, or of the scheduled message before it)
- *  -ENOENT	not the current message (id and length), nor a grant
- *		that fits the scheduled message before it (grants_bad)
- *  -ERANGE	offset beyond the message (grants_bad)
- *  -EINVAL	contradicts a grant taken (grants_bad): same sequence,
- *		other offset; a newer sequence that grants no more; an
- *		older one that grants as much or more.  (A current
- *		message that asked no credit has its whole length
- *		"granted": any GRANT of it is -EINVAL or -ERANGE.)
- */
 int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
 			const struct mrc_credit_params *p, u64 msg_id,
 			u32 msg_len, u32 granted, u32 seq, u64 now);
 
-/*
- * Whether a REQUEST is due at @now: starved of credit for
- * request_timeout_ns since the last REQUEST or grant.  True also arms the
- * next one; the caller sends it.
- */
 bool mrc_credit_tx_request_due(struct mrc_credit_tx *tx,
 			       const struct mrc_credit_params *p, u64 now);
 
-/* Records a REQUEST sent at @now (first or repeat). */
 void mrc_credit_tx_requested(struct mrc_credit_tx *tx,
 			     const struct mrc_credit_params *p, u64 now);
 
@@ -388,7 +289,6 @@ static inline bool mrc_credit_tx_limited(const struct mrc_credit_tx *tx,
 	return tx->granted - tx->sent < min(seg, left);
 }
 
-/* "fair", "srpt"; NULL if out of range. */
 const char *mrc_credit_policy_name(unsigned int policy);
 
 #endif /* _MRC_CREDIT_H */

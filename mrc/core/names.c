@@ -46,6 +46,13 @@ static const char * const mrc_path_state_uapi_names[] = {
 	[MRC_PATH_STATE_UNRESOLVED]	= "unresolved",
 };
 
+/**
+ * mrc_rail_state_name() - the name of a rail state
+ * @state: an enum mrc_rail_state
+ *
+ * Return: "down", "active", "no-gid", "mtu-low", "error"; "unknown" when
+ * out of range.
+ */
 const char *mrc_rail_state_name(unsigned int state)
 {
 	if (state < ARRAY_SIZE(mrc_rail_state_names) &&
@@ -54,6 +61,12 @@ const char *mrc_rail_state_name(unsigned int state)
 	return "unknown";
 }
 
+/**
+ * mrc_link_layer_name() - the name of a link layer
+ * @ll: an enum mrc_link_layer
+ *
+ * Return: "ethernet", "infiniband"; "unknown" when out of range.
+ */
 const char *mrc_link_layer_name(unsigned int ll)
 {
 	if (ll < ARRAY_SIZE(mrc_link_layer_names) && mrc_link_layer_names[ll])
@@ -61,6 +74,12 @@ const char *mrc_link_layer_name(unsigned int ll)
 	return "unknown";
 }
 
+/**
+ * mrc_rail_stat_name() - the file and JSON name of a rail counter
+ * @stat: an enum mrc_rail_stat
+ *
+ * Return: the name, e.g. "tx_packets"; NULL if none.
+ */
 const char *mrc_rail_stat_name(unsigned int stat)
 {
 	if (stat < ARRAY_SIZE(mrc_rail_stat_names))
@@ -68,6 +87,13 @@ const char *mrc_rail_stat_name(unsigned int stat)
 	return NULL;
 }
 
+/**
+ * mrc_path_state_uapi_name() - the name of a path state
+ * @state: an enum mrc_path_state_uapi
+ *
+ * Return: "probing", "active", "assumed-bad", "dead", "denied",
+ * "unresolved"; "unknown" when out of range.
+ */
 const char *mrc_path_state_uapi_name(unsigned int state)
 {
 	if (state < ARRAY_SIZE(mrc_path_state_uapi_names) &&
@@ -98,6 +124,12 @@ static const char * const mrc_credit_stat_names[] = {
 	[MRC_CREDIT_STAT_REQUESTS_STALE]	= "requests_stale",
 };
 
+/**
+ * mrc_credit_stat_name() - the name of a credit counter
+ * @stat: an enum mrc_credit_stat
+ *
+ * Return: the name, e.g. "grants_rx"; NULL if none.
+ */
 const char *mrc_credit_stat_name(unsigned int stat)
 {
 	if (stat < ARRAY_SIZE(mrc_credit_stat_names) &&

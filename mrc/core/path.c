@@ -49,6 +49,10 @@ static inline u64 mrc_path_add_sat(u64 a, u64 b)
 	return a > U64_MAX - b ? U64_MAX : a + b;
 }
 
+/**
+ * mrc_path_params_default() - fill in the default path parameters
+ * @pp: the parameters to set (MRC_PATH_DEF_* and the RTT defaults)
+ */
 void mrc_path_params_default(struct mrc_path_params *pp)
 {
 	mrc_rtt_params_default(&pp->rtt);
@@ -57,6 +61,13 @@ void mrc_path_params_default(struct mrc_path_params *pp)
 	pp->keepalive_ns = MRC_PATH_DEF_KEEPALIVE_NS;
 }
 
+/**
+ * mrc_path_params_check() - check path parameters
+ * @pp: the parameters
+ * @why: set to a static reason when @pp is refused
+ *
+ * Return: 0 if @pp is usable; else -EINVAL with *@why set.
+ */
 int mrc_path_params_check(const struct mrc_path_params *pp, const char **why)
 {
 	int err = mrc_rtt_params_check(&pp->rtt, why);
@@ -79,6 +90,17 @@ int mrc_path_params_check(const struct mrc_path_params *pp, const char **why)
 	return 0;
 }
 
+/**
+ * mrc_path_init() - set up a new path
+ * @p: the path
+ * @local_rail: our rail's id
+ * @remote_rail: the peer's rail's id
+ * @entropy: the path's entropy value (UD QP index)
+ * @now: the caller's clock, ns
+ *
+ * The path is PROBING since @now, with a probe due at once and its
+ * counters zero.
+ */
 void mrc_path_init(struct mrc_path *p, u32 local_rail, u32 remote_rail,
 		   u16 entropy, u64 now)
 {
@@ -170,6 +192,18 @@ static int mrc_path_trouble(struct mrc_path *p, const struct mrc_path_params *pp
 	return mrc_path_set_state(p, MRC_PATH_ASSUMED_BAD, ev, now);
 }
 
+/**
+ * mrc_path_event() - apply an event to a path
+ * @p: the path
+ * @pp: the parameters
+ * @ev: the event
+ * @now: the caller's clock, ns
+ * @sent: the send time of the packet concerned (REPLY, ACK: the echoed
+ *	tstamp; LOSS, RTO: the lost packet's; pass @now if unknown, which
+ *	always counts as fresh; other events ignore it)
+ *
+ * Return: 1 if the state changed, 0 if not, -EINVAL for an unknown event.
+ */
 int mrc_path_event(struct mrc_path *p, const struct mrc_path_params *pp,
 		   enum mrc_path_event ev, u64 now, u64 sent)
 {
@@ -208,6 +242,13 @@ int mrc_path_event(struct mrc_path *p, const struct mrc_path_params *pp,
 	}
 }
 
+/**
+ * mrc_path_probe_interval() - the probe retry interval
+ * @pp: the parameters
+ * @nprobes: probes sent so far
+ *
+ * Return: the interval after @nprobes probes, ns: min(probe << n, max).
+ */
 u64 mrc_path_probe_interval(const struct mrc_path_params *pp, u32 nprobes)
 {
 	/* probe_ns < 2^32, shift <= 31: fits in a u64. */
@@ -216,6 +257,14 @@ u64 mrc_path_probe_interval(const struct mrc_path_params *pp, u32 nprobes)
 	return min_t(u64, iv, pp->probe_max_ns);
 }
 
+/**
+ * mrc_path_deadline() - when the path's timer must next run
+ * @p: the path
+ * @pp: the parameters
+ *
+ * Return: the next probe (PROBING, ASSUMED_BAD), the keepalive or its
+ * timeout (ACTIVE), or MRC_PATH_NEVER.
+ */
 u64 mrc_path_deadline(const struct mrc_path *p,
 		      const struct mrc_path_params *pp)
 {
@@ -240,6 +289,19 @@ u64 mrc_path_deadline(const struct mrc_path *p,
 	}
 }
 
+/**
+ * mrc_path_timer() - run the path's timer
+ * @p: the path
+ * @pp: the parameters
+ * @now: the caller's clock, ns (early calls are harmless)
+ *
+ * An ACTIVE path whose keepalive went unanswered for an RTO becomes
+ * ASSUMED_BAD.
+ *
+ * Return: true if the caller must send a PROBE (tstamp = @now) on this
+ * path now; the probe is already counted and the next one scheduled,
+ * whether or not the send succeeds, so a failing send cannot spin.
+ */
 bool mrc_path_timer(struct mrc_path *p, const struct mrc_path_params *pp,
 		    u64 now)
 {
@@ -277,6 +339,16 @@ bool mrc_path_timer(struct mrc_path *p, const struct mrc_path_params *pp,
 	return true;
 }
 
+/**
+ * mrc_path_inflight_add() - account packets sent on a path
+ * @p: the path
+ * @pkts: packets sent
+ * @bytes: their bytes in all
+ *
+ * Return: 0, or -EOVERFLOW (a counter would wrap) / -EINVAL (bytes without
+ * packets) leaving everything untouched and counting
+ * stats.inflight_errors.
+ */
 int mrc_path_inflight_add(struct mrc_path *p, u32 pkts, u64 bytes)
 {
 	if (!pkts && bytes) {
@@ -295,6 +367,19 @@ int mrc_path_inflight_add(struct mrc_path *p, u32 pkts, u64 bytes)
 	return 0;
 }
 
+/**
+ * mrc_path_inflight_sub() - account packets no longer in flight on a path
+ * @p: the path
+ * @pkts: packets sent on @p that left flight
+ * @bytes: their bytes in all
+ * @how: why (acked, lost, released)
+ *
+ * Never goes negative.  Kernel callers WARN_ON_ONCE() an error.
+ *
+ * Return: 0; -ERANGE if that is more than is in flight (or would leave
+ * bytes without packets), -EINVAL for a bad @how or bytes without
+ * packets; then nothing changes and stats.inflight_errors counts it.
+ */
 int mrc_path_inflight_sub(struct mrc_path *p, u32 pkts, u64 bytes,
 			  enum mrc_path_done how)
 {
@@ -333,6 +418,13 @@ int mrc_path_inflight_sub(struct mrc_path *p, u32 pkts, u64 bytes,
 	return 0;
 }
 
+/**
+ * mrc_path_state_name() - the name of a path state
+ * @state: an enum mrc_path_state
+ *
+ * Return: "probing", "active", "assumed-bad", "dead", "denied"; else
+ * "unknown".
+ */
 const char *mrc_path_state_name(unsigned int state)
 {
 	static const char * const names[MRC_PATH_STATE_NR] = {
@@ -346,6 +438,12 @@ const char *mrc_path_state_name(unsigned int state)
 	return state < MRC_PATH_STATE_NR ? names[state] : "unknown";
 }
 
+/**
+ * mrc_path_event_name() - the name of a path event
+ * @ev: an enum mrc_path_event
+ *
+ * Return: "reply", "ack", "loss", "rto", "rail-down", ...; else "unknown".
+ */
 const char *mrc_path_event_name(unsigned int ev)
 {
 	static const char * const names[MRC_PATH_EV_NR] = {

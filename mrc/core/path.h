@@ -102,15 +102,17 @@ struct mrc_path_params {
 /*
  * Defaults (see rtt.h for the RTT ones):
  *  - probe 10 ms: the first probe goes out at once when a path leaves the
- *    spray set; a retry waits 10 ms, twice the slowest typical TCG RTT,
- *    so there is rarely more than one probe in flight.
+ *    spray set; a retry waits 10 ms, twice the slowest typical RTT of a
+ *    software fabric (rtt.h), so there is rarely more than one probe in
+ *    flight.
  *  - probe_max 200 ms: retries double 10, 20, 40, 80, 160, 200, 200...
  *    A path whose plane comes back is in service again within 200 ms plus
- *    one RTT, well inside issue 5's "within a second"; a path that stays
+ *    one RTT, well inside the second a recovered path may take to carry
+ *    traffic again (Documentation/mrc/sched.rst); a path that stays
  *    broken costs at most 5 probes/s.  A retry never comes sooner than
  *    the path's RTO (mrc_path_timer()), which on real fabrics is below
- *    10 ms and changes nothing; under TCG or on an overloaded node it
- *    keeps probes to about one per round trip.
+ *    10 ms and changes nothing; on a software fabric or an overloaded
+ *    node it keeps probes to about one per round trip.
  *  - keepalive 250 ms: a path that carries traffic is never probed (its
  *    ACKs prove it); an idle ACTIVE path gets a probe after 250 ms without
  *    news, which refreshes its RTT (for latency-aware scheduling) and
@@ -171,40 +173,20 @@ struct mrc_path {
 };
 
 void mrc_path_params_default(struct mrc_path_params *pp);
-/* 0 if @pp is usable; else -EINVAL with *why set to a static reason. */
 int mrc_path_params_check(const struct mrc_path_params *pp, const char **why);
 
-/* A new path: PROBING since @now, a probe due at once, counters zero. */
 void mrc_path_init(struct mrc_path *p, u32 local_rail, u32 remote_rail,
 		   u16 entropy, u64 now);
 
-/*
- * Applies @ev at @now; @sent is the send time of the packet concerned
- * (REPLY, ACK: the echoed tstamp; LOSS, RTO: the lost packet's; pass @now
- * if unknown, which always counts as fresh; other events ignore it).
- * Returns 1 if the state changed, 0 if not, -EINVAL for an unknown event.
- */
 int mrc_path_event(struct mrc_path *p, const struct mrc_path_params *pp,
 		   enum mrc_path_event ev, u64 now, u64 sent);
 
-/*
- * When the path's timer must next run: the next probe (PROBING,
- * ASSUMED_BAD), the keepalive or its timeout (ACTIVE), or MRC_PATH_NEVER.
- */
 u64 mrc_path_deadline(const struct mrc_path *p,
 		      const struct mrc_path_params *pp);
 
-/*
- * Runs the path's timer at @now (early calls are harmless).  An ACTIVE
- * path whose keepalive went unanswered for an RTO becomes ASSUMED_BAD.
- * Returns true if the caller must send a PROBE (tstamp = @now) on this
- * path now; the probe is already counted and the next one scheduled,
- * whether or not the send succeeds, so a failing send cannot spin.
- */
 bool mrc_path_timer(struct mrc_path *p, const struct mrc_path_params *pp,
 		    u64 now);
 
-/* The probe retry interval after @nprobes probes: min(probe << n, max). */
 u64 mrc_path_probe_interval(const struct mrc_path_params *pp, u32 nprobes);
 
 /* The RTO to arm for a packet sent on this path now, in ns. */
@@ -225,26 +207,12 @@ static inline u32 mrc_path_next_seq(struct mrc_path *p)
 	return p->tx_seq++;
 }
 
-/*
- * @pkts packets of @bytes bytes in all were sent on @p.  Returns 0, or
- * -EOVERFLOW (a counter would wrap) / -EINVAL (bytes without packets)
- * leaving everything untouched and counting stats.inflight_errors.
- */
 int mrc_path_inflight_add(struct mrc_path *p, u32 pkts, u64 bytes);
 
-/*
- * @pkts packets of @bytes bytes sent on @p are no longer in flight, for
- * reason @how.  Never goes negative: returns -ERANGE if that is more than
- * is in flight (or would leave bytes without packets), -EINVAL for a bad
- * @how or bytes without packets; nothing changes and
- * stats.inflight_errors counts it.  Kernel callers WARN_ON_ONCE() it.
- */
 int mrc_path_inflight_sub(struct mrc_path *p, u32 pkts, u64 bytes,
 			  enum mrc_path_done how);
 
-/* "probing", "active", "assumed-bad", "dead", "denied"; else "unknown". */
 const char *mrc_path_state_name(unsigned int state);
-/* "reply", "ack", "loss", "rto", "rail-down", ...; else "unknown". */
 const char *mrc_path_event_name(unsigned int ev);
 
 #endif /* _MRC_PATH_H */

@@ -71,42 +71,11 @@ struct mrc_reasm_range {
 	u32	count;
 };
 
-/*
- * Bytes of storage mrc_reasm_init() needs for a message of @msg_len bytes
- * cut in @seg-byte packets: 8 * ceil(mrc_wire_npkts(msg_len, seg) / 64).
- * Returns 0 if @seg is 0 (no valid message has that geometry).  Bounded
- * by msg_len / (8 * seg) + 8, so a cap on msg_len and the wire's minimum
- * seg bound it.
- */
 size_t mrc_reasm_storage_bytes(u32 msg_len, u16 seg);
 
-/*
- * Starts reassembly of message @msg_id whose first packet seen says
- * @msg_len and @seg.  @storage must hold mrc_reasm_storage_bytes(msg_len,
- * seg) bytes, 8-byte aligned; it is cleared here and belongs to @r until
- * the caller frees both.  @msg_len 0 is a message of one empty packet
- * (as mrc_wire_npkts() counts it).  Returns 0, or -EINVAL if @seg is 0
- * (then @r is unusable).
- */
 int mrc_reasm_init(struct mrc_reasm *r, u64 msg_id, u32 msg_len, u16 seg,
 		   void *storage);
 
-/*
- * Records one DATA packet whose header says @msg_len, @seg, @offset, @len.
- * Checked in this order: geometry (@msg_len and @seg equal the values
- * given to init, else MISMATCH: a peer cannot change a message's geometry
- * mid-way); then @offset a multiple of seg and below msg_len (offset 0
- * for an empty message) and @len == seg, or == msg_len - offset for the
- * last packet (else INVALID); then DUPLICATE if packet offset / seg has
- * arrived before.  Otherwise the packet is recorded and the result is NEW,
- * or COMPLETE if it was the last missing one: exactly one call per
- * message ever returns COMPLETE.  Only NEW and COMPLETE change @r.
- *
- * The caller places the payload of a NEW/COMPLETE packet and delivers the
- * message after placing the COMPLETE one; if payload copies of one
- * message can run concurrently outside the caller's lock, the caller
- * must also wait for them before delivering.
- */
 enum mrc_reasm_verdict mrc_reasm_mark(struct mrc_reasm *r, u32 msg_len,
 				      u16 seg, u32 offset, u32 len);
 
@@ -122,24 +91,10 @@ static inline u32 mrc_reasm_cum(const struct mrc_reasm *r)
 	return r->cum;
 }
 
-/* True if packet @idx (< npkts) has arrived. */
 bool mrc_reasm_has(const struct mrc_reasm *r, u32 idx);
 
-/*
- * Fills @s with the current SACK: cum = first missing packet; nbits
- * covers packets cum + 1 up to the highest one received, at most
- * MRC_WIRE_SACK_BITS (0 when nothing beyond cum arrived or the message
- * is complete); bitmap as described at struct mrc_reasm_sack.  nbits
- * never reaches past the last packet of the message.
- */
 void mrc_reasm_sack(const struct mrc_reasm *r, struct mrc_reasm_sack *s);
 
-/*
- * Writes to @out (room for @max entries) the runs of missing packets below
- * the highest packet received, lowest first, and returns how many it
- * wrote (at most @max; 0 if there are no holes).  Packets above the
- * highest received are not holes: they may still be on their way.
- */
 u32 mrc_reasm_holes(const struct mrc_reasm *r, struct mrc_reasm_range *out,
 		    u32 max);
 

@@ -20,6 +20,10 @@
  */
 #include "rtt.h"
 
+/**
+ * mrc_rtt_params_default() - fill in the default estimator parameters
+ * @p: the parameters to set (MRC_RTT_DEF_*, see rtt.h)
+ */
 void mrc_rtt_params_default(struct mrc_rtt_params *p)
 {
 	p->rto_init_ns = MRC_RTT_DEF_RTO_INIT_NS;
@@ -29,6 +33,13 @@ void mrc_rtt_params_default(struct mrc_rtt_params *p)
 	p->max_backoff = MRC_RTT_DEF_MAX_BACKOFF;
 }
 
+/**
+ * mrc_rtt_params_check() - check estimator parameters
+ * @p: the parameters
+ * @why: set to a static reason when @p is refused
+ *
+ * Return: 0 if @p is usable; else -EINVAL with *@why set.
+ */
 int mrc_rtt_params_check(const struct mrc_rtt_params *p, const char **why)
 {
 	if (!p->rto_min_ns) {
@@ -58,11 +69,26 @@ int mrc_rtt_params_check(const struct mrc_rtt_params *p, const char **why)
 	return 0;
 }
 
+/**
+ * mrc_rtt_init() - reset an estimator to "no sample yet"
+ * @r: the estimator (all-zero afterwards)
+ */
 void mrc_rtt_init(struct mrc_rtt *r)
 {
 	memset(r, 0, sizeof(*r));
 }
 
+/**
+ * mrc_rtt_update() - take one RTT sample
+ * @r: the estimator
+ * @rtt_ns: the sample, ns
+ *
+ * Updates srtt/rttvar (alpha 1/8, beta 1/4; the first sample sets
+ * srtt = R, rttvar = R/2) and clears the backoff.
+ *
+ * Return: 0, or -ERANGE (sample above MRC_RTT_MAX_NS: a corrupt echo or a
+ * reply too stale to mean anything) leaving @r untouched.
+ */
 int mrc_rtt_update(struct mrc_rtt *r, u64 rtt_ns)
 {
 	u64 srtt = r->srtt_ns, var = r->rttvar_ns, err;
@@ -94,6 +120,15 @@ int mrc_rtt_update(struct mrc_rtt *r, u64 rtt_ns)
 	return 0;
 }
 
+/**
+ * mrc_rtt_sample() - take the sample of an answered packet
+ * @r: the estimator
+ * @now_ns: when the answer came (the caller's clock)
+ * @sent_ns: when the packet was sent (its echoed timestamp)
+ *
+ * Return: mrc_rtt_update()'s result, or -EINVAL if @sent_ns is later than
+ * @now_ns (an echo we never sent), leaving @r untouched.
+ */
 int mrc_rtt_sample(struct mrc_rtt *r, u64 now_ns, u64 sent_ns)
 {
 	if (sent_ns > now_ns)
@@ -101,6 +136,15 @@ int mrc_rtt_sample(struct mrc_rtt *r, u64 now_ns, u64 sent_ns)
 	return mrc_rtt_update(r, now_ns - sent_ns);
 }
 
+/**
+ * mrc_rtt_rto() - the retransmission timeout to arm now
+ * @r: the estimator
+ * @p: the parameters
+ *
+ * Return: the RTO in ns: clamp(srtt + max(4 * rttvar, var_floor),
+ * rto_min, rto_max) (rto_init before any sample), doubled once per
+ * timeout up to max_backoff times, never above rto_max.
+ */
 u64 mrc_rtt_rto(const struct mrc_rtt *r, const struct mrc_rtt_params *p)
 {
 	u64 rto;
@@ -120,6 +164,13 @@ u64 mrc_rtt_rto(const struct mrc_rtt *r, const struct mrc_rtt_params *p)
 	return min_t(u64, rto << shift, p->rto_max_ns);
 }
 
+/**
+ * mrc_rtt_timeout() - a timeout fired: back the RTO off
+ * @r: the estimator
+ * @p: the parameters
+ *
+ * Return: the new mrc_rtt_rto().
+ */
 u64 mrc_rtt_timeout(struct mrc_rtt *r, const struct mrc_rtt_params *p)
 {
 	if (r->backoff < MRC_RTT_BACKOFF_LIMIT)

@@ -39,19 +39,21 @@ struct mrc_rtt_params {
 };
 
 /*
- * Defaults, chosen for rxe under QEMU TCG (RTT 0.5-5 ms, noisy) and the
+ * Defaults, chosen for a software RDMA fabric (rxe in virtual machines),
+ * whose RTTs are milliseconds and noisy (the figures are in
+ * Documentation/mrc/design-decisions.rst, "Timer defaults"), and for the
  * requirement that a failed path be noticed well under 50 ms:
- *  - rto_min 4 ms: above the typical TCG RTT, so that scheduling noise on
- *    a 0.5 ms path does not fire spurious timeouts.
+ *  - rto_min 4 ms: above the typical RTT of such a fabric, so that
+ *    scheduling noise on its fastest paths does not fire spurious
+ *    timeouts.
  *  - var_floor 1 ms: with steady samples rttvar decays to ~0; the floor
  *    keeps RTO >= srtt + 1 ms so that jitter on a slower path does not.
  *  - rto_max 40 ms: a path that stops answering is declared timed out
  *    within 40 ms even if its estimate was inflated by outliers or backed
- *    off; typical first RTOs are 4-15 ms.  It is also the backoff cap: no
- *    multi-second RC-style retry.  If the real RTT exceeds it (long-haul
- *    links), raise the knob.
+ *    off.  It is also the backoff cap: no multi-second RC-style retry.  If
+ *    the real RTT exceeds it (long-haul links), raise the knob.
  *  - rto_init 10 ms: used only before a path's first sample (HELLO);
- *    twice the slowest typical TCG RTT.
+ *    twice the slowest typical RTT of such a fabric.
  *  - max_backoff 3: 4 -> 8 -> 16 -> 32 ms; rto_max caps it anyway.
  */
 #define MRC_RTT_DEF_RTO_INIT_NS		10000000U
@@ -71,34 +73,16 @@ struct mrc_rtt {
 };
 
 void mrc_rtt_params_default(struct mrc_rtt_params *p);
-/* 0 if @p is usable; else -EINVAL with *why set to a static reason. */
 int mrc_rtt_params_check(const struct mrc_rtt_params *p, const char **why);
 
 void mrc_rtt_init(struct mrc_rtt *r);
 
-/*
- * Takes one sample @rtt_ns: updates srtt/rttvar (alpha 1/8, beta 1/4; the
- * first sample sets srtt = R, rttvar = R/2) and clears the backoff.
- * Returns 0, or -ERANGE (sample above MRC_RTT_MAX_NS: a corrupt echo or a
- * reply too stale to mean anything) leaving @r untouched.
- */
 int mrc_rtt_update(struct mrc_rtt *r, u64 rtt_ns);
 
-/*
- * Sample from a packet sent at @sent_ns and answered at @now_ns.  Returns
- * mrc_rtt_update()'s result, or -EINVAL if @sent_ns is later than @now_ns
- * (an echo we never sent), leaving @r untouched.
- */
 int mrc_rtt_sample(struct mrc_rtt *r, u64 now_ns, u64 sent_ns);
 
-/*
- * The RTO to arm now, in ns: clamp(srtt + max(4 * rttvar, var_floor),
- * rto_min, rto_max) (rto_init before any sample), doubled once per
- * timeout up to max_backoff times, never above rto_max.
- */
 u64 mrc_rtt_rto(const struct mrc_rtt *r, const struct mrc_rtt_params *p);
 
-/* A timeout fired: backs the RTO off.  Returns the new mrc_rtt_rto(). */
 u64 mrc_rtt_timeout(struct mrc_rtt *r, const struct mrc_rtt_params *p);
 
 static inline bool mrc_rtt_valid(const struct mrc_rtt *r)

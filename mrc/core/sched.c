@@ -48,6 +48,10 @@ struct mrc_sched_ctx {
 	bool any_rail;		/* fallback: ignore the class's rail set */
 };
 
+/**
+ * mrc_sched_params_default() - fill in the default scheduling parameters
+ * @sp: the parameters to set (MRC_SCHED_DEF_*, see sched.h)
+ */
 void mrc_sched_params_default(struct mrc_sched_params *sp)
 {
 	unsigned int i;
@@ -64,6 +68,15 @@ void mrc_sched_params_default(struct mrc_sched_params *sp)
 		sp->class_rails[i] = MRC_SCHED_RAILS_ALL;
 }
 
+/**
+ * mrc_sched_params_check() - check scheduling parameters
+ * @sp: the parameters
+ * @why: set to a static reason when @sp is refused
+ *
+ * Return: 0 if @sp is usable; else -EINVAL with *@why set: unknown
+ * policy, interval out of range, weight above 100, a class with an empty
+ * rail set or whose rails all have weight 0.
+ */
 int mrc_sched_params_check(const struct mrc_sched_params *sp, const char **why)
 {
 	unsigned int i, c;
@@ -110,11 +123,27 @@ int mrc_sched_params_check(const struct mrc_sched_params *sp, const char **why)
 	return 0;
 }
 
+/**
+ * mrc_sched_init() - reset a peer's scheduler state
+ * @s: the state (all-zero afterwards)
+ */
 void mrc_sched_init(struct mrc_sched *s)
 {
 	memset(s, 0, sizeof(*s));
 }
 
+/**
+ * mrc_sched_candidate() - whether a path may carry the next packet
+ * @p: the path; NULL slots are never candidates
+ * @sp: the parameters
+ * @floor: fewer ACTIVE paths than min_active
+ * @now: the caller's clock, ns
+ *
+ * Weights and classes are not considered here.
+ *
+ * Return: true if @p is ACTIVE, or, with @floor, ASSUMED_BAD with an ACK
+ * after it left, no older than recent_ns.
+ */
 bool mrc_sched_candidate(const struct mrc_path *p,
 			 const struct mrc_sched_params *sp, bool floor, u64 now)
 {
@@ -129,6 +158,14 @@ bool mrc_sched_candidate(const struct mrc_path *p,
 	       now - p->last_ok_ns < sp->recent_ns;
 }
 
+/**
+ * mrc_sched_count() - count the paths in a state
+ * @paths: the paths; NULL slots are skipped
+ * @n: how many
+ * @state: the state
+ *
+ * Return: the paths among @paths[0..n) in @state.
+ */
 u32 mrc_sched_count(struct mrc_path *const *paths, u32 n,
 		    enum mrc_path_state state)
 {
@@ -140,6 +177,13 @@ u32 mrc_sched_count(struct mrc_path *const *paths, u32 n,
 	return c;
 }
 
+/**
+ * mrc_sched_weight() - the weight of a path's rail
+ * @sp: the parameters
+ * @p: the path
+ *
+ * Return: the weight of @p's local rail under @sp (0..255; 0 = never).
+ */
 u32 mrc_sched_weight(const struct mrc_sched_params *sp,
 		     const struct mrc_path *p)
 {
@@ -148,6 +192,14 @@ u32 mrc_sched_weight(const struct mrc_sched_params *sp,
 	return MRC_SCHED_WEIGHT_DEF;
 }
 
+/**
+ * mrc_sched_in_class() - whether a path's rail serves a class
+ * @sp: the parameters
+ * @cls: the class (< MRC_SCHED_CLASS_NR)
+ * @p: the path
+ *
+ * Return: true if @p's local rail is in class @cls's rail set.
+ */
 bool mrc_sched_in_class(const struct mrc_sched_params *sp, u32 cls,
 			const struct mrc_path *p)
 {
@@ -193,6 +245,17 @@ static u32 mrc_sched_bytes(const struct mrc_path *p, u32 len)
 	return b < U32_MAX ? (u32)b : U32_MAX;
 }
 
+/**
+ * mrc_sched_cost() - a policy's cost of sending on a path
+ * @policy: the policy
+ * @p: the path
+ * @len: bytes to send
+ *
+ * For tests and for showing in mrcctl.
+ *
+ * Return: the policy's cost c_i of sending @len bytes on @p now (the
+ * policies in sched.h); the round-robin cost is 0.
+ */
 u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len)
 {
 	u32 loss;
@@ -346,6 +409,25 @@ static int mrc_sched_run(struct mrc_sched *s, const struct mrc_sched_ctx *c,
 	return mrc_sched_best(s, c, c->sp->policy, flags);
 }
 
+/**
+ * mrc_sched_select() - pick the path for the next packet
+ * @s: the peer's scheduler state
+ * @sp: the parameters
+ * @paths: one peer's paths; NULL slots allowed
+ * @n: how many
+ * @cls: the packet's traffic class
+ * @len: its bytes
+ * @now: the caller's clock, ns
+ * @res: filled with the path's index, the policy tag and flags
+ *
+ * Without a class (MRC_SCHED_CLASS_DEFAULT mapped to all rails), one scan
+ * of @paths.
+ *
+ * Return: the path's index, -EAGAIN if no path may be used now, not even
+ * by falling back (the caller waits: probes are already due), or -EINVAL
+ * for an unknown policy or class or n > INT_MAX; on error @res is
+ * untouched, and so is @s except the fallback grace's start (nocand_ns).
+ */
 int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		     struct mrc_path *const *paths, u32 n, u32 cls, u32 len,
 		     u64 now, struct mrc_sched_res *res)
@@ -407,6 +489,17 @@ int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
 	return idx;
 }
 
+/**
+ * mrc_sched_pick() - mrc_sched_select() for the default class and an
+ *	unknown length
+ * @s: the peer's scheduler state
+ * @sp: the parameters
+ * @paths: one peer's paths; NULL slots allowed
+ * @n: how many
+ * @now: the caller's clock, ns
+ *
+ * Return: as mrc_sched_select().
+ */
 int mrc_sched_pick(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		   struct mrc_path *const *paths, u32 n, u64 now)
 {
@@ -430,12 +523,25 @@ static const char * const mrc_sched_class_names[MRC_SCHED_CLASS_NR] = {
 	[MRC_SCHED_CLASS_BACKGROUND]	= "background",
 };
 
+/**
+ * mrc_sched_policy_name() - the name of a scheduling policy
+ * @policy: an enum mrc_sched_policy
+ *
+ * Return: "round-robin", "min-inflight", ...; NULL if out of range.
+ */
 const char *mrc_sched_policy_name(unsigned int policy)
 {
 	return policy < MRC_SCHED_POLICY_NR ?
 	       mrc_sched_policy_names[policy] : NULL;
 }
 
+/**
+ * mrc_sched_class_name() - the name of a traffic class
+ * @cls: an enum mrc_sched_class
+ *
+ * Return: "default", "latency", "bulk", "background"; NULL if out of
+ * range.
+ */
 const char *mrc_sched_class_name(unsigned int cls)
 {
 	return cls < MRC_SCHED_CLASS_NR ? mrc_sched_class_names[cls] : NULL;
@@ -452,12 +558,24 @@ static int mrc_sched_lookup(const char * const *names, unsigned int nr,
 	return -EINVAL;
 }
 
+/**
+ * mrc_sched_policy_parse() - the value of a policy name
+ * @name: as mrc_sched_policy_name() gives it
+ *
+ * Return: the policy, or -EINVAL.
+ */
 int mrc_sched_policy_parse(const char *name)
 {
 	return mrc_sched_lookup(mrc_sched_policy_names, MRC_SCHED_POLICY_NR,
 				name);
 }
 
+/**
+ * mrc_sched_class_parse() - the value of a class name
+ * @name: as mrc_sched_class_name() gives it
+ *
+ * Return: the class, or -EINVAL.
+ */
 int mrc_sched_class_parse(const char *name)
 {
 	return mrc_sched_lookup(mrc_sched_class_names, MRC_SCHED_CLASS_NR,

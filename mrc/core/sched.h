@@ -159,8 +159,9 @@ struct mrc_sched_params {
  * keepalive probe refreshes its RTT, so a path that answers its probes is
  * never stale and never gets data just to be measured, and a recovered
  * path is believed on its next probe reply (within probe_ms + its RTT):
- * well under the 1 s issue 5 asks for.  Exploration stays for the paths
- * that probes leave silent that long (unanswered, or probe_ms raised).
+ * well under the second a recovered path may take to carry traffic
+ * again.  Exploration stays for the paths that probes leave silent that
+ * long (unanswered, or probe_ms raised).
  */
 #define MRC_SCHED_DEF_POLICY		MRC_SCHED_ROUND_ROBIN
 #define MRC_SCHED_DEF_MIN_ACTIVE	0
@@ -205,64 +206,32 @@ struct mrc_sched {
 };
 
 void mrc_sched_params_default(struct mrc_sched_params *sp);
-/*
- * 0 if @sp is usable; else -EINVAL with *why set to a static reason:
- * unknown policy, interval out of range, weight above 100, a class with
- * an empty rail set or whose rails all have weight 0.
- */
 int mrc_sched_params_check(const struct mrc_sched_params *sp, const char **why);
 
 void mrc_sched_init(struct mrc_sched *s);
 
-/*
- * Whether @p may carry the next packet at @now: ACTIVE, or with @floor
- * (fewer ACTIVE paths than min_active) ASSUMED_BAD with an ACK after it
- * left, no older than recent_ns.  NULL slots are never candidates.
- * Weights and classes are not considered here.
- */
 bool mrc_sched_candidate(const struct mrc_path *p,
 			 const struct mrc_sched_params *sp, bool floor, u64 now);
 
-/* Paths among @paths[0..n) in @state (NULL slots skipped). */
 u32 mrc_sched_count(struct mrc_path *const *paths, u32 n,
 		    enum mrc_path_state state);
 
-/* The weight of @p's local rail under @sp (0..255; 0 = never). */
 u32 mrc_sched_weight(const struct mrc_sched_params *sp,
 		     const struct mrc_path *p);
-/* Whether @p's local rail is in class @cls's rail set (@cls < NR). */
 bool mrc_sched_in_class(const struct mrc_sched_params *sp, u32 cls,
 			const struct mrc_path *p);
 
-/*
- * The policy's cost c_i of sending @len bytes on @p now (see above); the
- * round-robin cost is 0.  For tests and for showing in mrcctl.
- */
 u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len);
 
-/*
- * Picks the path for the next packet of class @cls, @len bytes, among
- * @paths[0..n) (one peer's paths; NULL slots allowed) at @now.  Returns
- * the path's index (also in @res, with the policy tag and flags), -EAGAIN
- * if no path may be used now, not even by falling back (the caller waits:
- * probes are already due), or -EINVAL for an unknown policy or class or
- * n > INT_MAX; on error @res is untouched, and so is @s except the
- * fallback grace's start (nocand_ns).  Without a class
- * (MRC_SCHED_CLASS_DEFAULT mapped to all rails), one scan of @paths.
- */
 int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		     struct mrc_path *const *paths, u32 n, u32 cls, u32 len,
 		     u64 now, struct mrc_sched_res *res);
 
-/* mrc_sched_select() for the default class and an unknown length. */
 int mrc_sched_pick(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		   struct mrc_path *const *paths, u32 n, u64 now);
 
-/* "round-robin", "min-inflight", ...; NULL if out of range. */
 const char *mrc_sched_policy_name(unsigned int policy);
-/* "default", "latency", "bulk", "background"; NULL if out of range. */
 const char *mrc_sched_class_name(unsigned int cls);
-/* The value of a policy or class name, or -EINVAL. */
 int mrc_sched_policy_parse(const char *name);
 int mrc_sched_class_parse(const char *name);
 

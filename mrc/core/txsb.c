@@ -18,6 +18,13 @@
 #define MRC_TXSB_TAG_SHIFT	3
 #define MRC_TXSB_TAG_MASK	(MRC_TXSB_TAG_MAX << MRC_TXSB_TAG_SHIFT)
 
+/**
+ * mrc_txsb_storage_bytes() - storage a scoreboard needs
+ * @npkts: the message's packets
+ *
+ * Return: the bytes of storage for a scoreboard of @npkts packets (the
+ * formula in txsb.h), or 0 if @npkts is 0 or above MRC_TXSB_MAX_PKTS.
+ */
 size_t mrc_txsb_storage_bytes(u32 npkts)
 {
 	if (!npkts || npkts > MRC_TXSB_MAX_PKTS)
@@ -26,6 +33,16 @@ size_t mrc_txsb_storage_bytes(u32 npkts)
 	       (size_t)npkts * (sizeof(u32) + 2 * sizeof(u8));
 }
 
+/**
+ * mrc_txsb_init() - start the scoreboard of a message
+ * @sb: the scoreboard
+ * @npkts: the message's packets, all UNSENT
+ * @storage: mrc_txsb_storage_bytes(@npkts) bytes, 8-byte aligned; cleared
+ *	here
+ *
+ * Return: 0, or -EINVAL if @npkts is 0 or above MRC_TXSB_MAX_PKTS (then
+ * @sb is unusable).
+ */
 int mrc_txsb_init(struct mrc_txsb *sb, u32 npkts, void *storage)
 {
 	u8 *p = storage;
@@ -57,6 +74,13 @@ static bool mrc_txsb_is_inflight(const struct mrc_txsb *sb, u32 idx)
 	       MRC_TXSB_F_SENT && !mrc_txsb_is_lost(sb, idx);
 }
 
+/**
+ * mrc_txsb_state() - the state of a packet
+ * @sb: the scoreboard
+ * @idx: the packet (< npkts)
+ *
+ * Return: the state of packet @idx.
+ */
 enum mrc_txsb_pkt_state mrc_txsb_state(const struct mrc_txsb *sb, u32 idx)
 {
 	if (!(sb->flags[idx] & MRC_TXSB_F_SENT))
@@ -83,6 +107,16 @@ static void mrc_txsb_report(const struct mrc_txsb *sb, u32 idx,
 		fn(arg, &ev);
 }
 
+/**
+ * mrc_txsb_set_tag() - tag a packet's last send
+ * @sb: the scoreboard
+ * @idx: the packet
+ * @tag: 0..MRC_TXSB_TAG_MAX; e.g. the scheduling policy that chose its
+ *	path
+ *
+ * The tag is reported in the packet's events until it is tagged again.
+ * Ignored if @idx or @tag is out of range.
+ */
 void mrc_txsb_set_tag(struct mrc_txsb *sb, u32 idx, u8 tag)
 {
 	if (idx >= sb->npkts || tag > MRC_TXSB_TAG_MAX)
@@ -91,6 +125,16 @@ void mrc_txsb_set_tag(struct mrc_txsb *sb, u32 idx, u8 tag)
 			 tag << MRC_TXSB_TAG_SHIFT;
 }
 
+/**
+ * mrc_txsb_next() - the packet to send next
+ * @sb: the scoreboard
+ *
+ * Changes no packet state (only a search hint): calling it twice without
+ * a send in between returns the same packet.
+ *
+ * Return: the lowest LOST packet if any (retransmissions first), else the
+ * lowest UNSENT one, else MRC_TXSB_NONE.
+ */
 u32 mrc_txsb_next(struct mrc_txsb *sb)
 {
 	u32 i;
@@ -104,6 +148,21 @@ u32 mrc_txsb_next(struct mrc_txsb *sb)
 	return sb->next_new < sb->npkts ? sb->next_new : MRC_TXSB_NONE;
 }
 
+/**
+ * mrc_txsb_sent() - record that a packet was just sent
+ * @sb: the scoreboard
+ * @idx: the packet: UNSENT (a first send) or LOST (a retransmission)
+ * @path: the path it was sent on
+ * @now_us: the caller's microsecond clock; it may wrap, comparisons are
+ *	wrap-safe
+ *
+ * Either way the packet becomes INFLIGHT on @path.  First sends need not
+ * be in order.
+ *
+ * Return: 0 for a first send, 1 for a retransmission (the caller sets
+ * MRC_WF_RETRANS); errors, with no change: -EINVAL if @idx >= npkts,
+ * -EALREADY if it is ACKED, -EBUSY if it is INFLIGHT.
+ */
 int mrc_txsb_sent(struct mrc_txsb *sb, u32 idx, u8 path, u32 now_us)
 {
 	int ret = 0;
@@ -168,6 +227,30 @@ static bool mrc_txsb_sack_bit(const u64 *bitmap, u32 i)
 	return mrc_bm_test(bitmap, i);
 }
 
+/**
+ * mrc_txsb_sack() - apply a SACK
+ * @sb: the scoreboard
+ * @cum: every packet below it has arrived
+ * @nbits: valid bits of @bitmap
+ * @bitmap: bit i (word i / 64, bit position i % 64): packet @cum + 1 + i
+ *	has arrived
+ * @fn: called for every packet newly acked, in increasing index order
+ *	(may be NULL)
+ * @arg: passed to @fn
+ *
+ * The SACK is in host order, as struct mrc_reasm_sack.  Bits at or beyond
+ * @nbits are ignored; clear bits say nothing (the packet may be on its
+ * way).  Every INFLIGHT or LOST packet it covers becomes ACKED.  A stale
+ * SACK (a @cum below what earlier SACKs acked) is fine: what it repeats
+ * changes nothing.
+ *
+ * Return: the number of packets newly acked (>= 0), or an error with no
+ * change at all, which the caller counts as MRC_DROP_BAD_SACK: -EINVAL if
+ * @nbits > MRC_WIRE_SACK_BITS; -ERANGE if @cum > npkts, if a packet below
+ * @cum that was not acked yet was never sent (so also if @cum goes past
+ * the highest packet sent), or if a set bit names a packet at or beyond
+ * npkts or never sent.
+ */
 int mrc_txsb_sack(struct mrc_txsb *sb, u32 cum, u32 nbits,
 		  const u64 bitmap[MRC_WIRE_SACK_BITS / 64],
 		  mrc_txsb_fn fn, void *arg)
@@ -207,6 +290,22 @@ int mrc_txsb_sack(struct mrc_txsb *sb, u32 cum, u32 nbits,
 	return (int)(sb->nacked - acked);
 }
 
+/**
+ * mrc_txsb_nack() - apply a NACK range
+ * @sb: the scoreboard
+ * @first: first packet missing at the receiver
+ * @count: packets [@first, @first + @count) are missing
+ * @fn: called for every packet that becomes LOST (may be NULL)
+ * @arg: passed to @fn
+ *
+ * Each INFLIGHT packet of the range becomes LOST (queued for
+ * retransmission); ACKED, LOST and UNSENT ones are left alone (a NACK
+ * that crossed a SACK is harmless).
+ *
+ * Return: how many became LOST, or, with no change: -EINVAL if @count is
+ * 0, -ERANGE if the range reaches past the highest packet sent (count it
+ * as MRC_DROP_BAD_SACK).
+ */
 int mrc_txsb_nack(struct mrc_txsb *sb, u32 first, u32 count,
 		  mrc_txsb_fn fn, void *arg)
 {
@@ -226,6 +325,19 @@ int mrc_txsb_nack(struct mrc_txsb *sb, u32 first, u32 count,
 	return (int)n;
 }
 
+/**
+ * mrc_txsb_lose_path() - a path died: its packets are lost
+ * @sb: the scoreboard
+ * @path: the path (or a path of the rail) that died
+ * @fn: called for every packet that becomes LOST (may be NULL)
+ * @arg: passed to @fn
+ *
+ * Every packet INFLIGHT on @path becomes LOST and will be resent by the
+ * caller on other paths.  Costs O(packets between the cumulative ack
+ * point and the highest sent).
+ *
+ * Return: how many packets became LOST.
+ */
 u32 mrc_txsb_lose_path(struct mrc_txsb *sb, u8 path, mrc_txsb_fn fn,
 		       void *arg)
 {
@@ -241,6 +353,18 @@ u32 mrc_txsb_lose_path(struct mrc_txsb *sb, u8 path, mrc_txsb_fn fn,
 	return n;
 }
 
+/**
+ * mrc_txsb_lose_older() - retransmission timeout: old packets are lost
+ * @sb: the scoreboard
+ * @before_us: every INFLIGHT packet last sent before it (wrap-safe:
+ *	sent_us - before_us < 0 as s32) becomes LOST
+ * @fn: called for every packet that becomes LOST (may be NULL)
+ * @arg: passed to @fn
+ *
+ * Same cost as mrc_txsb_lose_path().
+ *
+ * Return: how many packets became LOST.
+ */
 u32 mrc_txsb_lose_older(struct mrc_txsb *sb, u32 before_us, mrc_txsb_fn fn,
 			void *arg)
 {

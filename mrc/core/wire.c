@@ -81,6 +81,11 @@ static void put64(u8 *p, u64 x)
 
 /* ---- header ---- */
 
+/**
+ * mrc_wire_put_hdr() - write a packet's header
+ * @buf: MRC_WIRE_HDR_LEN bytes
+ * @pkt: the header fields
+ */
 void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt)
 {
 	u8 *b = buf;
@@ -246,6 +251,22 @@ static enum mrc_drop_reason check_credit(const struct mrc_pkt *p,
 	return MRC_DROP_NONE;
 }
 
+/**
+ * mrc_wire_parse() - parse and validate one datagram
+ * @buf: the datagram: header + body, GRH already stripped
+ * @buflen: its length
+ * @lim: the limits it is checked against
+ * @pkt: filled when the datagram is accepted
+ *
+ * Checks everything that needs no per-message state: version, type,
+ * lengths, node, DATA geometry (seg in range, offset a multiple of seg,
+ * offset+len within msg_len, msg_len within the cap, len == seg except for
+ * the last packet), SACK/NACK/HELLO body sizes and SACK nbits,
+ * CREDIT_REQ/GRANT bodies (msg_len 1..cap, granted <= msg_len; GRANT: seq
+ * and granted > 0).
+ *
+ * Return: MRC_DROP_NONE, or the reason to drop the datagram.
+ */
 enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
 				    const struct mrc_wire_limits *lim,
 				    struct mrc_pkt *pkt)
@@ -296,6 +317,11 @@ enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
 
 /* ---- bodies ---- */
 
+/**
+ * mrc_wire_get_sack() - the body of an accepted SACK
+ * @pkt: the packet
+ * @sack: filled with the body; bitmap bits at or beyond nbits read as 0
+ */
 void mrc_wire_get_sack(const struct mrc_pkt *pkt, struct mrc_pkt_sack *sack)
 {
 	const u8 *b = pkt->body;
@@ -319,6 +345,13 @@ void mrc_wire_get_sack(const struct mrc_pkt *pkt, struct mrc_pkt_sack *sack)
 	sack->echo_tstamp = get64(AT(b, mrc_wire_sack, echo_tstamp));
 }
 
+/**
+ * mrc_wire_put_sack() - write a SACK body
+ * @body: sizeof(struct mrc_wire_sack) bytes
+ * @sack: the body; bitmap bits at or beyond nbits go out as 0
+ *
+ * Return: the body length, sizeof(struct mrc_wire_sack).
+ */
 u16 mrc_wire_put_sack(void *body, const struct mrc_pkt_sack *sack)
 {
 	u8 *b = body;
@@ -343,11 +376,23 @@ u16 mrc_wire_put_sack(void *body, const struct mrc_pkt_sack *sack)
 	return sizeof(struct mrc_wire_sack);
 }
 
+/**
+ * mrc_wire_nack_nranges() - the ranges in an accepted NACK
+ * @pkt: the packet
+ *
+ * Return: the number of ranges, 1..MRC_WIRE_NACK_MAX.
+ */
 unsigned int mrc_wire_nack_nranges(const struct mrc_pkt *pkt)
 {
 	return pkt->len / sizeof(struct mrc_wire_nack_range);
 }
 
+/**
+ * mrc_wire_get_nack_range() - one range of an accepted NACK
+ * @pkt: the packet
+ * @i: the range, below mrc_wire_nack_nranges()
+ * @range: filled with it
+ */
 void mrc_wire_get_nack_range(const struct mrc_pkt *pkt, unsigned int i,
 			     struct mrc_pkt_nack_range *range)
 {
@@ -357,6 +402,15 @@ void mrc_wire_get_nack_range(const struct mrc_pkt *pkt, unsigned int i,
 	range->count = get32(AT(r, mrc_wire_nack_range, count));
 }
 
+/**
+ * mrc_wire_put_nack() - write a NACK body
+ * @body: room for @n ranges
+ * @ranges: the ranges
+ * @n: how many
+ *
+ * Return: the body length, or 0 (nothing written) if @n is 0 or above
+ * MRC_WIRE_NACK_MAX.
+ */
 u16 mrc_wire_put_nack(void *body, const struct mrc_pkt_nack_range *ranges,
 		      unsigned int n)
 {
@@ -374,6 +428,12 @@ u16 mrc_wire_put_nack(void *body, const struct mrc_pkt_nack_range *ranges,
 	return n * rsz;
 }
 
+/**
+ * mrc_wire_get_hello() - the body of an accepted HELLO, HELLO_REPLY, PROBE
+ *	or PROBE_REPLY
+ * @pkt: the packet
+ * @hello: filled with the body
+ */
 void mrc_wire_get_hello(const struct mrc_pkt *pkt, struct mrc_pkt_hello *hello)
 {
 	const u8 *b = pkt->body;
@@ -385,6 +445,14 @@ void mrc_wire_get_hello(const struct mrc_pkt *pkt, struct mrc_pkt_hello *hello)
 	hello->echo_tstamp = get64(AT(b, mrc_wire_hello, echo_tstamp));
 }
 
+/**
+ * mrc_wire_put_hello() - write a HELLO, HELLO_REPLY, PROBE or PROBE_REPLY
+ *	body
+ * @body: sizeof(struct mrc_wire_hello) bytes
+ * @hello: the body
+ *
+ * Return: the body length, sizeof(struct mrc_wire_hello).
+ */
 u16 mrc_wire_put_hello(void *body, const struct mrc_pkt_hello *hello)
 {
 	u8 *b = body;
@@ -397,11 +465,24 @@ u16 mrc_wire_put_hello(void *body, const struct mrc_pkt_hello *hello)
 	return sizeof(struct mrc_wire_hello);
 }
 
+/**
+ * mrc_wire_get_rail_down() - the body of an accepted RAIL_DOWN
+ * @pkt: the packet
+ *
+ * Return: the rail id of the rail that went down.
+ */
 u32 mrc_wire_get_rail_down(const struct mrc_pkt *pkt)
 {
 	return get32(AT(pkt->body, mrc_wire_rail_down, rail_id));
 }
 
+/**
+ * mrc_wire_put_rail_down() - write a RAIL_DOWN body
+ * @body: sizeof(struct mrc_wire_rail_down) bytes
+ * @rail_id: the rail that went down
+ *
+ * Return: the body length, sizeof(struct mrc_wire_rail_down).
+ */
 u16 mrc_wire_put_rail_down(void *body, u32 rail_id)
 {
 	u8 *b = body;
@@ -411,6 +492,11 @@ u16 mrc_wire_put_rail_down(void *body, u32 rail_id)
 	return sizeof(struct mrc_wire_rail_down);
 }
 
+/**
+ * mrc_wire_get_credit() - the body of an accepted CREDIT_REQ or GRANT
+ * @pkt: the packet
+ * @credit: filled with the body
+ */
 void mrc_wire_get_credit(const struct mrc_pkt *pkt,
 			 struct mrc_pkt_credit *credit)
 {
@@ -421,6 +507,13 @@ void mrc_wire_get_credit(const struct mrc_pkt *pkt,
 	credit->seq = get32(AT(b, mrc_wire_credit, seq));
 }
 
+/**
+ * mrc_wire_put_credit() - write a CREDIT_REQ or GRANT body
+ * @body: sizeof(struct mrc_wire_credit) bytes
+ * @credit: the body
+ *
+ * Return: the body length, sizeof(struct mrc_wire_credit).
+ */
 u16 mrc_wire_put_credit(void *body, const struct mrc_pkt_credit *credit)
 {
 	u8 *b = body;
@@ -469,6 +562,13 @@ static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
 	[MRC_DROP_BAD_TOKEN]	= "bad_token",	/* token branch */
 };
 
+/**
+ * mrc_wire_type_name() - the name of a packet type
+ * @type: an enum mrc_wire_type
+ *
+ * Return: "data", "sack", ... "probe_reply"; "unknown" for any other
+ * value.
+ */
 const char *mrc_wire_type_name(unsigned int type)
 {
 	if (type < ARRAY_SIZE(mrc_wire_type_names) && mrc_wire_type_names[type])
@@ -476,6 +576,13 @@ const char *mrc_wire_type_name(unsigned int type)
 	return "unknown";
 }
 
+/**
+ * mrc_drop_reason_name() - the counter name of a drop reason
+ * @reason: an enum mrc_drop_reason
+ *
+ * Return: "none", "truncated", "bad_version", ...; NULL at or above
+ * MRC_DROP_NR.
+ */
 const char *mrc_drop_reason_name(unsigned int reason)
 {
 	if (reason < ARRAY_SIZE(mrc_drop_reason_names))

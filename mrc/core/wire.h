@@ -220,20 +220,10 @@ struct mrc_wire_limits {
 	u32	local_node;	/* dst_node must match */
 };
 
-/*
- * Parses and validates one datagram (header + body, GRH already stripped).
- * Returns MRC_DROP_NONE and fills @pkt, or the reason to drop it.  Checks
- * everything that needs no per-message state: version, type, lengths,
- * node, DATA geometry (seg in range, offset a multiple of seg, offset+len
- * within msg_len, msg_len within the cap, len == seg except for the last
- * packet), SACK/NACK/HELLO body sizes and SACK nbits, CREDIT_REQ/GRANT
- * bodies (msg_len 1..cap, granted <= msg_len; GRANT: seq and granted > 0).
- */
 enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
 				    const struct mrc_wire_limits *lim,
 				    struct mrc_pkt *pkt);
 
-/* Writes @pkt's header fields to @buf (MRC_WIRE_HDR_LEN bytes). */
 void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt);
 
 /* Packets of a message of @msg_len bytes cut in @seg-byte segments. */
@@ -278,24 +268,17 @@ struct mrc_pkt_hello {
 };
 
 void mrc_wire_get_sack(const struct mrc_pkt *pkt, struct mrc_pkt_sack *sack);
-/* Writes sizeof(struct mrc_wire_sack) bytes; bits >= nbits go out as 0. */
 u16 mrc_wire_put_sack(void *body, const struct mrc_pkt_sack *sack);
 
-/* Ranges in an accepted NACK (1..MRC_WIRE_NACK_MAX) and the i-th of them. */
 unsigned int mrc_wire_nack_nranges(const struct mrc_pkt *pkt);
 void mrc_wire_get_nack_range(const struct mrc_pkt *pkt, unsigned int i,
 			     struct mrc_pkt_nack_range *range);
-/*
- * Writes @n ranges; returns the body length, or 0 (nothing written) if @n
- * is 0 or above MRC_WIRE_NACK_MAX.
- */
 u16 mrc_wire_put_nack(void *body, const struct mrc_pkt_nack_range *ranges,
 		      unsigned int n);
 
 void mrc_wire_get_hello(const struct mrc_pkt *pkt, struct mrc_pkt_hello *hello);
 u16 mrc_wire_put_hello(void *body, const struct mrc_pkt_hello *hello);
 
-/* RAIL_DOWN body, parsed: the rail id of the rail that went down. */
 u32 mrc_wire_get_rail_down(const struct mrc_pkt *pkt);
 u16 mrc_wire_put_rail_down(void *body, u32 rail_id);
 
@@ -310,12 +293,7 @@ void mrc_wire_get_credit(const struct mrc_pkt *pkt,
 			 struct mrc_pkt_credit *credit);
 u16 mrc_wire_put_credit(void *body, const struct mrc_pkt_credit *credit);
 
-/* "data", "sack", ... "probe_reply"; "unknown" for any other value. */
 const char *mrc_wire_type_name(unsigned int type);
-/*
- * Counter name of a drop reason: "none", "truncated", "bad_version", ...;
- * NULL at or above MRC_DROP_NR.
- */
 const char *mrc_drop_reason_name(unsigned int reason);
 
 #endif /* _MRC_WIRE_H */
