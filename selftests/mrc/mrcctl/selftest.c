@@ -96,6 +96,10 @@ static const struct {
 	T(cli__usage_errors),
 	T(cli__peer_usage_errors),
 	T_SKIP(cli__module_not_loaded, cli__module_not_loaded_skip),
+	/* the output layer and the command tables */
+	T(print__forms),
+	T(print__table),
+	T(misc__commands),
 #undef T
 #undef T_SKIP
 };

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,9 @@ void cli__help_and_version(void);
 void cli__usage_errors(void);
 void cli__peer_usage_errors(void);
 void cli__module_not_loaded(void);
+void print__forms(void);
+void print__table(void);
+void misc__commands(void);
 bool cli__module_not_loaded_skip(void);
 
 #endif /* _MRCCTL_SELFTEST_H */
