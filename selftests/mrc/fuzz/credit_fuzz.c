@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * credit_fuzz.c - libFuzzer target for mrc/core/credit.c (receiver-driven
+ * credit_fuzz.c - libFuzzer target for mrc/core/credit*.c (receiver-driven
  * credits: the receiver's grant pacer and the senders' credit balance).
  *
  * The input is a script run on one receiver table (struct mrc_credit_rx,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * credit_test.c - user-space unit tests of mrc/core/credit.c (receiver-driven
+ * credit_test.c - user-space unit tests of mrc/core/credit*.c (receiver-driven
  * credits): API checks, then an incast simulation of N senders -> 1
  * receiver over a bottleneck link with a shallow drop-tail queue.
  *
