@@ -611,11 +611,19 @@ static struct miscdevice mrc_dev_misc = {
 	.mode	= 0600,
 };
 
+/**
+ * mrc_dev_init() - register /dev/mrc
+ *
+ * Return: 0 or misc_register()'s error.
+ */
 int mrc_dev_init(void)
 {
 	return misc_register(&mrc_dev_misc);
 }
 
+/**
+ * mrc_dev_exit() - unregister /dev/mrc
+ */
 void mrc_dev_exit(void)
 {
 	misc_deregister(&mrc_dev_misc);

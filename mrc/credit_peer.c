@@ -36,8 +36,9 @@
  * speeds), charges the unscheduled bytes that arrived, reclaims credit
  * unused for credit_grant_timeout_ms and sends the GRANTs the policy
  * (credit_policy) hands out.  Data arriving when a pace is due (the
- * timer or its worker is late: under TCG most paces come 1-4 periods
- * after the timer was armed, some tens of ms) runs the pace itself,
+ * timer or its worker is late: on a loaded or virtual host a pace can
+ * come periods after the timer was armed, see "Timer defaults" in
+ * Documentation/mrc/design-decisions.rst) runs the pace itself,
  * from the receive path, so arrivals clock the grants.  Credit packets
  * to a peer always take its first usable path, so they arrive in order
  * (a reordered GRANT would be refused as stale).
@@ -319,6 +320,26 @@ static void mrc_credit_tx_request(struct mrc_peer *peer,
 	mrc_credit_tx_requested(tx, p, now);
 }
 
+/**
+ * mrc_credit_tx_may() - may new bytes of a message go out now
+ * @peer: the receiving peer
+ * @msg_id: the message
+ * @msg_len: its length, bytes
+ * @off: first new (never sent) byte
+ * @len: new bytes [@off, @off + @len) to send
+ * @urgent: latency class: may send its unscheduled window while another
+ *	message is scheduled, so that it does not wait behind a bulk
+ *	message's grants
+ * @now: the caller's clock, ns
+ *
+ * Sender side, from mrc_msg_push().  One message at a time is scheduled.
+ *
+ * Context: peer->lock held.
+ *
+ * Return: true charges the bytes to the message's credit (asking again
+ * for the same bytes is free, e.g. after a full send ring); false: wait
+ * for a GRANT (a CREDIT_REQ is sent or repeated as needed).
+ */
 bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 		       u32 off, u32 len, bool urgent, u64 now)
 {
@@ -372,6 +393,18 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 	return false;
 }
 
+/**
+ * mrc_credit_tx_stops() - whether credit stops a message short of its end
+ * @peer: the receiving peer
+ * @msg_id: the message mrc_credit_tx_may() just let bytes of go
+ * @seg: its packets' payload
+ *
+ * Sender side (credit.h's mrc_credit_tx_limited()).
+ *
+ * Context: peer->lock held.
+ *
+ * Return: true if the message's credit now stops it short of its end.
+ */
 bool mrc_credit_tx_stops(struct mrc_peer *peer, u64 msg_id, u32 seg)
 {
 	struct mrc_credit_peer *cp = &peer->credit;
@@ -381,6 +414,14 @@ bool mrc_credit_tx_stops(struct mrc_peer *peer, u64 msg_id, u32 seg)
 	       mrc_credit_tx_limited(&cp->tx, seg);
 }
 
+/**
+ * mrc_credit_tx_reset() - the peer's queued messages were given up
+ * @peer: the peer
+ *
+ * Sender side: the scheduled message, if any, is forgotten.
+ *
+ * Context: peer->lock held.
+ */
 void mrc_credit_tx_reset(struct mrc_peer *peer)
 {
 	struct mrc_credit_peer *cp = &peer->credit;
@@ -624,6 +665,17 @@ static enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 	}
 }
 
+/**
+ * mrc_credit_rx_data_hook() - account a new DATA payload at the receiver
+ * @peer: the sending peer
+ * @pkt: the DATA packet, whose payload was new (not a duplicate) at this
+ *	node
+ *
+ * Charges or settles the bytes, and runs a pace that is due (arrivals
+ * clock the grants).  From mrc_msg_rx_data().
+ *
+ * Context: no locks held.
+ */
 void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 {
 	struct mrc_credit_peer *cp = &peer->credit;
@@ -667,6 +719,16 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 		mrc_credit_pace(READ_ONCE(mrc_credit_speed_bps));
 }
 
+/**
+ * mrc_credit_rx_pkt() - take a CREDIT_REQ or GRANT that parsed
+ * @uqp: the QP it arrived on
+ * @src_qp: its source QPN
+ * @pkt: the packet
+ *
+ * From proto.c.
+ *
+ * Return: MRC_DROP_NONE, or the reason it was dropped.
+ */
 enum mrc_drop_reason mrc_credit_rx_pkt(struct mrc_ud_qp *uqp, u32 src_qp,
 				       const struct mrc_pkt *pkt)
 {
@@ -685,6 +747,13 @@ enum mrc_drop_reason mrc_credit_rx_pkt(struct mrc_ud_qp *uqp, u32 src_qp,
 	return why;
 }
 
+/**
+ * mrc_credit_peer_stop() - forget a peer that goes away
+ * @peer: the peer; its receiver entry and outstanding credit are released
+ *
+ * A peer's credit state is zeroed with the peer; this ends it (from
+ * msg.c).
+ */
 void mrc_credit_peer_stop(struct mrc_peer *peer)
 {
 	spin_lock_bh(&mrc_credit_lock);
@@ -732,6 +801,13 @@ static void mrc_credit_peer_stats(struct mrc_peer *peer,
 	spin_unlock_bh(&mrc_credit_lock);
 }
 
+/**
+ * mrc_credit_peer_fill() - put the MRC_PEER_A_CREDIT nest of a peer
+ * @skb: the netlink message
+ * @peer: the peer
+ *
+ * Return: 0, or -EMSGSIZE if @skb is full.
+ */
 int mrc_credit_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
 {
 	u64 v[__MRC_CREDIT_STAT_MAX] = {};
@@ -855,6 +931,11 @@ static const struct file_operations mrc_credit_fops = {
 
 /* ---- init ---- */
 
+/**
+ * mrc_credit_init() - module init: the receiver's table, pacer, debugfs
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int mrc_credit_init(void)
 {
 	struct mrc_credit_params p;
@@ -888,6 +969,9 @@ int mrc_credit_init(void)
 	return 0;
 }
 
+/**
+ * mrc_credit_exit() - module exit: stops the pacer and frees its state
+ */
 void mrc_credit_exit(void)
 {
 	spin_lock_bh(&mrc_credit_lock);

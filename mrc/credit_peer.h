@@ -39,43 +39,20 @@ struct mrc_credit_peer {
 int mrc_credit_init(void);
 void mrc_credit_exit(void);
 
-/* Peer lifetime (from msg.c): zeroed with the peer; stop forgets it. */
 void mrc_credit_peer_stop(struct mrc_peer *peer);
 
-/*
- * Sender, under peer->lock, from mrc_msg_push(): may the new (never
- * sent) bytes [@off, @off + @len) of message @msg_id (@msg_len bytes) go
- * out now?  True charges them to the message's credit (asking again for
- * the same bytes is free, e.g. after a full send ring).  False: wait
- * for a GRANT (a CREDIT_REQ is sent or repeated as needed).  One message
- * at a time is scheduled; an @urgent one (latency class) may send its
- * unscheduled window meanwhile, so that it does not wait behind a bulk
- * message's grants.
- */
 bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 		       u32 off, u32 len, bool urgent, u64 now);
 
-/*
- * Sender, under peer->lock, after mrc_credit_tx_may() let bytes of
- * @msg_id go: whether its credit now stops the message short of its end
- * (credit.h's mrc_credit_tx_limited(); @seg: its packets' payload).
- */
 bool mrc_credit_tx_stops(struct mrc_peer *peer, u64 msg_id, u32 seg);
 
-/* Sender, under peer->lock: the peer's queued messages were given up. */
 void mrc_credit_tx_reset(struct mrc_peer *peer);
 
-/*
- * Receiver, from mrc_msg_rx_data() without locks: @pkt's payload was new
- * (not a duplicate) at this node.
- */
 void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt);
 
-/* From proto.c: a CREDIT_REQ or GRANT that parsed. */
 enum mrc_drop_reason mrc_credit_rx_pkt(struct mrc_ud_qp *uqp, u32 src_qp,
 				       const struct mrc_pkt *pkt);
 
-/* Netlink: the MRC_PEER_A_CREDIT nest of @peer. */
 int mrc_credit_peer_fill(struct sk_buff *skb, struct mrc_peer *peer);
 
 #endif /* _MRC_CREDIT_PEER_H */

@@ -40,6 +40,17 @@ struct mrc_ep {
 
 static DEFINE_XARRAY(mrc_eps);
 
+/**
+ * mrc_ep_open() - open an endpoint
+ * @port: its port, 1..65535
+ * @ops: its callbacks; ops->recv is required
+ * @ctx: passed to ops->recv
+ *
+ * Context: process.
+ *
+ * Return: the endpoint, or ERR_PTR: -EINVAL (port 0, no recv),
+ * -EADDRINUSE (port taken), -ENOMEM.
+ */
 struct mrc_ep *mrc_ep_open(u16 port, const struct mrc_ep_ops *ops, void *ctx)
 {
 	struct mrc_ep *ep;
@@ -66,6 +77,16 @@ struct mrc_ep *mrc_ep_open(u16 port, const struct mrc_ep_ops *ops, void *ctx)
 }
 EXPORT_SYMBOL_GPL(mrc_ep_open);
 
+/**
+ * mrc_ep_close() - close an endpoint
+ * @ep: the endpoint
+ *
+ * Waits until every done() of the endpoint's sends has been called and no
+ * recv() runs; after it returns neither is called.  Must not be called
+ * from the endpoint's own recv().
+ *
+ * Context: process; sleeps.
+ */
 void mrc_ep_close(struct mrc_ep *ep)
 {
 	xa_erase(&mrc_eps, ep->port);
@@ -76,12 +97,34 @@ void mrc_ep_close(struct mrc_ep *ep)
 }
 EXPORT_SYMBOL_GPL(mrc_ep_close);
 
+/**
+ * mrc_ep_port() - an endpoint's port
+ * @ep: the endpoint
+ *
+ * Return: the port it was opened on.
+ */
 u16 mrc_ep_port(const struct mrc_ep *ep)
 {
 	return ep->port;
 }
 EXPORT_SYMBOL_GPL(mrc_ep_port);
 
+/**
+ * mrc_send_class() - mrc_send() with a traffic class for this message only
+ * @ep: the sending endpoint
+ * @cls: the message's class (uapi enum mrc_class)
+ * @node: the destination node
+ * @port: the destination endpoint's port
+ * @buf: the message, copied: the caller may reuse it at once
+ * @len: its length, 1..MRC_MSG_MAX_LEN
+ * @done: called exactly once per accepted send, in process context with
+ *	no mrc lock held, with the send's status
+ * @ctx: passed to @done
+ *
+ * Context: process; may sleep.
+ *
+ * Return: as mrc_send(), plus -EINVAL for an unknown class.
+ */
 int mrc_send_class(struct mrc_ep *ep, unsigned int cls, u32 node, u16 port,
 		   const void *buf, u32 len,
 		   void (*done)(void *ctx, int status), void *ctx)
@@ -99,6 +142,27 @@ int mrc_send_class(struct mrc_ep *ep, unsigned int cls, u32 node, u16 port,
 }
 EXPORT_SYMBOL_GPL(mrc_send_class);
 
+/**
+ * mrc_send() - send a message
+ * @ep: the sending endpoint
+ * @node: the destination node
+ * @port: the destination endpoint's port
+ * @buf: the message, copied: the caller may reuse it at once
+ * @len: its length, 1..MRC_MSG_MAX_LEN
+ * @done: called exactly once per accepted send, in process context with
+ *	no mrc lock held: status 0 (the peer has the whole message),
+ *	-EHOSTUNREACH or -ETIMEDOUT (see mrc_api.h)
+ * @ctx: passed to @done
+ *
+ * Sends @len bytes of @buf to endpoint @port of node @node, in the
+ * endpoint's traffic class (mrc_ep_set_class()).
+ *
+ * Context: process; may sleep.
+ *
+ * Return: 0 (done() will be called), or, without calling done(): -EINVAL
+ * (len 0 or above MRC_MSG_MAX_LEN, no done), -EHOSTUNREACH (no such
+ * peer), -ENOBUFS (too many messages queued for the peer), -ENOMEM.
+ */
 int mrc_send(struct mrc_ep *ep, u32 node, u16 port, const void *buf, u32 len,
 	     void (*done)(void *ctx, int status), void *ctx)
 {
@@ -107,6 +171,13 @@ int mrc_send(struct mrc_ep *ep, u32 node, u16 port, const void *buf, u32 len,
 }
 EXPORT_SYMBOL_GPL(mrc_send);
 
+/**
+ * mrc_ep_set_class() - set the class of an endpoint's later mrc_send()s
+ * @ep: the endpoint
+ * @cls: the class (uapi enum mrc_class); MRC_CLASS_DEFAULT until set
+ *
+ * Return: 0, or -EINVAL for an unknown class.
+ */
 int mrc_ep_set_class(struct mrc_ep *ep, unsigned int cls)
 {
 	if (cls >= MRC_SCHED_CLASS_NR)
@@ -116,19 +187,37 @@ int mrc_ep_set_class(struct mrc_ep *ep, unsigned int cls)
 }
 EXPORT_SYMBOL_GPL(mrc_ep_set_class);
 
+/**
+ * mrc_ep_class() - the class of an endpoint's mrc_send()s
+ * @ep: the endpoint
+ *
+ * Return: the class mrc_ep_set_class() set, else MRC_CLASS_DEFAULT.
+ */
 unsigned int mrc_ep_class(const struct mrc_ep *ep)
 {
 	return READ_ONCE(ep->cls);
 }
 EXPORT_SYMBOL_GPL(mrc_ep_class);
 
-/* A send of @ep is over (its done() returned, or it was refused). */
+/**
+ * mrc_ep_sent_done() - a send of an endpoint is over
+ * @ep: the endpoint
+ *
+ * Its done() returned, or the send was refused: mrc_ep_close() may stop
+ * waiting for it.
+ */
 void mrc_ep_sent_done(struct mrc_ep *ep)
 {
 	if (atomic_dec_and_test(&ep->pending))
 		wake_up_all(&ep->wq);
 }
 
+/**
+ * mrc_ep_get() - find the endpoint open on a port, for a delivery
+ * @port: the port
+ *
+ * Return: the endpoint with a reference (mrc_ep_put()), or NULL.
+ */
 struct mrc_ep *mrc_ep_get(u16 port)
 {
 	struct mrc_ep *ep;
@@ -141,18 +230,37 @@ struct mrc_ep *mrc_ep_get(u16 port)
 	return ep;
 }
 
+/**
+ * mrc_ep_put() - drop a mrc_ep_get() reference
+ * @ep: the endpoint
+ */
 void mrc_ep_put(struct mrc_ep *ep)
 {
 	if (refcount_dec_and_test(&ep->ref))
 		complete(&ep->released);
 }
 
+/**
+ * mrc_ep_deliver() - hand a message to an endpoint's recv()
+ * @ep: the endpoint, referenced
+ * @src_node: the sending node
+ * @src_port: the sending endpoint's port
+ * @data: the message, valid only during the call
+ * @len: its length
+ *
+ * Context: process, one call at a time per sending node.
+ */
 void mrc_ep_deliver(struct mrc_ep *ep, u32 src_node, u16 src_port,
 		    const void *data, u32 len)
 {
 	ep->ops->recv(ep, ep->ctx, src_node, src_port, data, len);
 }
 
+/**
+ * mrc_ep_exit() - module exit: the endpoint table goes
+ *
+ * Consumers hold references to this module, so no endpoint can be left.
+ */
 void mrc_ep_exit(void)
 {
 	/* Consumers hold references to this module: none can be left. */

@@ -42,6 +42,19 @@ const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR] = {
 	[MRC_MOD_STAT_UD_CREATE_FAILED]	= "ud_create_failed",
 };
 
+/**
+ * mrc_config_set() - set knobs atomically
+ * @knobs: the knobs
+ * @vals: their new values
+ * @n: how many pairs
+ * @why: set to a static explanation on error
+ * @bad_idx: if not NULL, set to the index of the offending pair on error
+ *
+ * Either every (knob, value) pair is valid and all are applied, or
+ * nothing changes.
+ *
+ * Return: 0 or -errno.
+ */
 int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
 		   unsigned int n, const char **why, unsigned int *bad_idx)
 {

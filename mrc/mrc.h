@@ -44,11 +44,6 @@ static inline u32 mrc_knob(enum mrc_knob_id id)
 	return READ_ONCE(mrc_config[id]);
 }
 
-/*
- * Sets knobs atomically: either every (knob, value) pair is valid and all are
- * applied, or nothing changes.  Returns 0 or -errno with *why explaining and
- * *bad_idx (if not NULL) the index of the offending pair.
- */
 int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
 		   unsigned int n, const char **why, unsigned int *bad_idx);
 
@@ -158,15 +153,9 @@ void mrc_nl_rail_event(struct mrc_rail *rail, u8 cmd, u8 prev_state);
 struct mrc_peer;
 struct mrc_peer_link;
 void mrc_nl_peer_event(struct mrc_peer *peer, u8 cmd);
-/* Under peer->lock (any context): a path of @link changed state. */
 void mrc_nl_path_event(struct mrc_peer *peer, struct mrc_peer_link *link,
 		       unsigned int i, u8 prev);
-/*
- * Any context (GFP_ATOMIC): class @cls's traffic to @node now falls back
- * to rails outside its set (@fallback) or is back on its own rails.
- */
 void mrc_nl_class_event(u32 node, u32 cls, bool fallback);
-/* Sends the knobs whose bit (1 << enum mrc_knob_id) is set in @changed. */
 void mrc_nl_config_event(unsigned long changed);
 
 #endif /* _MRC_MRC_H */

@@ -40,20 +40,10 @@ struct mrc_ep_ops {
 		     const void *data, u32 len);
 };
 
-/*
- * Opens endpoint @port (1..65535).  Returns the endpoint or ERR_PTR:
- * -EINVAL (port 0, no recv), -EADDRINUSE (port taken), -ENOMEM.
- */
 struct mrc_ep *mrc_ep_open(u16 port, const struct mrc_ep_ops *ops, void *ctx);
 void mrc_ep_close(struct mrc_ep *ep);
 u16 mrc_ep_port(const struct mrc_ep *ep);
 
-/*
- * Sends @len bytes of @buf to endpoint @port of node @node.  Returns 0
- * (done() will be called), or, without calling done(): -EINVAL (len 0 or
- * above MRC_MSG_MAX_LEN, no done), -EHOSTUNREACH (no such peer), -ENOBUFS
- * (too many messages queued for the peer), -ENOMEM.
- */
 int mrc_send(struct mrc_ep *ep, u32 node, u16 port, const void *buf, u32 len,
 	     void (*done)(void *ctx, int status), void *ctx);
 

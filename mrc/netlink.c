@@ -528,7 +528,7 @@ static int mrc_nl_peer_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
-/* ---- scheduling: rail weights, classes, peer policy (issue 5) ---- */
+/* ---- scheduling: rail weights, classes, peer policy ---- */
 
 /* extack with a static reason from schedcfg.c / sched.c. */
 static void mrc_nl_why(struct netlink_ext_ack *extack,
@@ -918,6 +918,14 @@ static void mrc_nl_event_send(struct sk_buff *msg, void *hdr, int fill_err,
 		mrc_mod_stat_inc(MRC_MOD_STAT_NOTIFY_FAILED);
 }
 
+/**
+ * mrc_nl_rail_event() - multicast a rail event
+ * @rail: the rail
+ * @cmd: MRC_CMD_RAIL_ADDED, MRC_CMD_RAIL_REMOVED or MRC_CMD_RAIL_STATE
+ * @prev_state: the state before, for MRC_CMD_RAIL_STATE
+ *
+ * Context: process (GFP_KERNEL).
+ */
 void mrc_nl_rail_event(struct mrc_rail *rail, u8 cmd, u8 prev_state)
 {
 	struct sk_buff *msg;
@@ -932,6 +940,12 @@ void mrc_nl_rail_event(struct mrc_rail *rail, u8 cmd, u8 prev_state)
 				  GFP_KERNEL);
 }
 
+/**
+ * mrc_nl_config_event() - multicast changed knobs
+ * @changed: the knobs to send: bit (1 << enum mrc_knob_id) set
+ *
+ * Context: process (GFP_KERNEL).
+ */
 void mrc_nl_config_event(unsigned long changed)
 {
 	struct sk_buff *msg;
@@ -944,6 +958,13 @@ void mrc_nl_config_event(unsigned long changed)
 				  GFP_KERNEL);
 }
 
+/**
+ * mrc_nl_peer_event() - multicast a peer event
+ * @peer: the peer, referenced
+ * @cmd: MRC_CMD_PEER_ADDED or MRC_CMD_PEER_REMOVED
+ *
+ * Context: process (GFP_KERNEL).
+ */
 void mrc_nl_peer_event(struct mrc_peer *peer, u8 cmd)
 {
 	struct sk_buff *msg;
@@ -955,7 +976,15 @@ void mrc_nl_peer_event(struct mrc_peer *peer, u8 cmd)
 				  GFP_KERNEL);
 }
 
-/* Under peer->lock (any context): GFP_ATOMIC. */
+/**
+ * mrc_nl_path_event() - multicast that a path changed state
+ * @peer: the path's peer
+ * @link: the path's link
+ * @i: the path's index in @link
+ * @prev: its state before
+ *
+ * Context: any, peer->lock held (GFP_ATOMIC).
+ */
 void mrc_nl_path_event(struct mrc_peer *peer, struct mrc_peer_link *link,
 		       unsigned int i, u8 prev)
 {
@@ -978,6 +1007,15 @@ void mrc_nl_path_event(struct mrc_peer *peer, struct mrc_peer_link *link,
 	mrc_nl_event_send(msg, hdr, err, GFP_ATOMIC);
 }
 
+/**
+ * mrc_nl_class_event() - multicast a class fallback event
+ * @node: the peer whose traffic it is
+ * @cls: the class
+ * @fallback: true: class @cls's traffic to @node now falls back to rails
+ *	outside its set; false: it is back on its own rails
+ *
+ * Context: any (GFP_ATOMIC).
+ */
 void mrc_nl_class_event(u32 node, u32 cls, bool fallback)
 {
 	struct nlattr *nest;
@@ -1000,11 +1038,19 @@ void mrc_nl_class_event(u32 node, u32 cls, bool fallback)
 	mrc_nl_event_send(msg, hdr, err, GFP_ATOMIC);
 }
 
+/**
+ * mrc_nl_init() - register the mrc generic netlink family
+ *
+ * Return: 0 or genl_register_family()'s error.
+ */
 int mrc_nl_init(void)
 {
 	return genl_register_family(&mrc_genl_family);
 }
 
+/**
+ * mrc_nl_exit() - unregister the mrc generic netlink family
+ */
 void mrc_nl_exit(void)
 {
 	genl_unregister_family(&mrc_genl_family);

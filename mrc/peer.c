@@ -108,11 +108,21 @@ static void mrc_peer_release(struct kref *ref)
 	kvfree_rcu(peer, rcu);
 }
 
+/**
+ * mrc_peer_put() - drop a reference to a peer
+ * @peer: the peer; freed after an RCU grace period with the last one
+ */
 void mrc_peer_put(struct mrc_peer *peer)
 {
 	kref_put(&peer->ref, mrc_peer_release);
 }
 
+/**
+ * mrc_peer_get() - look a configured peer up
+ * @node: its node id
+ *
+ * Return: the peer with a reference (mrc_peer_put()), or NULL.
+ */
 struct mrc_peer *mrc_peer_get(u32 node)
 {
 	struct mrc_peer *peer, *found = NULL;
@@ -128,6 +138,12 @@ struct mrc_peer *mrc_peer_get(u32 node)
 	return found;
 }
 
+/**
+ * mrc_peer_get_nth() - walk the peers, for a netlink dump
+ * @idx: the position in the list
+ *
+ * Return: the @idx-th peer with a reference, or NULL.
+ */
 struct mrc_peer *mrc_peer_get_nth(unsigned long idx)
 {
 	struct mrc_peer *peer, *found = NULL;
@@ -707,6 +723,19 @@ reject:
 
 /* ---- configuration ---- */
 
+/**
+ * mrc_peer_add() - configure a peer (netlink)
+ * @node: its node id
+ * @addrs: one address per plane
+ * @naddrs: how many
+ * @extack: netlink extended ack, for the reason of a refusal
+ *
+ * The peer's links start resolving at once.
+ *
+ * Context: process.
+ *
+ * Return: 0 or -errno (with a message in @extack).
+ */
 int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 		 unsigned int naddrs, struct netlink_ext_ack *extack)
 {
@@ -801,11 +830,19 @@ static void mrc_peer_destroy(struct mrc_peer *peer)
 	mrc_peer_put(peer);
 }
 
-/*
+/**
+ * mrc_peer_del() - remove a configured peer (netlink)
+ * @node: its node id
+ * @extack: netlink extended ack, for the reason of a refusal
+ *
  * A peer is destroyed under mrc_peers_lock, so that a rail going away
- * (mrc_peers_rail_removed, same lock) never misses a dying peer's address
- * handles on its PD.  Safe: no cm handler or work of a peer takes
- * mrc_peers_lock.
+ * (mrc_peers_rail_removed(), same lock) never misses a dying peer's
+ * address handles on its PD.  Safe: no cm handler or work of a peer
+ * takes mrc_peers_lock.
+ *
+ * Context: process.
+ *
+ * Return: 0, or -ENOENT if there is no such peer.
  */
 int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
 {
@@ -842,7 +879,7 @@ int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
  * Our rail @rail_id is down or gone: tells @peer over every other
  * resolved link, on up to MRC_RAIL_DOWN_COPIES of its paths (ACTIVE ones
  * first), so that the peer stops spraying into the dead rail now instead
- * of finding out packet by packet (RTO, loss scan: tens of ms under TCG,
+ * of finding out packet by packet (RTO, loss scan: several round trips,
  * and every packet sent meanwhile is lost).  Advisory: nothing waits for
  * it, and a lost notice costs only that time.  Under peer->lock.
  */
@@ -869,9 +906,9 @@ static void mrc_peer_send_rail_down(struct mrc_peer *peer, u32 rail_id)
 			continue;
 		/*
 		 * ACTIVE paths first, then the others but DEAD ones: under a
-		 * bulk transfer in TCG guests every path of the link can be
-		 * out of the spray set for a moment (spurious RTOs), and
-		 * the notice went nowhere (failover.sh in CI, 2026-12-01).
+		 * bulk transfer on a slow fabric every path of the link can
+		 * be out of the spray set for a moment (spurious RTOs), and
+		 * a notice sent on ACTIVE paths only would go nowhere.
 		 */
 		for (i = 0, sent = 0; i < 2 * link->npaths &&
 		     sent < MRC_RAIL_DOWN_COPIES; i++) {
@@ -897,6 +934,17 @@ static void mrc_peer_send_rail_down(struct mrc_peer *peer, u32 rail_id)
 	}
 }
 
+/**
+ * mrc_peers_rail_changed() - a rail changed state
+ * @rail: the rail
+ * @active: whether it is active now
+ *
+ * Every path on the rail gets RAIL_UP or RAIL_DOWN; when it went down,
+ * what was in flight on it goes out again elsewhere and its peers are
+ * told (RAIL_DOWN).  From rail.c.
+ *
+ * Context: process.
+ */
 void mrc_peers_rail_changed(struct mrc_rail *rail, bool active)
 {
 	struct mrc_path_params pp;
@@ -937,6 +985,16 @@ void mrc_peers_rail_changed(struct mrc_rail *rail, bool active)
 	rcu_read_unlock();
 }
 
+/**
+ * mrc_peers_rail_removed() - a rail goes away
+ * @rail: the rail
+ *
+ * Every path on the rail gives back what it has in flight and is DEAD;
+ * its link lets go of its address handle and the rail before the rail's
+ * PD goes, and tells the peer (RAIL_DOWN).  From rail.c.
+ *
+ * Context: process.
+ */
 void mrc_peers_rail_removed(struct mrc_rail *rail)
 {
 	struct mrc_peer *peer;
@@ -1080,6 +1138,16 @@ static void mrc_peer_rx_probe(struct mrc_peer *peer,
 	mrc_peer_arm(peer);
 }
 
+/**
+ * mrc_peer_rx_ctl() - take a PROBE, PROBE_REPLY or RAIL_DOWN that parsed
+ * @uqp: the QP it arrived on
+ * @src_qp: its source QPN
+ * @pkt: the packet
+ *
+ * From proto.c.
+ *
+ * Return: MRC_DROP_NONE, or the reason it was dropped.
+ */
 enum mrc_drop_reason mrc_peer_rx_ctl(struct mrc_ud_qp *uqp, u32 src_qp,
 				     const struct mrc_pkt *pkt)
 {
@@ -1123,7 +1191,17 @@ static u8 mrc_uapi_path_state(const struct mrc_peer_link *link,
 	return link->paths[i].p.state;
 }
 
-/* One PATH nest.  Under peer->lock. */
+/**
+ * mrc_peer_fill_path() - put one PATH nest
+ * @skb: the netlink message
+ * @link: the path's link
+ * @i: the path's index in @link
+ * @prev: its previous state for an event, or < 0 for none
+ *
+ * Context: peer->lock held.
+ *
+ * Return: 0, or -EMSGSIZE if @skb is full.
+ */
 int mrc_peer_fill_path(struct sk_buff *skb, struct mrc_peer_link *link,
 		       unsigned int i, int prev)
 {
@@ -1170,7 +1248,7 @@ int mrc_peer_fill_path(struct sk_buff *skb, struct mrc_peer_link *link,
 	    nla_put_u32(skb, MRC_PATH_A_SRTT_US,
 			div_u64(p->rtt.srtt_ns, NSEC_PER_USEC)))
 		goto cancel;
-	/* sched (issue 5): load and weight of the path */
+	/* sched: load and weight of the path */
 	if (link->ah &&
 	    (nla_put_u64_64bit(skb, MRC_PATH_A_INFLIGHT_BYTES,
 			       p->inflight_bytes, MRC_PATH_A_PAD) ||
@@ -1186,6 +1264,13 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/**
+ * mrc_peer_fill() - put a PEER nest
+ * @skb: the netlink message
+ * @peer: the peer; the caller holds a reference
+ *
+ * Return: 0, or -EMSGSIZE if @skb is full.
+ */
 int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
 {
 	struct nlattr *nest, *addrs;
@@ -1199,7 +1284,7 @@ int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, MRC_PEER_A_NODE, peer->node_id))
 		goto cancel;
-	/* sched (issue 5): the peer's policy and scheduler counters */
+	/* sched: the peer's policy and scheduler counters */
 	spin_lock_bh(&peer->lock);
 	policy = peer->mp.policy;
 	fallbacks = peer->mp.sched.fallbacks;
@@ -1283,6 +1368,14 @@ DEFINE_SHOW_ATTRIBUTE(mrc_tokens);
 
 /* ---- init ---- */
 
+/**
+ * mrc_peer_init() - module init: listen for SIDR requests
+ *
+ * Description: draws this node's incarnation, listens on the rdma_cm UDP
+ * port MRC_CM_PORT and creates debugfs mrc/tokens.
+ *
+ * Return: 0 or -errno.
+ */
 int mrc_peer_init(void)
 {
 	struct sockaddr_in any = {
@@ -1316,6 +1409,9 @@ int mrc_peer_init(void)
 	return 0;
 }
 
+/**
+ * mrc_peer_exit() - module exit: every peer is destroyed
+ */
 void mrc_peer_exit(void)
 {
 	struct mrc_peer *peer;

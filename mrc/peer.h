@@ -102,17 +102,13 @@ void mrc_peer_exit(void);
 int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 		 unsigned int naddrs, struct netlink_ext_ack *extack);
 int mrc_peer_del(u32 node, struct netlink_ext_ack *extack);
-struct mrc_peer *mrc_peer_get(u32 node);	/* reference, or NULL */
+struct mrc_peer *mrc_peer_get(u32 node);
 void mrc_peer_put(struct mrc_peer *peer);
-/* Fills a PEER nest; caller holds a reference. */
 int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer);
-/* Fills one PATH nest (@prev < 0: none); under peer->lock. */
 int mrc_peer_fill_path(struct sk_buff *skb, struct mrc_peer_link *link,
 		       unsigned int i, int prev);
-/* Walks peers for a dump: the @idx-th peer (referenced), or NULL. */
 struct mrc_peer *mrc_peer_get_nth(unsigned long idx);
 
-/* From rail.c: a rail changed state or goes away (process context). */
 void mrc_peers_rail_changed(struct mrc_rail *rail, bool active);
 void mrc_peers_rail_removed(struct mrc_rail *rail);
 
@@ -132,7 +128,6 @@ static inline bool mrc_peer_token_ok(const struct mrc_peer *peer,
 }
 
 struct mrc_ud_qp;
-/* From proto.c: a PROBE, PROBE_REPLY or RAIL_DOWN that parsed. */
 enum mrc_drop_reason mrc_peer_rx_ctl(struct mrc_ud_qp *uqp, u32 src_qp,
 				     const struct mrc_pkt *pkt);
 

@@ -21,6 +21,18 @@
 /* Largest message mrc accepts (until a knob sets it). */
 #define MRC_MSG_MAX	MRC_MSG_MAX_LEN
 
+/**
+ * mrc_proto_rx() - take one good received datagram
+ * @uqp: the QP it arrived on
+ * @wc: its work completion
+ * @grh: its GRH
+ * @buf: the datagram, after the GRH
+ * @len: its length, GRH excluded
+ *
+ * Called for every good datagram received, by ud.c.
+ *
+ * Context: process, from the CQ's work.
+ */
 void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
 		  const struct ib_grh *grh, const void *buf, u32 len)
 {

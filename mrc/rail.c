@@ -67,12 +67,25 @@ static DECLARE_WORK(mrc_refresh_work, mrc_refresh_workfn);
 /* Set once teardown has begun: no more refresh scheduling. */
 static bool mrc_rails_closing;
 
+/**
+ * mrc_rails_refresh_async() - refresh every rail soon
+ *
+ * Schedules the one work item that re-reads every rail's information
+ * (nothing once teardown has begun).  Any context.
+ */
 void mrc_rails_refresh_async(void)
 {
 	if (!READ_ONCE(mrc_rails_closing))
 		schedule_work(&mrc_refresh_work);
 }
 
+/**
+ * mrc_rail_stat_read() - read a rail counter
+ * @rail: the rail
+ * @s: the counter
+ *
+ * Return: the counter summed over every CPU.
+ */
 u64 mrc_rail_stat_read(const struct mrc_rail *rail, enum mrc_rail_stat s)
 {
 	u64 sum = 0;
@@ -83,6 +96,13 @@ u64 mrc_rail_stat_read(const struct mrc_rail *rail, enum mrc_rail_stat s)
 	return sum;
 }
 
+/**
+ * mrc_rail_drops_read() - read a rail's drop counter
+ * @rail: the rail
+ * @why: the drop reason
+ *
+ * Return: the received packets dropped for @why, summed over every CPU.
+ */
 u64 mrc_rail_drops_read(const struct mrc_rail *rail,
 			enum mrc_drop_reason why)
 {
@@ -94,6 +114,11 @@ u64 mrc_rail_drops_read(const struct mrc_rail *rail,
 	return sum;
 }
 
+/**
+ * mrc_rail_get_info() - a consistent copy of a rail's information
+ * @rail: the rail
+ * @info: filled with the snapshot, taken under rail->info_lock
+ */
 void mrc_rail_get_info(struct mrc_rail *rail, struct mrc_rail_info *info)
 {
 	spin_lock_bh(&rail->info_lock);
@@ -101,6 +126,15 @@ void mrc_rail_get_info(struct mrc_rail *rail, struct mrc_rail_info *info)
 	spin_unlock_bh(&rail->info_lock);
 }
 
+/**
+ * mrc_rail_find_locked() - look a rail up
+ * @id: the rail id, used when @name is NULL
+ * @name: the rail's name ("ibdev:port"), or NULL
+ *
+ * Context: mrc_rails_lock held.
+ *
+ * Return: the rail, or NULL.
+ */
 struct mrc_rail *mrc_rail_find_locked(u32 id, const char *name)
 {
 	struct mrc_rail *rail;
@@ -310,6 +344,13 @@ static void mrc_refresh_workfn(struct work_struct *work)
 	mutex_unlock(&mrc_rails_lock);
 }
 
+/**
+ * mrc_rail_release() - kobject release of a rail: frees it
+ * @kobj: the rail's kobject
+ *
+ * Also drops the rail's scheduling configuration before its id can be
+ * reused.
+ */
 void mrc_rail_release(struct kobject *kobj)
 {
 	struct mrc_rail *rail = container_of(kobj, struct mrc_rail, kobj);
@@ -519,6 +560,14 @@ static struct notifier_block mrc_netdev_nb = {
 	.notifier_call = mrc_netdev_event,
 };
 
+/**
+ * mrc_rail_init() - start tracking RDMA ports as rails
+ *
+ * Description: registers the netdev notifier and the IB client; the
+ * client's add callback creates the rails of every device present.
+ *
+ * Return: 0 or -errno.
+ */
 int mrc_rail_init(void)
 {
 	int err;
@@ -535,6 +584,9 @@ int mrc_rail_init(void)
 	return 0;
 }
 
+/**
+ * mrc_rail_exit() - stop tracking rails and remove them all
+ */
 void mrc_rail_exit(void)
 {
 	WRITE_ONCE(mrc_rails_closing, true);

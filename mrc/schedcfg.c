@@ -57,6 +57,12 @@ static_assert((int)MRC_SCHED_CLASS_BULK ==
 static_assert((int)MRC_SCHED_CLASS_BACKGROUND ==
 	      (int)MRC_CLASS_BACKGROUND);
 
+/**
+ * mrc_schedcfg_params() - the scheduling parameters for one push
+ * @sp: filled with a copy of the weights and classes and the policy
+ * @peer_policy: the peer's policy, or MRC_SCHEDCFG_POLICY_GLOBAL for the
+ *	sched_policy knob
+ */
 void mrc_schedcfg_params(struct mrc_sched_params *sp, u8 peer_policy)
 {
 	spin_lock_bh(&mrc_schedcfg_lock);
@@ -70,7 +76,8 @@ void mrc_schedcfg_params(struct mrc_sched_params *sp, u8 peer_policy)
 	 * answer before it falls back (sched.h): a quarter of the
 	 * peer_timeout_ms knob (750 ms by default), so that a class whose
 	 * rails silently stopped working falls back well before its
-	 * messages would fail.  A loaded rxe rail answers in tens of ms.
+	 * messages would fail.  A loaded rail answers far sooner (figures:
+	 * "Timer defaults" in Documentation/mrc/design-decisions.rst).
 	 */
 	sp->fallback_grace_ns = mrc_knob(MRC_KNOB_peer_timeout_ms) / 4 *
 				NSEC_PER_MSEC;
@@ -79,14 +86,20 @@ void mrc_schedcfg_params(struct mrc_sched_params *sp, u8 peer_policy)
 	 * probe every probe_ms on an idle ACTIVE path, which refreshes the
 	 * RTT) has not refreshed for two intervals: 500 ms by default.
 	 * Data sent to measure a path that probes already measure only
-	 * waits on it.  With the library's 50 ms, a 4 KiB request/response
-	 * (4 picks per round trip) sent about 1 round trip in 32 over
-	 * issue 5's slow plane: between its p95 and its p99.
+	 * waits on it (what the library's 50 ms cost a request/response:
+	 * Documentation/mrc/sched.rst).
 	 */
 	sp->explore_ns = min_t(u64, 2ULL * mrc_knob(MRC_KNOB_probe_ms) *
 				    NSEC_PER_MSEC, MRC_SCHED_EXPLORE_MAX_NS);
 }
 
+/**
+ * mrc_schedcfg_class() - the rail set of a class
+ * @cls: the class
+ *
+ * Return: the rail set of @cls (a bit per rail id; MRC_SCHED_RAILS_ALL =
+ * all), or 0 for a class out of range.
+ */
 u64 mrc_schedcfg_class(u32 cls)
 {
 	u64 m;
@@ -112,6 +125,15 @@ static int mrc_schedcfg_apply(const struct mrc_sched_params *sp,
 	return err;
 }
 
+/**
+ * mrc_schedcfg_set_class() - set the rail set of a class
+ * @cls: the class
+ * @rails: its rail set (a bit per rail id); the caller checked the rails
+ * @why: set to a static reason on error
+ *
+ * Return: 0, or -EINVAL with *@why set (class out of range, empty set, or
+ * a set whose rails all have weight 0).
+ */
 int mrc_schedcfg_set_class(u32 cls, u64 rails, const char **why)
 {
 	struct mrc_sched_params sp;
@@ -129,6 +151,13 @@ int mrc_schedcfg_set_class(u32 cls, u64 rails, const char **why)
 	return err;
 }
 
+/**
+ * mrc_schedcfg_weight() - the weight of a rail
+ * @id: the rail id
+ *
+ * Return: the weight of rail @id (ids >= MRC_SCHED_MAX_RAILS: the
+ * default).
+ */
 u32 mrc_schedcfg_weight(u32 id)
 {
 	u32 w;
@@ -141,6 +170,15 @@ u32 mrc_schedcfg_weight(u32 id)
 	return w;
 }
 
+/**
+ * mrc_schedcfg_set_weight() - set the weight of a rail
+ * @id: the rail id
+ * @weight: 0..100
+ * @why: set to a static reason on error
+ *
+ * Return: 0, or -EINVAL / -ERANGE with *@why set: above 100, rail id too
+ * large to weigh, or it would leave a class only rails of weight 0.
+ */
 int mrc_schedcfg_set_weight(u32 id, u32 weight, const char **why)
 {
 	struct mrc_sched_params sp;
@@ -162,6 +200,13 @@ int mrc_schedcfg_set_weight(u32 id, u32 weight, const char **why)
 	return err;
 }
 
+/**
+ * mrc_schedcfg_rail_gone() - forget a rail that is gone
+ * @id: the rail id
+ *
+ * The rail gets the default weight, leaves every class's set and its
+ * counters are cleared, before its id can be reused.
+ */
 void mrc_schedcfg_rail_gone(u32 id)
 {
 	unsigned int c;
@@ -182,12 +227,28 @@ void mrc_schedcfg_rail_gone(u32 id)
 		atomic64_set(&mrc_schedcfg_tx[id][c], 0);
 }
 
+/**
+ * mrc_schedcfg_count_done() - count a packet that left its path's inflight
+ * @tag: the policy that chose its path (its tag)
+ * @how: why it left (enum mrc_path_done)
+ *
+ * Per policy, at rest: sent == acked + lost + released.
+ */
 void mrc_schedcfg_count_done(u32 tag, u32 how)
 {
 	if (tag < MRC_SCHED_POLICY_NR && how < MRC_PATH_DONE_NR)
 		atomic64_inc(&mrc_schedcfg_pol[tag][1 + how]);
 }
 
+/**
+ * mrc_schedcfg_count_tx() - count a DATA packet sent
+ * @id: the rail it was sent on
+ * @cls: its class
+ * @policy: the policy that chose its path (its tag)
+ *
+ * Per policy, at rest: sent == acked + lost + released
+ * (mrc_schedcfg_count_done()).
+ */
 void mrc_schedcfg_count_tx(u32 id, u32 cls, u32 policy)
 {
 	if (policy < MRC_SCHED_POLICY_NR)
@@ -249,6 +310,10 @@ static int mrc_schedcfg_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(mrc_schedcfg);
 
+/**
+ * mrc_schedcfg_init() - default configuration and the debugfs file
+ * @debugfs_dir: mrc's debugfs directory; "sched" is created in it
+ */
 void mrc_schedcfg_init(struct dentry *debugfs_dir)
 {
 	spin_lock_bh(&mrc_schedcfg_lock);

@@ -324,17 +324,34 @@ static const struct kobj_type mrc_rail_ktype = {
 	.default_groups	= mrc_rail_groups,
 };
 
+/**
+ * mrc_sysfs_rail_init() - set up a rail's kobject
+ * @rail: the rail; its kobject goes in /sys/kernel/mrc/rails/ once added
+ *
+ * From here on the rail is freed by its kobject's release,
+ * mrc_rail_release().
+ */
 void mrc_sysfs_rail_init(struct mrc_rail *rail)
 {
 	kobject_init(&rail->kobj, &mrc_rail_ktype);
 	rail->kobj.kset = mrc_rails_kset;
 }
 
+/**
+ * mrc_sysfs_rail_add() - add a rail's directory, /sys/kernel/mrc/rails/NAME
+ * @rail: the rail, set up by mrc_sysfs_rail_init()
+ *
+ * Return: 0 or kobject_add()'s error.
+ */
 int mrc_sysfs_rail_add(struct mrc_rail *rail)
 {
 	return kobject_add(&rail->kobj, NULL, "%s", rail->name);
 }
 
+/**
+ * mrc_sysfs_rail_del() - remove a rail's directory
+ * @rail: the rail
+ */
 void mrc_sysfs_rail_del(struct mrc_rail *rail)
 {
 	kobject_del(&rail->kobj);
@@ -395,6 +412,11 @@ static void mrc_sysfs_build_attrs(void)
 	}
 }
 
+/**
+ * mrc_sysfs_init() - create /sys/kernel/mrc: knobs, stats, rails/
+ *
+ * Return: 0 or -errno (nothing is left behind).
+ */
 int mrc_sysfs_init(void)
 {
 	int err;
@@ -426,6 +448,9 @@ err_kobj:
 	return err;
 }
 
+/**
+ * mrc_sysfs_exit() - remove /sys/kernel/mrc
+ */
 void mrc_sysfs_exit(void)
 {
 	kset_unregister(mrc_rails_kset);

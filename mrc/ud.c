@@ -21,7 +21,8 @@
  * flushed (DRAINING).  When the last one is back, the completion handler
  * queues the work again (REARM), which resets the QP, brings it back to RTS
  * and reposts every receive.  No work request is ever posted or reused while
- * the provider may still own it.  Measured ~3.4 ms on rxe under TCG.
+ * the provider may still own it (how long recovery takes: "Timer defaults"
+ * in Documentation/mrc/design-decisions.rst).
  *
  * Teardown.  State DEAD stops sends and recovery; the QP is destroyed
  * (which makes the provider stop touching its buffers) before the CQ is
@@ -276,6 +277,22 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		queue_work(system_highpri_wq, &uqp->recover_work);
 }
 
+/**
+ * mrc_ud_send() - send one datagram
+ * @ud: the rail's UD state
+ * @ev: the QP (entropy value) to send from
+ * @ah: the address handle of the destination
+ * @rqpn: the destination QPN
+ * @hdr: the header, copied
+ * @hlen: its length
+ * @payload: the payload, copied after the header
+ * @plen: its length
+ *
+ * Context: any.
+ *
+ * Return: 0, -EAGAIN if the QP's send ring is full, -ENETDOWN if the QP is
+ * being recovered, -EMSGSIZE if too large.
+ */
 int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 		u32 rqpn, const void *hdr, unsigned int hlen,
 		const void *payload, unsigned int plen)
@@ -333,6 +350,15 @@ out:
 	return err;
 }
 
+/**
+ * mrc_ud_inject_error() - force a QP into ERROR (test facility)
+ * @ud: the rail's UD state
+ * @ev: the QP
+ *
+ * Recovery follows by itself.
+ *
+ * Return: 0, -EINVAL for no such QP, or ib_modify_qp()'s error.
+ */
 int mrc_ud_inject_error(struct mrc_ud *ud, unsigned int ev)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
@@ -467,6 +493,15 @@ static void mrc_ud_qp_destroy(struct mrc_ud_qp *uqp)
 		ib_destroy_qp(uqp->qp);
 }
 
+/**
+ * mrc_ud_create() - create a rail's UD queue pairs
+ * @rail: the rail
+ * @nqp: how many QPs (entropy values)
+ *
+ * Creates the rail's PD, CQ and @nqp QPs, all receives posted.
+ *
+ * Return: the UD state, or an ERR_PTR().
+ */
 struct mrc_ud *mrc_ud_create(struct mrc_rail *rail, unsigned int nqp)
 {
 	struct ib_device *dev = rail->ibdev;
@@ -510,6 +545,13 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/**
+ * mrc_ud_destroy() - destroy a rail's UD state
+ * @ud: the UD state
+ *
+ * Destroys everything; waits until nothing outstanding can be touched
+ * again.
+ */
 void mrc_ud_destroy(struct mrc_ud *ud)
 {
 	unsigned int i;
@@ -535,12 +577,20 @@ void mrc_ud_destroy(struct mrc_ud *ud)
 	kfree(ud);
 }
 
+/**
+ * mrc_ud_init() - module init: the receive buffer cache
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int mrc_ud_init(void)
 {
 	mrc_rx_cache = kmem_cache_create("mrc_rx", MRC_UD_RX_LEN, 64, 0, NULL);
 	return mrc_rx_cache ? 0 : -ENOMEM;
 }
 
+/**
+ * mrc_ud_exit() - module exit: frees the receive buffer cache
+ */
 void mrc_ud_exit(void)
 {
 	kmem_cache_destroy(mrc_rx_cache);

@@ -81,21 +81,13 @@ struct mrc_ud {
 int mrc_ud_init(void);
 void mrc_ud_exit(void);
 
-/* Creates the rail's PD, CQ and @nqp QPs, all receives posted. */
 struct mrc_ud *mrc_ud_create(struct mrc_rail *rail, unsigned int nqp);
-/* Destroys everything; waits for nothing outstanding to be touched again. */
 void mrc_ud_destroy(struct mrc_ud *ud);
 
-/*
- * Sends one datagram (@hdr then @payload, copied) to (@ah, @rqpn) from QP
- * @ev.  Returns 0, -EAGAIN if the QP's send ring is full, -ENETDOWN if the
- * QP is being recovered, -EMSGSIZE if too large.  Any context.
- */
 int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 		u32 rqpn, const void *hdr, unsigned int hlen,
 		const void *payload, unsigned int plen);
 
-/* Forces QP @ev into ERROR (test facility); recovery follows by itself. */
 int mrc_ud_inject_error(struct mrc_ud *ud, unsigned int ev);
 
 /* QP number of entropy value @ev. */
@@ -104,11 +96,6 @@ static inline u32 mrc_ud_qpn(const struct mrc_ud *ud, unsigned int ev)
 	return ud->qps[ev].qp->qp_num;
 }
 
-/*
- * Called for every good datagram received (process context, from the CQ's
- * work).  @pkt points after the GRH, @len excludes it.  Implemented by the
- * protocol layer.
- */
 void mrc_proto_rx(struct mrc_ud_qp *uqp, const struct ib_wc *wc,
 		  const struct ib_grh *grh, const void *pkt, u32 len);
 
