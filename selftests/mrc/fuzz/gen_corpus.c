@@ -15,7 +15,10 @@
  *   gen_corpus credit DIR   credit_fuzz: scripts (see credit_fuzz.c): an
  *                           incast paced to its end, lost grants and
  *                           re-requests, replayed and forged grants,
- *                           forget/reset mid-message with a full table.
+ *                           forget/reset mid-message with a full table;
+ *   gen_corpus msg DIR      msg_fuzz: scripts (see msg_fuzz.c): two-way
+ *                           traffic, a lossy wire, a plane cut, hostile
+ *                           packets, small limits.
  *
  *   make -C selftests/mrc/fuzz corpus     (writes corpus/<name>/)
  */
@@ -701,6 +704,138 @@ static void credit_corpus(void)
 	script_emit("params");
 }
 
+/*
+ * msg_fuzz: the setup bytes, then ops (see msg_fuzz.c): an op is its
+ * code (c % 13) and x (x & 1: which side), then its own bytes.
+ */
+enum { M_SEND = 0, M_TIME = 2, M_WIRE = 3, M_DOWN = 7, M_UP = 8,
+       M_HOSTILE = 9, M_SEND_ERR = 10, M_ALLOC_FAIL = 11, M_REPLAY = 12 };
+
+static void m_hdr(u8 nlinks, u8 nqps, u8 rx, u8 tx_msgs, u8 timeout)
+{
+	int i;
+
+	put8(nlinks - 1);
+	put8(nqps - 1);
+	put8(rx);
+	for (i = 0; i < 2; i++) {
+		put8(tx_msgs);
+		put8(timeout);
+		put8(19);		/* data_rto_min_ms 20 */
+	}
+}
+
+static void m_send(int side, u16 len, u8 cls)
+{
+	put8(M_SEND);
+	put8(side | cls << 1);
+	put16(len);
+}
+
+static void m_time(u16 us)
+{
+	put8(M_TIME);
+	put8(0);
+	put16(us);
+}
+
+/* @fate: 0 delivered, 5 lost, 6 duplicated, 7 reordered. */
+static void m_wire(int side, u8 fate, unsigned int n)
+{
+	while (n--) {
+		put8(M_WIRE);
+		put8(side | fate << 1);
+		put8(n * 37);
+	}
+}
+
+static void m_op(u8 op, int side, u8 arg)
+{
+	put8(op);
+	put8(side | arg << 1);
+}
+
+static void m_hostile(int side, u8 kind, u32 r)
+{
+	int i;
+
+	m_op(M_HOSTILE, side, 0);
+	put8(1);		/* entropy */
+	put16(500);		/* tstamp: 500 ns ago */
+	put8(kind);
+	put32(r);
+	for (i = 0; i < 16; i++)
+		put8(i * 29 + kind);
+}
+
+static void msg_corpus(void)
+{
+	int i;
+
+	/* Both ways on a clean wire, every class. */
+	m_hdr(2, 4, 0x18, 40, 20);
+	m_send(0, 100, 0);
+	m_send(0, 9000, 1);
+	m_send(1, 30000, 2);
+	m_send(1, 1, 3);
+	for (i = 0; i < 8; i++) {
+		m_wire(0, 0, 8);
+		m_wire(1, 0, 8);
+		m_time(2000);
+	}
+	script_emit("two-way");
+
+	/* Losses, duplicates, reordering, late replays. */
+	m_hdr(2, 2, 0x13, 20, 10);
+	for (i = 0; i < 4; i++)
+		m_send(i & 1, 4032 * (i + 1), i);
+	for (i = 0; i < 10; i++) {
+		m_wire(0, i % 3 ? 7 : 5, 3);
+		m_wire(1, 6, 2);
+		m_op(M_REPLAY, i & 1, i);
+		m_time(25000);
+	}
+	script_emit("lossy");
+
+	/* A plane goes down mid-message and comes back. */
+	m_hdr(2, 4, 0x20, 30, 30);
+	m_send(0, 40000, 2);
+	m_wire(0, 0, 3);
+	for (i = 0; i < 4; i++)
+		m_op(M_DOWN, 0, 24 + i);	/* link 1's paths */
+	m_wire(0, 0, 6);
+	m_wire(1, 0, 6);
+	m_time(30000);
+	for (i = 0; i < 4; i++)
+		m_op(M_UP, 0, 24 + i);
+	m_wire(0, 0, 8);
+	m_wire(1, 0, 8);
+	script_emit("plane-cut");
+
+	/* Hostile packets of every kind among real traffic. */
+	m_hdr(1, 4, 0x31, 16, 5);
+	m_send(0, 5000, 0);
+	m_send(1, 5000, 1);
+	for (i = 0; i < 8; i++)
+		m_hostile(i & 1, i, 0x9e3779b9u * (i + 1));
+	m_wire(0, 0, 4);
+	m_wire(1, 0, 4);
+	script_emit("hostile");
+
+	/* Small limits: full queues, no memory, full rings, failed allocs. */
+	m_hdr(1, 1, 0x00, 0, 0);
+	for (i = 0; i < 12; i++)
+		m_send(0, 1000 + 3000 * i, i & 3);
+	m_op(M_SEND_ERR, 0, 1);
+	m_op(M_ALLOC_FAIL, 1, 2);
+	for (i = 0; i < 6; i++) {
+		m_wire(0, 7, 4);
+		m_wire(1, 0, 4);
+		m_time(60000);
+	}
+	script_emit("pressure");
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind = "wire";
@@ -711,7 +846,7 @@ int main(int argc, char **argv)
 	} else if (argc == 2) {
 		dir = argv[1];
 	} else {
-		fprintf(stderr, "usage: %s [wire|reasm|txsb|credit] DIR\n",
+		fprintf(stderr, "usage: %s [wire|reasm|txsb|credit|msg] DIR\n",
 			argv[0]);
 		return 2;
 	}
@@ -723,6 +858,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(kind, "txsb")) {
 		txsb_corpus();
+		printf("gen_corpus: %u scripts in %s\n", written, dir);
+		return 0;
+	}
+	if (!strcmp(kind, "msg")) {
+		msg_corpus();
 		printf("gen_corpus: %u scripts in %s\n", written, dir);
 		return 0;
 	}
