@@ -70,7 +70,8 @@ Boot a fabric of QEMU guests and run COMMAND (as root, cwd = repo) in each.
   --mem MB      guest memory (default 1024)
 
 Guest environment of COMMAND: MRC_IN_VM=1 MRC_NODE MRC_NODES MRC_PLANES
-MRC_ONLY MRC_SHARED MRC_OUTDIR MRC_REPO MRC_KVER MRC_MTU, PATH with \$REPO/tools.
+MRC_ONLY MRC_SHARED MRC_OUTDIR MRC_REPO MRC_KVER MRC_MTU, PATH with \$REPO/tools/mrcctl
+and \$REPO/tools.
 A relative COMMAND path that exists on the host is made absolute; otherwise it
 is resolved in the guest with cwd = repo.
 
@@ -418,7 +419,7 @@ fi
 
 cd "$REPO" || fail "cd $REPO"
 env -i \
-	PATH="$REPO/tools:$PATH" HOME=/root LANG=C.UTF-8 TERM=dumb \
+	PATH="$REPO/tools/mrcctl:$REPO/tools:$PATH" HOME=/root LANG=C.UTF-8 TERM=dumb \
 	MRC_IN_VM=1 MRC_NODE="$NODE" MRC_NODES="$NODES" MRC_PLANES="$PLANES" \
 	MRC_ONLY="$ONLY" MRC_MTU="$MTU" MRC_SHARED="$OUT/shared" MRC_OUTDIR="$OUT" \
 	MRC_REPO="$REPO" MRC_KVER="$KVER" \
