@@ -764,8 +764,13 @@ void mrc_credit_peer_stop(struct mrc_peer *peer)
 
 /* ---- counters ---- */
 
-static void mrc_credit_peer_stats(struct mrc_peer *peer,
-				  u64 v[__MRC_CREDIT_STAT_MAX])
+/**
+ * mrc_credit_peer_stats() - a peer's credit counters, by uapi attribute
+ * @peer: the peer
+ * @v: filled in, indexed by MRC_CREDIT_STAT_* (netlink and debugfs)
+ */
+void mrc_credit_peer_stats(struct mrc_peer *peer,
+			   u64 v[__MRC_CREDIT_STAT_MAX])
 {
 	struct mrc_credit_peer *cp = &peer->credit;
 	struct mrc_credit_tx *tx = &cp->tx;
@@ -799,32 +804,6 @@ static void mrc_credit_peer_stats(struct mrc_peer *peer,
 		(mrc_credit_rx_tab ? mrc_credit_entry_granted(peer->node_id) : 0);
 	v[MRC_CREDIT_STAT_OVER_CREDIT] = cp->over_credit;
 	spin_unlock_bh(&mrc_credit_lock);
-}
-
-/**
- * mrc_credit_peer_fill() - put the MRC_PEER_A_CREDIT nest of a peer
- * @skb: the netlink message
- * @peer: the peer
- *
- * Return: 0, or -EMSGSIZE if @skb is full.
- */
-int mrc_credit_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
-{
-	u64 v[__MRC_CREDIT_STAT_MAX] = {};
-	struct nlattr *nest;
-	unsigned int s;
-
-	mrc_credit_peer_stats(peer, v);
-	nest = nla_nest_start(skb, MRC_PEER_A_CREDIT);
-	if (!nest)
-		return -EMSGSIZE;
-	for (s = MRC_CREDIT_STAT_PAD + 1; s < __MRC_CREDIT_STAT_MAX; s++)
-		if (nla_put_u64_64bit(skb, s, v[s], MRC_CREDIT_STAT_PAD)) {
-			nla_nest_cancel(skb, nest);
-			return -EMSGSIZE;
-		}
-	nla_nest_end(skb, nest);
-	return 0;
 }
 
 /* debugfs mrc/credit: the table's counters, then one line per peer. */

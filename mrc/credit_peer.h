@@ -55,4 +55,7 @@ enum mrc_drop_reason mrc_credit_rx_pkt(struct mrc_ud_qp *uqp, u32 src_qp,
 
 int mrc_credit_peer_fill(struct sk_buff *skb, struct mrc_peer *peer);
 
+void mrc_credit_peer_stats(struct mrc_peer *peer,
+			   u64 v[__MRC_CREDIT_STAT_MAX]);
+
 #endif /* _MRC_CREDIT_PEER_H */

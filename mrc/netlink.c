@@ -18,8 +18,7 @@
 #include "peer.h"
 #include "schedcfg.h"
 #include "ud.h"
-
-static struct genl_family mrc_genl_family;
+#include "netlink_int.h"
 
 enum mrc_mcgrp {
 	MRC_MCGRP_EVENTS_ID,
@@ -63,7 +62,7 @@ static struct netlink_range_validation mrc_node_range = {
 };
 
 /* ADDRS holds repeated ADDR attributes: checked by mrc_nl_parse_addrs(). */
-static const struct nla_policy mrc_peer_policy[MRC_PEER_A_MAX + 1] = {
+const struct nla_policy mrc_peer_policy[MRC_PEER_A_MAX + 1] = {
 	[MRC_PEER_A_NODE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_node_range),
 	[MRC_PEER_A_ADDRS]	= { .type = NLA_NESTED },
 	[MRC_PEER_A_POLICY]	= { .type = NLA_U32 },	/* PEER_SET checks */
@@ -172,14 +171,20 @@ static int mrc_nl_put_config(struct sk_buff *skb, unsigned long mask)
 	return 0;
 }
 
-/*
- * Parses the request's top-level nest @type, which must be present, into
- * @tb with @policy.  @missing is a static string for the extack.
+/**
+ * mrc_nl_parse_nest() - parse a request's top-level nest
+ * @info: the request
+ * @type: the nest's attribute, which must be present
+ * @tb: where its attributes go
+ * @maxtype: the highest attribute of @policy
+ * @policy: the nest's policy
+ * @missing: the extack's text (static) if the nest is missing
+ *
+ * Return: 0 or -errno (with extack).
  */
-static int mrc_nl_parse_nest(struct genl_info *info, int type,
-			     struct nlattr **tb, int maxtype,
-			     const struct nla_policy *policy,
-			     const char *missing)
+int mrc_nl_parse_nest(struct genl_info *info, int type, struct nlattr **tb,
+		      int maxtype, const struct nla_policy *policy,
+		      const char *missing)
 {
 	if (GENL_REQ_ATTR_CHECK(info, type)) {
 		if (info->extack)
@@ -350,182 +355,6 @@ static int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		info->extack->bad_attr = attrs[bad];
 	}
 	return err;
-}
-
-/* ---- peers ---- */
-
-static int mrc_nl_parse_peer(struct genl_info *info,
-			     struct nlattr *tb[MRC_PEER_A_MAX + 1])
-{
-	int err;
-
-	err = mrc_nl_parse_nest(info, MRC_A_PEER, tb, MRC_PEER_A_MAX,
-				mrc_peer_policy,
-				"peer nest (MRC_A_PEER) missing");
-	if (err)
-		return err;
-	if (!tb[MRC_PEER_A_NODE]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_PEER],
-				    "peer node id (MRC_PEER_A_NODE) missing");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int mrc_nl_parse_addrs(const struct nlattr *nest,
-			      struct sockaddr_storage *addrs,
-			      struct netlink_ext_ack *extack)
-{
-	const struct nlattr *a;
-	int rem, n = 0;
-
-	nla_for_each_nested(a, nest, rem) {
-		struct sockaddr_storage *ss = &addrs[n];
-
-		if (nla_type(a) != MRC_PEER_A_ADDR) {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "only MRC_PEER_A_ADDR in ADDRS");
-			return -EINVAL;
-		}
-		if (n == MRC_PEER_MAX_ADDRS) {
-			NL_SET_ERR_MSG_ATTR(extack, a, "too many addresses");
-			return -E2BIG;
-		}
-		memset(ss, 0, sizeof(*ss));
-		if (nla_len(a) == 4) {
-			struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-			sin->sin_family = AF_INET;
-			sin->sin_port = htons(MRC_CM_PORT);
-			sin->sin_addr.s_addr = nla_get_in_addr(a);
-			if (ipv4_is_zeronet(sin->sin_addr.s_addr) ||
-			    ipv4_is_multicast(sin->sin_addr.s_addr) ||
-			    ipv4_is_lbcast(sin->sin_addr.s_addr)) {
-				NL_SET_ERR_MSG_ATTR(extack, a,
-						    "not a unicast address");
-				return -EINVAL;
-			}
-		} else if (nla_len(a) == 16) {
-			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-			sin6->sin6_family = AF_INET6;
-			sin6->sin6_port = htons(MRC_CM_PORT);
-			sin6->sin6_addr = nla_get_in6_addr(a);
-			if (ipv6_addr_type(&sin6->sin6_addr) &
-			    (IPV6_ADDR_MULTICAST | IPV6_ADDR_ANY)) {
-				NL_SET_ERR_MSG_ATTR(extack, a,
-						    "not a unicast address");
-				return -EINVAL;
-			}
-		} else {
-			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "address must be 4 (IPv4) or 16 (IPv6) bytes");
-			return -EINVAL;
-		}
-		n++;
-	}
-	if (!n) {
-		NL_SET_ERR_MSG_ATTR(extack, nest, "no address given");
-		return -EINVAL;
-	}
-	return n;
-}
-
-static int mrc_nl_peer_add_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct sockaddr_storage addrs[MRC_PEER_MAX_ADDRS];
-	struct nlattr *tb[MRC_PEER_A_MAX + 1];
-	int err, n;
-
-	err = mrc_nl_parse_peer(info, tb);
-	if (err)
-		return err;
-	if (!tb[MRC_PEER_A_ADDRS]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_PEER],
-				    "peer addresses (MRC_PEER_A_ADDRS) missing");
-		return -EINVAL;
-	}
-	n = mrc_nl_parse_addrs(tb[MRC_PEER_A_ADDRS], addrs, info->extack);
-	if (n < 0)
-		return n;
-	return mrc_peer_add(nla_get_u32(tb[MRC_PEER_A_NODE]), addrs, n,
-			    info->extack);
-}
-
-static int mrc_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *tb[MRC_PEER_A_MAX + 1];
-	int err;
-
-	err = mrc_nl_parse_peer(info, tb);
-	if (err)
-		return err;
-	return mrc_peer_del(nla_get_u32(tb[MRC_PEER_A_NODE]), info->extack);
-}
-
-#define MRC_NL_PEER_SIZE	32768	/* 8 planes x 24 paths fit */
-
-static int mrc_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *tb[MRC_PEER_A_MAX + 1];
-	struct mrc_peer *peer;
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	err = mrc_nl_parse_peer(info, tb);
-	if (err)
-		return err;
-	peer = mrc_peer_get(nla_get_u32(tb[MRC_PEER_A_NODE]));
-	if (!peer) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_PEER_A_NODE],
-				    "no such peer");
-		return -ENOENT;
-	}
-	err = -ENOMEM;
-	msg = genlmsg_new(MRC_NL_PEER_SIZE, GFP_KERNEL);
-	if (!msg)
-		goto put;
-	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
-				MRC_CMD_PEER_GET);
-	err = -EMSGSIZE;
-	if (!hdr || mrc_peer_fill(msg, peer)) {
-		nlmsg_free(msg);
-		goto put;
-	}
-	genlmsg_end(msg, hdr);
-	mrc_peer_put(peer);
-	return genlmsg_reply(msg, info);
-put:
-	mrc_peer_put(peer);
-	return err;
-}
-
-static int mrc_nl_peer_get_dumpit(struct sk_buff *skb,
-				  struct netlink_callback *cb)
-{
-	struct mrc_peer *peer;
-	void *hdr;
-	int err;
-
-	for (;; cb->args[0]++) {
-		peer = mrc_peer_get_nth(cb->args[0]);
-		if (!peer)
-			break;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &mrc_genl_family,
-				  NLM_F_MULTI, MRC_CMD_PEER_GET);
-		err = hdr ? mrc_peer_fill(skb, peer) : -EMSGSIZE;
-		mrc_peer_put(peer);
-		if (err) {
-			if (hdr)
-				genlmsg_cancel(skb, hdr);
-			/* A peer that fits in no message ends the dump. */
-			return skb->len ?: err;
-		}
-		genlmsg_end(skb, hdr);
-	}
-	return skb->len;
 }
 
 /* ---- scheduling: rail weights, classes, peer policy ---- */
@@ -776,41 +605,6 @@ unlock:
 	return err;
 }
 
-static int mrc_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *tb[MRC_PEER_A_MAX + 1];
-	struct mrc_peer *peer;
-	u32 pol;
-	int err;
-
-	err = mrc_nl_parse_peer(info, tb);
-	if (err)
-		return err;
-	if (!tb[MRC_PEER_A_POLICY]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_A_PEER],
-				    "nothing to set (MRC_PEER_A_POLICY missing)");
-		return -EINVAL;
-	}
-	pol = nla_get_u32(tb[MRC_PEER_A_POLICY]);
-	if (pol >= MRC_SCHED_POLICY_NR && pol != MRC_SCHED_POLICY_GLOBAL) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_PEER_A_POLICY],
-				    "unknown scheduling policy");
-		return -EINVAL;
-	}
-	peer = mrc_peer_get(nla_get_u32(tb[MRC_PEER_A_NODE]));
-	if (!peer) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_PEER_A_NODE],
-				    "no such peer");
-		return -ENOENT;
-	}
-	/* Live: the next tx_work run picks with it (msg.c, schedcfg.c). */
-	spin_lock_bh(&peer->lock);
-	peer->mp.policy = pol;
-	spin_unlock_bh(&peer->lock);
-	mrc_peer_put(peer);
-	return 0;
-}
-
 static const struct genl_small_ops mrc_genl_ops[] = {
 	{
 		.cmd	= MRC_CMD_RAIL_GET,
@@ -863,7 +657,7 @@ static const struct genl_small_ops mrc_genl_ops[] = {
 	},
 };
 
-static struct genl_family mrc_genl_family __ro_after_init = {
+struct genl_family mrc_genl_family __ro_after_init = {
 	.name		= MRC_GENL_NAME,
 	.version	= MRC_GENL_VERSION,
 	.maxattr	= MRC_A_MAX,

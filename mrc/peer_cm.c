@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * peer_cm.c - resolution of a peer's links: the rdma_cm SIDR client (our
+ * requests) and server (the listener), and the tokens they carry.
+ *
+ * Design notes
+ *
+ * Resolution (the HELLO of the protocol).  UD needs the remote QPNs.  mrc
+ * learns them with an rdma_cm SIDR exchange in the UDP port space, port
+ * MRC_CM_PORT: the request and the reply carry struct mrc_wire_cm (version,
+ * node ids, rail id, every QPN of the rail).  rdma_cm also resolves the
+ * route and the destination MAC, so the address handle it gives is right on
+ * hardware RoCE NICs too.  Every node listens; each side resolves its own
+ * links to its peers, retrying every second until it works.  cm ids are
+ * created and destroyed only by peer->work; the cm handler never destroys
+ * one, it records the result and queues the work.
+ *
+ * Tokens (wire version 3).  Nothing else in a UD datagram says which node
+ * sent it: QPNs, node ids and addresses are easy to learn or guess.  So
+ * every node draws, per configured peer, a random 64-bit rx_token (never
+ * 0) and drops any packet from that peer whose header does not carry it
+ * (bad_token), right after the peer lookup and before anything else
+ * (msg.c mrc_msg_rx_peer(), mrc_peer_rx_ctl()).  The token travels
+ * only in our SIDR *requests*, which go to the address the operator
+ * configured for the peer; a SIDR reply goes back to wherever a request
+ * came from, and requests are not authenticated, so a reply never
+ * carries one: a node that asks in the peer's name learns nothing.  The
+ * peer records the token from our request as its tx_token and puts it
+ * in every packet to us; until it knows one it sends no PROBE, so no
+ * path comes up and nothing else is sent.  Per peer, not per path: all
+ * paths of a peer share the state a forged packet could corrupt, and a
+ * per-path token would protect nothing more against an off-path node
+ * (an on-path one sees every token anyway).  When to tell the peer
+ * again (link->token_due): we drew a new token (the peer restarted: its
+ * old incarnation's packets still in flight are then dropped), or its
+ * request says it does not know ours (MRC_CM_F_NEED_TOKEN: it was added
+ * after our requests went out, or was removed and added again).  Every
+ * link is then resolved again once its current exchange ends.
+ * Documentation/mrc/protocol.rst, "Tokens".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/random.h>
+#include <linux/rculist.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
+#include "mrc.h"
+#include "peer.h"
+#include "schedcfg.h"
+#include "ud.h"
+#include "peer_int.h"
+
+static struct rdma_cm_id *mrc_cm_listener;
+
+#define MRC_RESOLVE_RETRY_NS	(1000ULL * NSEC_PER_MSEC)
+#define MRC_CM_TIMEOUT_MS	2000
+
+/* ---- resolution ---- */
+
+/**
+ * mrc_peer_kick() - run the peer's work (resolution) soon
+ * @peer: the peer, no lock held
+ */
+void mrc_peer_kick(struct mrc_peer *peer)
+{
+	spin_lock_bh(&peer->lock);
+	if (!peer->dead)
+		queue_work(system_wq, &peer->work);
+	spin_unlock_bh(&peer->lock);
+}
+
+/**
+ * mrc_token_draw() - a new token
+ * @old: the token it replaces (0: none)
+ *
+ * Return: a random token, never 0 nor @old.
+ */
+u64 mrc_token_draw(u64 old)
+{
+	u64 t;
+
+	do
+		get_random_bytes(&t, sizeof(t));
+	while (!t || t == old);
+	return t;
+}
+
+/*
+ * Under peer->lock: the peer must hear our rx_token (again) in a request:
+ * every link is resolved again once its current exchange, if any, ends.
+ */
+static void mrc_peer_token_due(struct mrc_peer *peer)
+{
+	unsigned int l;
+
+	lockdep_assert_held(&peer->lock);
+	for (l = 0; l < peer->nlinks; l++) {
+		peer->links[l].token_due = true;
+		peer->links[l].stale = true;
+	}
+}
+
+/*
+ * Fills the CM private data for @rail.  @token: our rx_token for the
+ * peer in a request (and @flags), 0 in a reply.
+ */
+static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
+			u32 dst_node, u64 token, u16 flags)
+{
+	unsigned int i, n = min_t(unsigned int, rail->ud->nqp, MRC_CM_MAX_QPS);
+
+	memset(cm, 0, sizeof(*cm));
+	cm->version = MRC_WIRE_VERSION;
+	cm->nqp = n;
+	cm->src_node = cpu_to_be32(mrc_knob(MRC_KNOB_node_id));
+	cm->dst_node = cpu_to_be32(dst_node);
+	cm->rail_id = cpu_to_be32(rail->id);
+	for (i = 0; i < n; i++)
+		cm->qpn[i] = cpu_to_be32(mrc_ud_qpn(rail->ud, i));
+	cm->incarnation = cpu_to_be32(mrc_incarnation);
+	cm->token = cpu_to_be64(token);
+	cm->flags = cpu_to_be16(flags);
+}
+
+/*
+ * Under peer->lock: records the peer's incarnation from a HELLO.  If it
+ * changed, the peer restarted: every link but @fresh (just resolved from
+ * this HELLO; NULL if none) holds the old incarnation's QPNs and is marked
+ * stale for peer->work to re-resolve, our rx_token is drawn again (every
+ * link then tells the peer, @fresh too), and true is returned: the caller
+ * then calls mrc_msg_peer_restarted() without the lock.
+ */
+static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
+			      struct mrc_peer_link *fresh)
+{
+	bool restarted = peer->remote_inc && inc != peer->remote_inc;
+	unsigned int l;
+
+	lockdep_assert_held(&peer->lock);
+	peer->remote_inc = inc;
+	if (!restarted)
+		return false;
+	for (l = 0; l < peer->nlinks; l++)
+		if (&peer->links[l] != fresh)
+			peer->links[l].stale = true;
+	/*
+	 * A new token for the new incarnation: what the old one still has
+	 * in flight is dropped (bad_token).  Every link, @fresh too, tells
+	 * the peer in a new request.
+	 */
+	peer->rx_token = mrc_token_draw(peer->rx_token);
+	mrc_peer_token_due(peer);
+	pr_info("peer %u restarted (new incarnation): its links are resolved again, queued messages start over\n",
+		peer->node_id);
+	return true;
+}
+
+/*
+ * Under peer->lock: a HELLO (SIDR request) of @peer, same incarnation,
+ * arrived on our @rail.  If the link on that rail knows other QPNs or
+ * another rail id of the peer than @req carries, the peer's rail behind it
+ * was replaced (its RDMA device deleted and added again: new QPNs) and
+ * our paths would keep probing QPs that are gone while dropping the
+ * peer's probes as coming from the wrong path, for ever.  The link is
+ * marked stale for peer->work to resolve again; returns true if so.
+ */
+static bool mrc_peer_note_rail(struct mrc_peer *peer, struct mrc_rail *rail,
+			       const struct mrc_wire_cm *req)
+{
+	bool changed = false;
+	unsigned int l, i;
+
+	lockdep_assert_held(&peer->lock);
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+		bool same;
+
+		if (link->rail != rail || !link->ah || link->stale)
+			continue;
+		same = link->remote_rail_id == be32_to_cpu(req->rail_id) &&
+		       link->npaths <= req->nqp;
+		for (i = 0; same && i < link->npaths; i++)
+			same = link->paths[i].remote_qpn ==
+			       be32_to_cpu(req->qpn[i]);
+		if (same)
+			continue;
+		link->stale = true;
+		changed = true;
+		pr_info("peer %u plane %u: its rail was replaced (new QPNs): resolving again\n",
+			peer->node_id, link->plane);
+	}
+	return changed;
+}
+
+/* Checks a received CM private data; returns nqp or -EPROTO. */
+static int mrc_cm_check(const void *data, u8 len, u32 src_node, u32 dst_node)
+{
+	const struct mrc_wire_cm *cm = data;
+
+	if (!data || len < sizeof(*cm) || cm->version != MRC_WIRE_VERSION ||
+	    !cm->nqp || cm->nqp > MRC_CM_MAX_QPS || !cm->incarnation)
+		return -EPROTO;
+	if (src_node && be32_to_cpu(cm->src_node) != src_node)
+		return -EPROTO;
+	if (be32_to_cpu(cm->dst_node) != dst_node)
+		return -EPROTO;
+	return cm->nqp;
+}
+
+/* The rail of a cm id's device and port, referenced; NULL if none. */
+static struct mrc_rail *mrc_cm_rail(struct rdma_cm_id *id)
+{
+	struct mrc_rail *rail, *found = NULL;
+
+	if (!id->device)
+		return NULL;
+	mutex_lock(&mrc_rails_lock);
+	list_for_each_entry(rail, &mrc_rails, node) {
+		if (rail->ibdev == id->device && rail->port == id->port_num &&
+		    rail->ud) {
+			kobject_get(&rail->kobj);
+			found = rail;
+			break;
+		}
+	}
+	mutex_unlock(&mrc_rails_lock);
+	return found;
+}
+
+/* Client side: the link's SIDR exchange. */
+static int mrc_cm_client_handler(struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev)
+{
+	struct mrc_peer_link *link = id->context;
+	struct mrc_peer *peer = link->peer;
+	struct rdma_conn_param param = {};
+	struct mrc_path_params pp;
+	struct mrc_wire_cm cm;
+	struct mrc_rail *rail;
+	struct ib_ah *ah, *old_ah = NULL;
+	struct mrc_rail *old_rail = NULL;
+	bool restarted = false;
+	unsigned int i, n;
+	int nqp, err = 0;
+	u64 now, token;
+	u16 flags;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = rdma_resolve_route(id, MRC_CM_TIMEOUT_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		rail = mrc_cm_rail(id);
+		if (!rail) {
+			err = -ENODEV;
+			break;
+		}
+		spin_lock_bh(&peer->lock);
+		token = peer->rx_token;
+		flags = peer->tx_token ? 0 : MRC_CM_F_NEED_TOKEN;
+		link->token_due = false;	/* this request tells it */
+		spin_unlock_bh(&peer->lock);
+		mrc_cm_fill(&cm, rail, peer->node_id, token, flags);
+		kobject_put(&rail->kobj);
+		param.private_data = &cm;
+		param.private_data_len = sizeof(cm);
+		param.qkey = MRC_UD_QKEY;
+		err = rdma_connect_locked(id, &param);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		nqp = mrc_cm_check(ev->param.ud.private_data,
+				   ev->param.ud.private_data_len,
+				   peer->node_id, mrc_knob(MRC_KNOB_node_id));
+		if (nqp < 0) {
+			err = nqp;
+			break;
+		}
+		rail = mrc_cm_rail(id);
+		if (!rail) {
+			err = -ENODEV;
+			break;
+		}
+		ah = rdma_create_ah(rail->ud->pd, &ev->param.ud.ah_attr,
+				    RDMA_CREATE_AH_SLEEPABLE);
+		if (IS_ERR(ah)) {
+			kobject_put(&rail->kobj);
+			err = PTR_ERR(ah);
+			break;
+		}
+		memcpy(&cm, ev->param.ud.private_data, sizeof(cm));
+		n = min_t(unsigned int, nqp, rail->ud->nqp);
+		mrc_peer_path_params(&pp);
+		now = ktime_get_ns();
+
+		spin_lock_bh(&peer->lock);
+		if (link->ah)
+			for (i = 0; i < link->npaths; i++)
+				mrc_msg_path_down(peer, link - peer->links, i,
+						  true);
+		old_ah = link->ah;
+		old_rail = link->rail;
+		link->ah = ah;
+		link->rail = rail;
+		link->remote_rail_id = be32_to_cpu(cm.rail_id);
+		link->npaths = n;
+		for (i = 0; i < n; i++) {
+			mrc_path_init(&link->paths[i].p, rail->id,
+				      link->remote_rail_id, i, now);
+			link->paths[i].remote_qpn = be32_to_cpu(cm.qpn[i]);
+		}
+		link->cm_result = 1;
+		/*
+		 * Fresh QPNs; but if our token changed or was asked for
+		 * after our request was filled, tell the peer again.
+		 */
+		link->stale = link->token_due;
+		restarted = mrc_peer_note_inc(peer, be32_to_cpu(cm.incarnation),
+					      link);
+		mrc_peer_arm(peer);
+		spin_unlock_bh(&peer->lock);
+		if (restarted)
+			mrc_msg_peer_restarted(peer);
+		pr_info("peer %u plane %u resolved: %s, %u paths\n",
+			peer->node_id, link->plane, rail->name, n);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		err = -EHOSTUNREACH;
+		break;
+	default:
+		return 0;
+	}
+
+	if (err) {
+		spin_lock_bh(&peer->lock);
+		link->cm_result = err;
+		spin_unlock_bh(&peer->lock);
+	}
+	if (err || ev->event == RDMA_CM_EVENT_ESTABLISHED)
+		mrc_peer_kick(peer);	/* the work destroys the id */
+	if (old_ah)
+		rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (old_rail)
+		kobject_put(&old_rail->kobj);
+	return 0;
+}
+
+/*
+ * Starts resolving @link.  Process context, no lock held.  Returns an error
+ * when the attempt failed at once (no route while the plane's netdev is
+ * down, no memory): no CM event will follow, so the caller must run the
+ * work again for it to schedule the retry.
+ */
+static int mrc_link_resolve(struct mrc_peer_link *link)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(&init_net, mrc_cm_client_handler, link,
+			    RDMA_PS_UDP, IB_QPT_UD);
+	if (IS_ERR(id)) {
+		spin_lock_bh(&link->peer->lock);
+		link->retry_ns = ktime_get_ns() + MRC_RESOLVE_RETRY_NS;
+		spin_unlock_bh(&link->peer->lock);
+		return PTR_ERR(id);
+	}
+	spin_lock_bh(&link->peer->lock);
+	link->cm_id = id;
+	link->cm_result = 0;
+	spin_unlock_bh(&link->peer->lock);
+	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&link->dst,
+				MRC_CM_TIMEOUT_MS);
+	if (err) {
+		spin_lock_bh(&link->peer->lock);
+		link->cm_result = err;
+		spin_unlock_bh(&link->peer->lock);
+	}
+	return err;
+}
+
+/**
+ * mrc_peer_workfn() - peer->work: resolve the links that need it
+ * @work: the peer's work
+ *
+ * Creates and destroys the links' cm ids (only here, never in a cm
+ * handler), takes the results the handler recorded, arms the retry.
+ */
+void mrc_peer_workfn(struct work_struct *work)
+{
+	struct mrc_peer *peer = container_of(work, struct mrc_peer, work);
+	u64 now = ktime_get_ns(), next = U64_MAX;
+	bool again = false;
+	unsigned int l;
+
+	for (l = 0; l < peer->nlinks; l++) {
+		struct mrc_peer_link *link = &peer->links[l];
+		struct rdma_cm_id *done = NULL;
+		struct mrc_rail *old_rail = NULL;
+		struct ib_ah *old_ah = NULL;
+		bool start = false;
+		unsigned int i;
+
+		spin_lock_bh(&peer->lock);
+		/* An exchange ended: reap its id (first: it may leave stale). */
+		if (link->cm_id && link->cm_result) {
+			done = link->cm_id;
+			link->cm_id = NULL;
+			if (link->cm_result < 0)
+				link->retry_ns = now + MRC_RESOLVE_RETRY_NS;
+		}
+		/*
+		 * Resolved before the peer restarted or before our token
+		 * changed (token_due): forget, resolve again.
+		 */
+		if (link->stale && !link->cm_id) {
+			link->stale = false;
+			for (i = 0; link->ah && i < link->npaths; i++) {
+				u8 prev = link->paths[i].p.state;
+
+				mrc_msg_path_down(peer, l, i, true);
+				link->paths[i].p.state = MRC_PATH_DEAD;
+				if (prev != MRC_PATH_DEAD)
+					mrc_nl_path_event(peer, link, i, prev);
+			}
+			old_ah = link->ah;
+			old_rail = link->rail;
+			link->ah = NULL;
+			link->rail = NULL;
+			link->npaths = 0;
+			link->retry_ns = 0;
+		}
+		if (!link->cm_id && !link->ah && !peer->dead) {
+			if (link->retry_ns <= now)
+				start = true;
+			else
+				next = min(next, link->retry_ns);
+		}
+		spin_unlock_bh(&peer->lock);
+
+		if (done)
+			rdma_destroy_id(done);
+		if (old_ah) {
+			rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
+			kobject_put(&old_rail->kobj);
+		}
+		if (start && mrc_link_resolve(link))
+			again = true;
+	}
+	/* An attempt failed before any CM event: reap it and set its retry. */
+	if (again) {
+		mrc_peer_kick(peer);
+		return;
+	}
+	/* Retry later: a delayed kick through the timer would do; keep simple. */
+	if (next != U64_MAX) {
+		spin_lock_bh(&peer->lock);
+		if (!peer->dead)
+			queue_delayed_work(system_wq, &peer->retry,
+					   nsecs_to_jiffies(next - now) + 1);
+		spin_unlock_bh(&peer->lock);
+	}
+}
+
+/**
+ * mrc_peer_retry_fn() - peer->retry: a failed resolution is due again
+ * @work: the peer's delayed work
+ */
+void mrc_peer_retry_fn(struct work_struct *work)
+{
+	struct mrc_peer *peer = container_of(to_delayed_work(work),
+					     struct mrc_peer, retry);
+
+	mrc_peer_kick(peer);
+}
+
+/* Server side: answer a SIDR request with our QPNs on that rail. */
+static int mrc_cm_listen_handler(struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev)
+{
+	const struct mrc_wire_cm *req = ev->param.ud.private_data;
+	u32 node = mrc_knob(MRC_KNOB_node_id);
+	struct rdma_conn_param param = {};
+	struct mrc_peer *peer;
+	struct mrc_wire_cm cm;
+	struct mrc_rail *rail;
+	bool restarted, moved;
+	u64 token;
+
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 0;
+	if (!node || mrc_cm_check(req, ev->param.ud.private_data_len, 0,
+				  node) < 0)
+		goto reject;
+	rail = mrc_cm_rail(id);
+	if (!rail)
+		goto reject;
+	/* A HELLO from a restarted peer: start over with it. */
+	peer = mrc_peer_get(be32_to_cpu(req->src_node));
+	if (peer) {
+		spin_lock_bh(&peer->lock);
+		restarted = mrc_peer_note_inc(peer,
+					      be32_to_cpu(req->incarnation),
+					      NULL);
+		/* Or only its rail behind this one was replaced. */
+		moved = !restarted && mrc_peer_note_rail(peer, rail, req);
+		/* The token to put in our packets to it (requests only). */
+		token = be64_to_cpu(req->token);
+		if (token)
+			peer->tx_token = token;
+		if (be16_to_cpu(req->flags) & MRC_CM_F_NEED_TOKEN) {
+			mrc_peer_token_due(peer);
+			moved = true;
+		}
+		spin_unlock_bh(&peer->lock);
+		if (restarted)
+			mrc_msg_peer_restarted(peer);
+		if (restarted || moved)
+			mrc_peer_kick(peer);
+		mrc_peer_put(peer);
+	}
+	/* A reply goes wherever the request came from: no token in it. */
+	mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node), 0, 0);
+	param.qp_num = mrc_ud_qpn(rail->ud, 0);
+	param.qkey = MRC_UD_QKEY;
+	param.private_data = &cm;
+	param.private_data_len = sizeof(cm);
+	if (rdma_accept(id, &param))
+		pr_info_ratelimited("%s: SIDR reply to node %u failed\n",
+				    rail->name, be32_to_cpu(req->src_node));
+	kobject_put(&rail->kobj);
+	return 1;	/* the core destroys this request's id */
+
+reject:
+	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	return 1;
+}
+
+/**
+ * mrc_peer_cm_listen() - the SIDR server: listen on MRC_CM_PORT
+ *
+ * Return: 0 or -errno (logged).
+ */
+int mrc_peer_cm_listen(void)
+{
+	struct sockaddr_in any = {
+		.sin_family = AF_INET,
+		.sin_port = htons(MRC_CM_PORT),
+	};
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(&init_net, mrc_cm_listen_handler, NULL,
+			    RDMA_PS_UDP, IB_QPT_UD);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	err = rdma_bind_addr(id, (struct sockaddr *)&any);
+	if (!err)
+		err = rdma_listen(id, 16);
+	if (err) {
+		pr_err("cannot listen on rdma_cm UDP port %u: %d\n",
+		       MRC_CM_PORT, err);
+		rdma_destroy_id(id);
+		return err;
+	}
+	mrc_cm_listener = id;
+	return 0;
+}
+
+/**
+ * mrc_peer_cm_unlisten() - the SIDR server stops (its handler has
+ * returned when this does)
+ */
+void mrc_peer_cm_unlisten(void)
+{
+	rdma_destroy_id(mrc_cm_listener);
+}
