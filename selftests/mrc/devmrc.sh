@@ -243,12 +243,6 @@ EOF
 
 py() { python3 -c "$PY" "$@"; }
 
-active_paths() {
-	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
-		[ "$k" = active ] && echo "$v"
-	done
-}
-
 perf_ok() {	# perf_ok OUTFILE ARGS...: mrc-perf client, numbers printed
 	local out=$1
 	shift

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # echo_lib.sh - shared by the message tests that drive the example consumer
-# module mrc_echo (transfer.sh, failover.sh, unreachable.sh).  Source it
-# after lib.sh.  On the host it builds the module against the same kernel
-# as mrc.ko; in the guests it gives helpers that read debugfs counters.
+# module mrc_echo (transfer.sh, failover.sh, unreachable.sh, ...).  Source
+# it after lib.sh (whose stat_of, msg_stat, ... it builds on).  On the host
+# it builds the module against the same kernel as mrc.ko; in the guests it
+# gives helpers that read mrc_echo's debugfs counters.
 
 ECHO_KO=$MRC_LIB_DIR/modules/mrc_echo/mrc_echo.ko
 
@@ -16,44 +17,19 @@ fi
 
 D=/sys/kernel/debug
 
-stat_of() {	# stat_of FILE KEY: the value of KEY in a "key value" file
-	local k v
-	while read -r k v; do
-		[ "$k" = "$2" ] && { echo "$v"; return 0; }
-	done < "$1"
-	echo 0
-}
-
+# echo_stat KEY: a counter of debugfs mrc_echo/stats (0 if none)
 echo_stat() { stat_of $D/mrc_echo/stats "$1"; }
-msg_stat() { stat_of $D/mrc/msg "$1"; }
-rx_buffers_free() { [ "$(msg_stat rx_buffer_bytes)" = 0 ]; }
 
-# credit_stat PEER KEY: a per-peer counter of debugfs mrc/credit.
-# pacer_stat KEY: a "KEY value" line of debugfs mrc/credit (0 if none).
-pacer_stat() {
-	local k v
-	while read -r k v; do
-		[ "$k" = "$1" ] && { echo "$v"; return; }
-	done < $D/mrc/credit
-	echo 0
+# sent_at_least N: at least N sends acked (done_ok)
+sent_at_least() { [ "$(echo_stat done_ok)" -ge "$1" ]; }
+
+# completed_at_least N: at least N sends completed, ok or failed
+completed_at_least() {
+	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$1" ]
 }
 
-credit_stat() {
-	local -a f
-	local i
-	while read -r -a f; do
-		[ "${f[0]}" = peer ] && [ "${f[1]}" = "$1" ] || continue
-		for ((i = 2; i + 1 < ${#f[@]}; i += 2)); do
-			[ "${f[i]}" = "$2" ] && { echo "${f[i + 1]}"; return; }
-		done
-	done < $D/mrc/credit
-	echo 0
-}
+# sends_done N: mrc_echo idle (nothing queued) and N sends completed
+sends_done() { [ "$(echo_stat busy)" = 0 ] && completed_at_least "$1"; }
 
-meminfo_kb() {	# meminfo_kb FIELD
-	local k v
-	while read -r k v _; do
-		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
-	done < /proc/meminfo
-	echo 0
-}
+# received_at_least N: at least N messages received (rx)
+received_at_least() { [ "$(echo_stat rx)" -ge "$1" ]; }

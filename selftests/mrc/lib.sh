@@ -52,6 +52,9 @@
 #	await_kill [TIMEOUT_S=120]	on the node to be killed: wait for it
 #					(not ok if still alive after TIMEOUT_S)
 #	require_mrc			skip_all unless mrc.ko can be modprobed
+# and, below ("shared guest helpers"), counter readers (stat_of, msg_stat,
+# credit_stat, ...), peers through mrcctl (peer_add, active_paths,
+# all_active, ...) and mrc_guest_init for scripts without mrc_test_main.
 # Guest environment: MRC_NODE MRC_NODES MRC_PLANES MRC_ONLY MRC_MTU MRC_SHARED
 # MRC_OUTDIR MRC_REPO MRC_KVER (see fabric/run.sh), V.
 
@@ -63,6 +66,11 @@ KSFT_FAIL=1
 KSFT_SKIP=4
 _MRC_TSCALE=${MRC_TIMEOUT_SCALE:-1}
 [[ $_MRC_TSCALE =~ ^[1-9][0-9]*$ ]] || _MRC_TSCALE=1
+# mrcctl is built as tools/mrcctl/mrcctl (tools/Makefile); the fabric puts
+# only tools/ on the guests' PATH.
+if [ "${MRC_IN_VM:-}" = 1 ] && [ -d "${MRC_REPO:-}/tools/mrcctl" ]; then
+	PATH=$MRC_REPO/tools/mrcctl:$PATH
+fi
 
 # ------------------------------------------------------------------ guest side
 
@@ -537,25 +545,118 @@ _mrc_host_main() {
 	exit "$KSFT_PASS"
 }
 
-# Peers, in the guests: the message tests share these.
-peer_add() {	# peer_add NODE: the other node, one address per plane
-	local a="$(node_ip "$1" 0),$(node_ip "$1" 1)"
-	mrcctl peer add "$1" addr "$a" 2>/dev/null ||
-		python3 "$MRC_LIB_DIR/nlpeer.py" add "$1" "$a"
+# ------------------------------------------------------- shared guest helpers
+# Used by the VM tests and bench/lib.sh; one definition each.
+
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }	# now_ms: CLOCK_REALTIME in ms (no fork)
+
+# stat_of FILE KEY: the value of KEY in a "key value" file (0 if none)
+stat_of() {
+	local k v
+	while read -r k v; do
+		[ "$k" = "$2" ] && { echo "$v"; return 0; }
+	done < "$1"
+	echo 0
 }
 
-active_paths() {	# active_paths NODE: paths in the spray set
-	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
-		[ "$k" = active ] && echo "$v"
-	done
+msg_stat() { stat_of /sys/kernel/debug/mrc/msg "$1"; }	# msg_stat KEY: a debugfs mrc/msg counter
+rx_buffers_free() { [ "$(msg_stat rx_buffer_bytes)" = 0 ]; }	# rx_buffers_free: no reassembly memory held
+# buffers_free: no reassembly memory and no sender payload held (rx and tx)
+buffers_free() {
+	[ "$(msg_stat rx_buffer_bytes)" = 0 ] && [ "$(msg_stat tx_buffer_bytes)" = 0 ]
+}
+
+# pacer_stat KEY: a "KEY value" line of debugfs mrc/credit (0 if none)
+pacer_stat() {
+	local k v
+	while read -r k v; do
+		[ "$k" = "$1" ] && { echo "$v"; return; }
+	done < /sys/kernel/debug/mrc/credit
+	echo 0
+}
+
+# credit_stat PEER KEY: a per-peer counter of debugfs mrc/credit (0 if none)
+credit_stat() {
+	local -a f
+	local i
+	while read -r -a f; do
+		[ "${f[0]}" = peer ] && [ "${f[1]}" = "$1" ] || continue
+		for ((i = 2; i + 1 < ${#f[@]}; i += 2)); do
+			[ "${f[i]}" = "$2" ] && { echo "${f[i + 1]}"; return; }
+		done
+	done < /sys/kernel/debug/mrc/credit
+	echo 0
+}
+
+# meminfo_kb FIELD: a /proc/meminfo field in kB (0 if none)
+meminfo_kb() {
+	local k v
+	while read -r k v _; do
+		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
+	done < /proc/meminfo
+	echo 0
+}
+
+# fails_with TEXT CMD...: CMD fails and prints TEXT (else says what it did)
+fails_with() {
+	local out
+	out=$("$@" 2>&1) && { echo "succeeded: $out"; return 1; }
+	grep -q -- "$1" <<< "$out" || { echo "said: $out"; return 1; }
+}
+
+# peer_add NODE: add the other node as a peer, one address per plane
+peer_add() {
+	mrcctl peer add "$1" addr "$(node_ip "$1" 0),$(node_ip "$1" 1)"
+}
+
+# active_paths NODE: how many of the peer's paths are in the spray set
+# (state active; the kernel's paths_active); nothing if there is no peer
+active_paths() { mrcctl -j peer show "$1" | jq '.[0].paths_active'; }
+
+# plane_active NODE PLANE: how many of the peer's paths of PLANE are active
+plane_active() {
+	mrcctl -j peer show "$1" |
+		jq "[.[0].paths[] | select(.plane == $2 and .state == \"active\")] | length"
+}
+
+# plane_tx_pkts NODE PLANE: packets sent on the peer's paths of PLANE
+plane_tx_pkts() {
+	mrcctl -j -s peer show "$1" |
+		jq "[.[0].paths[] | select(.plane == $2) | .tx_pkts] | add"
 }
 
 # all_active NODE N: N paths active; if not, the peer's paths (wait_for
 # shows them when it gives up).
 all_active() {
 	[ "$(active_paths "$1")" = "$2" ] && return 0
-	mrcctl peer show "$1" 2>&1 || python3 "$MRC_LIB_DIR/nlpeer.py" show "$1"
+	mrcctl peer show "$1" 2>&1
 	return 1
+}
+
+# For scripts that run in the guests without mrc_test_main (bench/): use
+# barrier, put and get (no TAP results are printed unless one fails).
+# mrc_guest_init [NODE...]: the nodes that take part (default 1..MRC_NODES)
+mrc_guest_init() {
+	local n
+	_MRC_PARTICIPANTS=("$@")
+	if [ $# = 0 ]; then
+		for ((n = 1; n <= ${MRC_NODES:-1}; n++)); do _MRC_PARTICIPANTS+=("$n"); done
+	fi
+	_MRC_RESULTS=/tmp/mrc-guest-results.$$
+	: >"$_MRC_RESULTS"
+}
+
+# mrc_sleep SECONDS: sleep; without a fork once mrc_sleep_nofork ran (as
+# in every test: mrc_test_main sets it up; barrier and get sleep so too)
+mrc_sleep() { _sleep "$1"; }
+
+# mrc_sleep_nofork [FIFO]: from now on mrc_sleep, barrier and get sleep
+# without a fork (read -t on FIFO, which nobody writes; default a new one)
+mrc_sleep_nofork() {
+	local fifo=${1:-/tmp/.mrc-sleep.$$}
+	[ -n "$_MRC_SLEEP_FD" ] && return 0
+	[ -p "$fifo" ] || mkfifo "$fifo" || return 1
+	exec {_MRC_SLEEP_FD}<>"$fifo"
 }
 
 mrc_test_main() {

@@ -23,12 +23,6 @@ paths_in() {
 		($p == "any" or (.plane | tostring) == $p))] | length'
 }
 
-fails_with() {	# fails_with TEXT CMD...: CMD fails and prints TEXT
-	local out
-	out=$("$@" 2>&1) && { echo "succeeded: $out"; return 1; }
-	grep -q -- "$1" <<< "$out" || { echo "said: $out"; return 1; }
-}
-
 run_guest() {
 	local n=$MRC_NODE out
 	OTHER=$((3 - n))
@@ -54,7 +48,7 @@ run_guest() {
 		fails_with 'no such peer' mrcctl peer del 77
 
 	wait_for 'all 16 paths active (2 planes x 8 entropy values)' 20 \
-		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 16 ]"
+		all_active "$OTHER" 16
 	ok_eq 'every active path has an RTT estimate' 16 \
 		"$(mrcctl -j peer show "$OTHER" | jq '[.[0].paths[] | select(.srtt_us != null)] | length')"
 	mrcctl peer show "$OTHER" | sed 's/^/# /'
@@ -71,7 +65,7 @@ run_guest() {
 	barrier plane-down
 	is_node 1 && ip link set eth1 up
 	wait_for 'all 16 paths active again after the plane returns' 20 \
-		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 16 ]"
+		all_active "$OTHER" 16
 	ok 'monitor saw path state events' grep -q '^\[path state\]' /tmp/mon.log
 	barrier plane-back
 
@@ -83,7 +77,7 @@ run_guest() {
 		rdma link add rxe1 type rxe netdev eth1
 	fi
 	wait_for 'all 16 paths active after the device returns' 30 \
-		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 16 ]"
+		all_active "$OTHER" 16
 	barrier device-back
 
 	# Node 1 forgets node 2; node 2 keeps probing and is dropped.
@@ -105,12 +99,12 @@ run_guest() {
 		ok 'peer add while the local plane 1 is down' \
 			mrcctl peer add "$OTHER" addr "$addrs"
 		wait_for 'plane-0 paths active, plane 1 down' 20 \
-			sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 8 ]"
+			all_active "$OTHER" 8
 		sleep 3
 		ip link set eth1 up
 	fi
 	wait_for 'all 16 paths active once the plane is up again' 30 \
-		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '.[0].paths_active')\" = 16 ]"
+		all_active "$OTHER" 16
 	barrier readded
 	kill $mon 2>/dev/null; wait $mon 2>/dev/null
 	ok 'modprobe -r mrc' modprobe -r mrc

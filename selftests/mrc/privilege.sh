@@ -222,18 +222,6 @@ else:
     check(sys.argv[1], int(sys.argv[2]))
 EOF
 
-active_paths() {
-	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
-		[ "$k" = active ] && echo "$v"
-	done
-}
-
-fails_with() {	# fails_with TEXT CMD...: CMD fails and prints TEXT
-	local out
-	out=$("$@" 2>&1) && { echo "succeeded: $out"; return 1; }
-	grep -q -- "$1" <<< "$out" || { echo "said: $out"; return 1; }
-}
-
 knob() { cat "/sys/kernel/mrc/$1"; }
 
 netlink_checks() {

@@ -78,14 +78,6 @@ REASONS="truncated bad_version bad_type bad_length bad_offset msg_too_big
 bad_seg bad_sack not_for_us unknown_peer no_memory duplicate bad_field
 wrong_path unexpected unresolved bad_credit bad_token"
 
-active_paths() {
-	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
-		[ "$k" = active ] && echo "$v"
-	done
-}
-
-slab_kb() { stat_of /proc/meminfo Slab: | sed 's/ kB//'; }
-
 # snapshot FILE: every drop reason and QP counter of the rail.
 snapshot() {
 	local r
@@ -100,11 +92,6 @@ snapshot() {
 	} > "$1"
 }
 
-sender_done() {	# sender_done N: N sends completed
-	[ "$(echo_stat busy)" = 0 ] &&
-	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$1" ]
-}
-receiver_done() { [ "$(echo_stat rx)" -ge "$1" ]; }
 
 # The mrc drop counters of our rail as mrcctl reports them, "reason value".
 mrcctl_drops() {
@@ -230,15 +217,15 @@ run_guest() {
 	barrier paths-up
 
 	if is_node 1; then
-		slab0=$(slab_kb)
+		slab0=$(meminfo_kb Slab)
 		snapshot /tmp/rogue.before
 		barrier start
 		# Once node 2's rogue listens for our GRANTs to copy.
 		get capturing 300 > /dev/null
 		ok "send $REVCOUNT messages of $REVLEN B to node2 (scheduled)" \
 			sh -c "echo send 2 7 $REVCOUNT $REVLEN 4713 1 > $D/mrc_echo/ctl"
-		wait_for "$COUNT messages received" 600 receiver_done "$COUNT"
-		wait_for "$REVCOUNT sends completed" 600 sender_done "$REVCOUNT"
+		wait_for "$COUNT messages received" 600 received_at_least "$COUNT"
+		wait_for "$REVCOUNT sends completed" 600 sends_done "$REVCOUNT"
 		ok_eq "transfer to node2: every send completed with status 0" \
 			"$REVCOUNT" "$(echo_stat done_ok)"
 		barrier rogue-done 600
@@ -261,7 +248,7 @@ run_guest() {
 			"$(credit_stat 2 over_credit)"
 		diag "credit: $(grep -v '^peer' $D/mrc/credit | tr '\n' ' ')"
 		wait_for 'receive buffers back to 0' 30 rx_buffers_free
-		slab1=$(slab_kb)
+		slab1=$(meminfo_kb Slab)
 		diag "slab ${slab0} kB before, ${slab1} kB after"
 		ok "slab grew less than 4 MiB ($slab0 -> $slab1 kB)" \
 			test $((slab1 - slab0)) -lt 4096
@@ -300,7 +287,7 @@ run_guest() {
 		# (no receive posted).  They go once node 1's scheduled
 		# messages are in, while node 2's transfer still runs.
 		wait_for "$REVCOUNT messages from node1 received" 600 \
-			receiver_done "$REVCOUNT"
+			received_at_least "$REVCOUNT"
 		ok 'rogue: crafted datagrams from its own UD QP' \
 			sh -c "$ROGUE -d rxe0 -t $(node_ip 1 0) -q $qpns -s 2 \
 			-P $_MRC_TSCALE -D 1 -u 99 -n $FLOOD -K $tok \
@@ -321,11 +308,11 @@ run_guest() {
 			sed 's/^/# /'
 		cp /tmp/rogue.out "$MRC_SHARED/rogue.out.tmp" &&
 			mv "$MRC_SHARED/rogue.out.tmp" "$MRC_SHARED/rogue.out"
-		wait_for "$COUNT sends completed" 600 sender_done "$COUNT"
+		wait_for "$COUNT sends completed" 600 sends_done "$COUNT"
 		ok_eq "transfer: every send completed with status 0" "$COUNT" \
 			"$(echo_stat done_ok)"
 		wait_for "$REVCOUNT messages from node1 received" 600 \
-			receiver_done "$REVCOUNT"
+			received_at_least "$REVCOUNT"
 		ok_eq "transfer from node1: $REVCOUNT messages received" \
 			"$REVCOUNT" "$(echo_stat rx)"
 		ok_eq 'transfer from node1: every message intact' 0 \

@@ -38,17 +38,6 @@ if [ -z "${MRC_IN_VM:-}" ] &&
 fi
 R=/sys/kernel/mrc/rails/rxe0:1
 
-active_paths() {
-	python3 "$MRC_LIB_DIR/nlpeer.py" show "$1" | while read -r k v; do
-		[ "$k" = active ] && echo "$v"
-	done
-}
-
-sender_done() {
-	[ "$(echo_stat busy)" = 0 ] &&
-	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$COUNT" ]
-}
-
 run_guest() {
 	local n=$MRC_NODE o=$((3 - MRC_NODE)) bad0 forged tok kind=spoof_epoch
 
@@ -72,7 +61,7 @@ run_guest() {
 			> /tmp/rogue.epoch 2>&1"
 		sed 's/^/# /' /tmp/rogue.epoch
 		put forged "$(sed -n 's/^expect bad_token //p' /tmp/rogue.epoch)"
-		wait_for "$COUNT sends completed" 120 sender_done
+		wait_for "$COUNT sends completed" 120 sends_done "$COUNT"
 		ok_eq 'every send completed with status 0' "$COUNT" \
 			"$(echo_stat done_ok)"
 		diag "mrc: $(tr '\n' ' ' < $D/mrc/msg)"
@@ -97,7 +86,7 @@ run_guest() {
 		"$(stat -c %a $D/mrc/tokens)"
 	ok 'dmesg does not show the token' sh -c "! dmesg | grep -qi $tok"
 	barrier checked 60
-	if is_node 2 && ! sender_done; then
+	if is_node 2 && ! sends_done "$COUNT"; then
 		# mrc_ep_close() would wait for the hung sends forever.
 		skip 'rmmod mrc_echo' 'sends still hang'
 		return

@@ -115,7 +115,7 @@ run_guest() {
 	echo 4096 > /sys/kernel/mrc/tx_msgs_per_peer
 	barrier tx-limit-done
 	ok_eq "every accepted message of node$o arrived intact" 0 "$(echo_stat rx_bad)"
-	python3 "$MRC_LIB_DIR/nlpeer.py" show "$o" | sed 's/^/# /'
+	mrcctl peer show "$o" | sed 's/^/# /'
 
 	barrier transfers-done
 	ok 'rmmod mrc_echo' rmmod mrc_echo
