@@ -120,7 +120,6 @@ static u32 *mrc_credit_lens;		/* msg_len of each grant */
 
 static struct hrtimer mrc_credit_timer;
 static struct work_struct mrc_credit_work;
-static struct dentry *mrc_credit_debugfs;
 
 /* ---- parameters ---- */
 
@@ -806,8 +805,15 @@ void mrc_credit_peer_stats(struct mrc_peer *peer,
 	spin_unlock_bh(&mrc_credit_lock);
 }
 
-/* debugfs mrc/credit: the table's counters, then one line per peer. */
-static int mrc_credit_show(struct seq_file *s, void *unused)
+/**
+ * mrc_credit_show() - debugfs mrc/credit
+ * @s: the file
+ *
+ * The table's counters, then one line per peer.
+ *
+ * Return: 0.
+ */
+int mrc_credit_show(struct seq_file *s)
 {
 	struct mrc_credit_rx_stats st;
 	struct mrc_peer *peer;
@@ -866,21 +872,17 @@ static int mrc_credit_show(struct seq_file *s, void *unused)
 	return 0;
 }
 
-/*
- * "reset": zero the pacer's own counters (outstanding_max, paces...,
- * capped_bytes, the interval histogram), to measure one run.  The
- * table's request/grant counters and the per-peer ones stay.
+/**
+ * mrc_credit_stats_reset() - zero the pacer's own counters
+ *
+ * outstanding_max, paces..., capped_bytes and the interval histogram, to
+ * measure one run (debugfs mrc/credit: "reset").  The table's
+ * request/grant counters and the per-peer ones stay.
  */
-static ssize_t mrc_credit_write(struct file *file, const char __user *ubuf,
-				size_t len, loff_t *ppos)
+void mrc_credit_stats_reset(void)
 {
 	struct mrc_credit_rx_stats *st;
-	char buf[8] = {};
 
-	if (len > sizeof(buf) - 1 || copy_from_user(buf, ubuf, len))
-		return -EINVAL;
-	if (strcmp(strim(buf), "reset"))
-		return -EINVAL;
 	spin_lock_bh(&mrc_credit_lock);
 	st = &mrc_credit_rx_tab->stats;
 	st->outstanding_max = mrc_credit_rx_tab->total_outstanding;
@@ -891,34 +893,18 @@ static ssize_t mrc_credit_write(struct file *file, const char __user *ubuf,
 	mrc_credit_data_paces = 0;
 	memset(mrc_credit_pace_hist, 0, sizeof(mrc_credit_pace_hist));
 	spin_unlock_bh(&mrc_credit_lock);
-	return len;
 }
-
-static int mrc_credit_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, mrc_credit_show, inode->i_private);
-}
-
-static const struct file_operations mrc_credit_fops = {
-	.owner = THIS_MODULE,
-	.open = mrc_credit_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-	.write = mrc_credit_write,
-};
 
 /* ---- init ---- */
 
 /**
- * mrc_credit_init() - module init: the receiver's table, pacer, debugfs
+ * mrc_credit_init() - module init: the receiver's table and pacer
  *
  * Return: 0 or -ENOMEM.
  */
 int mrc_credit_init(void)
 {
 	struct mrc_credit_params p;
-	struct dentry *dir;
 
 	mrc_credit_params(&p, 0);
 	mrc_credit_rx_tab = kvzalloc(mrc_credit_rx_size(MRC_CREDIT_TABLE),
@@ -940,11 +926,6 @@ int mrc_credit_init(void)
 	mrc_credit_timer.function = mrc_credit_timer_fn;
 	INIT_WORK(&mrc_credit_work, mrc_credit_pace_workfn);
 	mrc_credit_stopping = false;
-	/* msg.c made the "mrc" debugfs directory. */
-	dir = debugfs_lookup("mrc", NULL);
-	mrc_credit_debugfs = debugfs_create_file("credit", 0644, dir, NULL,
-						 &mrc_credit_fops);
-	dput(dir);
 	return 0;
 }
 
@@ -962,7 +943,6 @@ void mrc_credit_exit(void)
 	hrtimer_cancel(&mrc_credit_timer);
 	cancel_work_sync(&mrc_credit_work);
 	hrtimer_cancel(&mrc_credit_timer);
-	debugfs_remove(mrc_credit_debugfs);
 	spin_lock_bh(&mrc_credit_lock);
 	kvfree(mrc_credit_rx_tab);
 	mrc_credit_rx_tab = NULL;

@@ -8,6 +8,7 @@
 #ifndef _MRC_CREDIT_PEER_H
 #define _MRC_CREDIT_PEER_H
 
+#include "../uapi/linux/mrc.h"
 #include "core/credit.h"
 
 struct mrc_peer;
@@ -38,6 +39,11 @@ struct mrc_credit_peer {
 
 int mrc_credit_init(void);
 void mrc_credit_exit(void);
+
+/* debugfs mrc/credit (debugfs.c): show, and "reset" its pacer counters. */
+struct seq_file;
+int mrc_credit_show(struct seq_file *s);
+void mrc_credit_stats_reset(void);
 
 void mrc_credit_peer_stop(struct mrc_peer *peer);
 

@@ -15,9 +15,11 @@
 #include <net/genetlink.h>
 
 #include "chardev.h"
+#include "credit_peer.h"
 #include "mrc.h"
 #include "msg.h"
 #include "peer.h"
+#include "schedcfg.h"
 #include "ud.h"
 
 /*
@@ -135,72 +137,61 @@ static const struct kernel_param_ops mrc_param_ops = {
 MRC_CONFIG_KNOBS(MRC_KNOB_PARAM)
 #undef MRC_KNOB_PARAM
 
+/*
+ * The module's parts, in the order they start; they stop in the reverse
+ * order, at unload as after a failed load.  Rails before the peers that
+ * sit on them, peers before the endpoints whose messages they carry
+ * (consumers hold module references: no endpoint is left when peers
+ * go), /dev/mrc after everything it uses (its open files hold module
+ * references), debugfs last (its files show the others' state).
+ */
+static const struct {
+	const char *name;
+	int (*init)(void);
+	void (*exit)(void);
+} mrc_parts[] = {
+	{ "ud", mrc_ud_init, mrc_ud_exit },
+	{ "sysfs", mrc_sysfs_init, mrc_sysfs_exit },
+	{ "netlink", mrc_nl_init, mrc_nl_exit },
+	{ "rails", mrc_rail_init, mrc_rail_exit },
+	{ "sched", mrc_schedcfg_init, NULL },
+	{ "messages", NULL, mrc_msg_exit },
+	{ "credits", mrc_credit_init, mrc_credit_exit },
+	{ "endpoints", NULL, mrc_ep_exit },
+	{ "peers", mrc_peer_init, mrc_peer_exit },
+	{ "/dev/mrc", mrc_dev_init, mrc_dev_exit },
+	{ "debugfs", mrc_debugfs_init, mrc_debugfs_exit },
+};
+
+/* Stops parts [0, @n) in reverse. */
+static void mrc_stop(unsigned int n)
+{
+	while (n--)
+		if (mrc_parts[n].exit)
+			mrc_parts[n].exit();
+}
+
 static int __init mrc_init(void)
 {
+	unsigned int i;
 	int err;
 
-	err = mrc_ud_init();
-	if (err)
-		return err;
-	err = mrc_sysfs_init();
-	if (err)
-		goto err_ud;
-	err = mrc_nl_init();
-	if (err)
-		goto err_sysfs;
-	err = mrc_rail_init();
-	if (err)
-		goto err_nl;
-	err = mrc_msg_init();
-	if (err)
-		goto err_rail;
-	err = mrc_credit_init();	/* credit_peer.c */
-	if (err)
-		goto err_msg;
-	err = mrc_peer_init();
-	if (err)
-		goto err_credit;
-	err = mrc_dev_init();
-	if (err)
-		goto err_peer;
+	for (i = 0; i < ARRAY_SIZE(mrc_parts); i++) {
+		err = mrc_parts[i].init ? mrc_parts[i].init() : 0;
+		if (err) {
+			pr_err("cannot start %s: %d\n", mrc_parts[i].name, err);
+			mrc_stop(i);
+			return err;
+		}
+	}
 	pr_info("loaded (netlink family \"%s\" v%d)\n", MRC_GENL_NAME,
 		MRC_GENL_VERSION);
 	return 0;
-
-err_peer:
-	mrc_peer_exit();
-err_credit:
-	mrc_credit_exit();
-err_msg:
-	mrc_msg_exit();
-err_rail:
-	mrc_rail_exit();
-err_nl:
-	mrc_nl_exit();
-err_sysfs:
-	mrc_sysfs_exit();
-err_ud:
-	mrc_ud_exit();
-	return err;
 }
 
 static void __exit mrc_exit(void)
 {
-	/*
-	 * Peers first (they hold rails, address handles and messages), then
-	 * endpoints (consumers hold module references: none are left), then
-	 * rails (their removal still sends events), then netlink.  /dev/mrc
-	 * goes first: its open files hold module references, none are left.
-	 */
-	mrc_dev_exit();
-	mrc_peer_exit();
-	mrc_ep_exit();
-	mrc_credit_exit();
-	mrc_msg_exit();
-	mrc_rail_exit();
-	mrc_nl_exit();
-	mrc_sysfs_exit();
-	mrc_ud_exit();
+	mrc_stop(ARRAY_SIZE(mrc_parts));
 	pr_info("unloaded\n");
 }
 

@@ -149,6 +149,10 @@ void mrc_sysfs_rail_init(struct mrc_rail *rail);
 
 int mrc_nl_init(void);
 void mrc_nl_exit(void);
+
+/* debugfs.c */
+int mrc_debugfs_init(void);
+void mrc_debugfs_exit(void);
 void mrc_nl_rail_event(struct mrc_rail *rail, u8 cmd, u8 prev_state);
 struct mrc_peer;
 struct mrc_peer_link;

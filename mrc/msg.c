@@ -58,7 +58,6 @@ static struct mrc_msg_trace {
 static unsigned int mrc_msg_trace_n;	/* entries written, wraps */
 static u64 mrc_msg_trace_bytes;
 static DEFINE_SPINLOCK(mrc_msg_trace_lock);
-static struct dentry *mrc_msg_debugfs;
 
 static struct mrc_peer *mrc_msg_to_peer(struct mrc_msg_peer *mp)
 {
@@ -733,7 +732,13 @@ void mrc_msg_peer_stop(struct mrc_peer *peer)
 
 /* ---- debugfs ---- */
 
-static int mrc_msg_stats_show(struct seq_file *s, void *unused)
+/**
+ * mrc_msg_stats_show() - debugfs mrc/msg: "name value" per counter
+ * @s: the file
+ *
+ * Return: 0.
+ */
+int mrc_msg_stats_show(struct seq_file *s)
 {
 	int i;
 
@@ -746,10 +751,16 @@ static int mrc_msg_stats_show(struct seq_file *s, void *unused)
 		   atomic64_read(&mrc_msg_node.tx_bytes));
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(mrc_msg_stats);
 
-/* "ns bytes" per delivered message, oldest first (a snapshot). */
-static int mrc_msg_trace_show(struct seq_file *s, void *unused)
+/**
+ * mrc_msg_trace_show() - debugfs mrc/deliveries: the delivery trace
+ * @s: the file
+ *
+ * "ns bytes" per delivered message, oldest first (a snapshot).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mrc_msg_trace_show(struct seq_file *s)
 {
 	struct mrc_msg_trace *t;
 	unsigned int n, i, first;
@@ -768,30 +779,12 @@ static int mrc_msg_trace_show(struct seq_file *s, void *unused)
 	kvfree(t);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(mrc_msg_trace);
 
 /**
- * mrc_msg_init() - module init: debugfs mrc/ with msg, deliveries, sched
- *
- * Return: 0.
- */
-int mrc_msg_init(void)
-{
-	mrc_msg_debugfs = debugfs_create_dir("mrc", NULL);
-	debugfs_create_file("msg", 0444, mrc_msg_debugfs, NULL,
-			    &mrc_msg_stats_fops);
-	debugfs_create_file("deliveries", 0444, mrc_msg_debugfs, NULL,
-			    &mrc_msg_trace_fops);
-	mrc_schedcfg_init(mrc_msg_debugfs);	/* debugfs mrc/sched */
-	return 0;
-}
-
-/**
- * mrc_msg_exit() - module exit: debugfs gone; no message memory left
+ * mrc_msg_exit() - module exit: no message memory may be left
  */
 void mrc_msg_exit(void)
 {
-	debugfs_remove_recursive(mrc_msg_debugfs);
 	WARN_ON(atomic64_read(&mrc_msg_node.rx_bytes));
 	WARN_ON(atomic64_read(&mrc_msg_node.tx_bytes));
 }

@@ -31,8 +31,12 @@ struct mrc_msg_kpeer {
 	struct delayed_work rx_gc;	/* expires stalled messages */
 };
 
-int mrc_msg_init(void);
 void mrc_msg_exit(void);
+
+/* debugfs.c */
+struct seq_file;
+int mrc_msg_stats_show(struct seq_file *s);
+int mrc_msg_trace_show(struct seq_file *s);
 
 /* Peer lifetime (peer.c): init at add; stop after peer->dead is set. */
 void mrc_msg_peer_init(struct mrc_peer *peer);

@@ -51,7 +51,6 @@ DEFINE_MUTEX(mrc_peers_lock);	/* writers of mrc_peers */
 LIST_HEAD(mrc_peers);		/* RCU */
 static unsigned int mrc_npeers;		/* under mrc_peers_lock */
 u32 mrc_incarnation;			/* ours, drawn at load; never 0 */
-static struct dentry *mrc_tokens_debugfs;
 
 #define MRC_PEERS_MAX		1024
 
@@ -265,13 +264,18 @@ int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
 
 /* ---- debugfs ---- */
 
-/*
- * debugfs mrc/tokens, root only: "peer NODE tx TOKEN" per peer, TOKEN the
- * tx_token (16 hex digits; 0: not known yet).  A test hook: rogue.sh's
- * tool forges packets as this node with it to reach the checks after the
- * token's.  Nothing else shows a token (never logged).
+/**
+ * mrc_tokens_show() - debugfs mrc/tokens (root only)
+ * @m: the file
+ *
+ * "peer NODE tx TOKEN" per peer, TOKEN the tx_token (16 hex digits; 0:
+ * not known yet).  A test hook: rogue.sh's tool forges packets as this
+ * node with it to reach the checks after the token's.  Nothing else shows
+ * a token (never logged).
+ *
+ * Return: 0.
  */
-static int mrc_tokens_show(struct seq_file *m, void *v)
+int mrc_tokens_show(struct seq_file *m)
 {
 	struct mrc_peer *peer;
 	u64 tx;
@@ -286,7 +290,6 @@ static int mrc_tokens_show(struct seq_file *m, void *v)
 	rcu_read_unlock();
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(mrc_tokens);
 
 /* ---- init ---- */
 
@@ -294,25 +297,14 @@ DEFINE_SHOW_ATTRIBUTE(mrc_tokens);
  * mrc_peer_init() - module init: listen for SIDR requests
  *
  * Description: draws this node's incarnation, listens on the rdma_cm UDP
- * port MRC_CM_PORT and creates debugfs mrc/tokens.
+ * port MRC_CM_PORT.
  *
  * Return: 0 or -errno.
  */
 int mrc_peer_init(void)
 {
-	struct dentry *dir;
-	int err;
-
 	mrc_incarnation = get_random_u32() | 1;
-	err = mrc_peer_cm_listen();
-	if (err)
-		return err;
-	/* msg.c made the "mrc" debugfs directory. */
-	dir = debugfs_lookup("mrc", NULL);
-	mrc_tokens_debugfs = debugfs_create_file("tokens", 0400, dir, NULL,
-						 &mrc_tokens_fops);
-	dput(dir);
-	return 0;
+	return mrc_peer_cm_listen();
 }
 
 /**
@@ -322,7 +314,6 @@ void mrc_peer_exit(void)
 {
 	struct mrc_peer *peer;
 
-	debugfs_remove(mrc_tokens_debugfs);
 	mrc_peer_cm_unlisten();
 	mutex_lock(&mrc_peers_lock);
 	while ((peer = list_first_entry_or_null(&mrc_peers,

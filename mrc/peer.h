@@ -98,6 +98,10 @@ struct mrc_peer {
 int mrc_peer_init(void);
 void mrc_peer_exit(void);
 
+/* debugfs mrc/tokens (debugfs.c). */
+struct seq_file;
+int mrc_tokens_show(struct seq_file *m);
+
 /* Netlink handlers' helpers (netlink.c). */
 int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 		 unsigned int naddrs, struct netlink_ext_ack *extack);

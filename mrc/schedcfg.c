@@ -260,16 +260,21 @@ void mrc_schedcfg_count_tx(u32 id, u32 cls, u32 policy)
 	atomic64_inc(&mrc_schedcfg_tx[id][cls]);
 }
 
-/*
- * debugfs mrc/sched: one line per rail id that has a weight other than
+/**
+ * mrc_schedcfg_show() - debugfs mrc/sched
+ * @s: the file
+ *
+ * One line per rail id that has a weight other than
  * the default, a class, or traffic:
  *   rail <id> weight <w> tx_default <n> tx_latency <n> tx_bulk <n>
  *   tx_background <n>
  * then one line per class: class <name> rails <hex mask | all>.
  * Before those: "policy <knob>", and one line per policy tag:
  *   tag <policy> sent <n> acked <n> lost <n> released <n>
+ *
+ * Return: 0.
  */
-static int mrc_schedcfg_show(struct seq_file *s, void *unused)
+int mrc_schedcfg_show(struct seq_file *s)
 {
 	struct mrc_sched_params sp;
 	unsigned int r, c;
@@ -308,17 +313,16 @@ static int mrc_schedcfg_show(struct seq_file *s, void *unused)
 	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(mrc_schedcfg);
 
 /**
- * mrc_schedcfg_init() - default configuration and the debugfs file
- * @debugfs_dir: mrc's debugfs directory; "sched" is created in it
+ * mrc_schedcfg_init() - module init: the default configuration
+ *
+ * Return: 0.
  */
-void mrc_schedcfg_init(struct dentry *debugfs_dir)
+int mrc_schedcfg_init(void)
 {
 	spin_lock_bh(&mrc_schedcfg_lock);
 	mrc_sched_params_default(&mrc_schedcfg);
 	spin_unlock_bh(&mrc_schedcfg_lock);
-	debugfs_create_file("sched", 0444, debugfs_dir, NULL,
-			    &mrc_schedcfg_fops);
+	return 0;
 }

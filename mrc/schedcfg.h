@@ -16,7 +16,10 @@ struct dentry;
 /* Peer policy value meaning "the sched_policy knob". */
 #define MRC_SCHEDCFG_POLICY_GLOBAL	MRC_SCHED_POLICY_GLOBAL
 
-void mrc_schedcfg_init(struct dentry *debugfs_dir);
+int mrc_schedcfg_init(void);
+/* debugfs mrc/sched (debugfs.c). */
+struct seq_file;
+int mrc_schedcfg_show(struct seq_file *s);
 
 void mrc_schedcfg_params(struct mrc_sched_params *sp, u8 peer_policy);
 
