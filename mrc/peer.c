@@ -29,7 +29,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/in.h>
 #include <linux/in6.h>
