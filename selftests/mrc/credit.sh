@@ -88,11 +88,6 @@ shape_receiver() {
 	done
 }
 
-sender_done() {	# every send queued and completed
-	[ "$(echo_stat busy)" = 0 ] &&
-	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$1" ]
-}
-receiver_done() { [ "$(echo_stat rx)" -ge "$1" ]; }
 
 # phase NAME LEN: nodes 2 and 3 send COUNT messages of LEN bytes to node 1.
 # Node 1 puts "<name>-ms" (time to receive all) and "<name>-drops".
@@ -107,7 +102,7 @@ phase() {
 	t0=$EPOCHREALTIME
 	if is_node 1; then
 		wait_for "$name: $((2 * COUNT)) messages received" 600 \
-			receiver_done $((2 * COUNT))
+			received_at_least $((2 * COUNT))
 		t1=$EPOCHREALTIME
 		ms=$(( (${t1/./} - ${t0/./}) / 1000 ))
 		ok_eq "$name: every message intact" 0 "$(echo_stat rx_bad)"
@@ -124,7 +119,7 @@ phase() {
 	else
 		ok "$name: send $COUNT x $len B to node1" \
 			sh -c "echo send 1 7 $COUNT $len $((MRC_NODE * 7919 + ${#name})) 1 > $D/mrc_echo/ctl"
-		wait_for "$name: $COUNT sends completed" 600 sender_done $COUNT
+		wait_for "$name: $COUNT sends completed" 600 sends_done $COUNT
 		ok_eq "$name: every send completed with status 0" "$COUNT" \
 			"$(echo_stat done_ok)"
 	fi

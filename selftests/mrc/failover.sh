@@ -26,24 +26,7 @@ DOWN_S=3	# how long plane 1 stays down after the rail is deleted
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
-paths_active() { mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'; }
-plane_active() {	# plane_active PLANE: active paths of that plane
-	mrcctl -j peer show "$OTHER" |
-		jq "[.[0].paths[] | select(.plane == $1 and .state == \"active\")] | length"
-}
-all_active() { [ "$(paths_active)" = 16 ]; }
-plane0_active() { [ "$(plane_active 0)" -ge 1 ]; }
-sent_at_least() { [ "$(echo_stat done_ok)" -ge "$1" ]; }
-sends_done() {
-	[ "$(echo_stat busy)" = 0 ] &&
-	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$COUNT" ]
-}
-received_all() { [ "$(echo_stat rx)" -ge "$1" ]; }
-plane1_tx() {
-	mrcctl -j -s peer show "$OTHER" |
-		jq '[.[0].paths[] | select(.plane == 1) | .tx_pkts] | add'
-}
-now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+plane0_active() { [ "$(plane_active "$OTHER" 0)" -ge 1 ]; }
 # notices NAME: RAIL_DOWN counter of plane 0's rail (down_notices_tx/rx)
 notices() { cat /sys/kernel/mrc/rails/rxe0:1/stats/down_notices_$1; }
 notices_ge() { [ "$(notices "$1")" -ge "$2" ]; }
@@ -71,7 +54,7 @@ sender() {
 	# RTOs in TCG guests), all 8 at once now and then: a snapshot of
 	# their states failed twice in CI (2026-12-01), so plane 0 gets a
 	# few seconds to show an active path.
-	ok_eq 'no plane-1 path active while the plane is down' 0 "$(plane_active 1)"
+	ok_eq 'no plane-1 path active while the plane is down' 0 "$(plane_active "$OTHER" 1)"
 	wait_for 'plane-0 paths active meanwhile' 5 plane0_active
 	# Plane 0 alone for a while (the receiver checks it delivered).
 	_sleep "$DOWN_S"
@@ -80,10 +63,10 @@ sender() {
 	put plane-up 1
 	diag "plane 1 was down for $((t_up - t_down)) ms;" \
 	     "$(echo_stat done_ok) of $COUNT messages acked when it returned"
-	wait_for "all 16 paths to node$OTHER active again" 120 all_active
+	wait_for "all 16 paths to node$OTHER active again" 120 all_active "$OTHER" 16
 	diag "paths back at +$(($(now_ms) - t0)) ms with" \
 	     "$(echo_stat done_ok) of $COUNT messages acked"
-	wait_for "all $COUNT sends completed" 600 sends_done
+	wait_for "all $COUNT sends completed" 600 sends_done "$COUNT"
 	ok_eq "every send completed with status 0" "$COUNT" \
 		"$(echo_stat done_ok)"
 	ok_eq 'no send failed' 0 "$(echo_stat done_err)"
@@ -109,8 +92,8 @@ receiver() {
 	r1=$(echo_stat rx_bytes)
 	diag "delivered over plane 0 alone: $((r1 - r0)) B"
 	ok 'rxe1 re-added' rdma link add rxe1 type rxe netdev eth1
-	wait_for "all 16 paths to node$OTHER active again" 120 all_active
-	wait_for "$COUNT messages received" 600 received_all "$COUNT"
+	wait_for "all 16 paths to node$OTHER active again" 120 all_active "$OTHER" 16
+	wait_for "$COUNT messages received" 600 received_at_least "$COUNT"
 	rx=$(echo_stat rx)
 	ok_eq "exactly $COUNT messages delivered (none lost or duplicated)" \
 		"$COUNT" "$rx"
@@ -137,7 +120,7 @@ run_guest() {
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$OTHER on both planes" mrcctl peer add "$OTHER" addr "$a"
 	ok 'insmod mrc_echo' insmod "$ECHO_KO"
-	wait_for "16 paths to node$OTHER active" 60 all_active
+	wait_for "16 paths to node$OTHER active" 60 all_active "$OTHER" 16
 	echo reset > $D/mrc_echo/ctl
 	barrier paths-up
 
@@ -153,15 +136,15 @@ run_guest() {
 	echo reset > $D/mrc_echo/ctl
 	barrier second-transfer
 	if is_node 1; then
-		local tx0=$(plane1_tx)
+		local tx0=$(plane_tx_pkts "$OTHER" 1)
 		ok "send 4 x $SIZE B to node$OTHER" \
 			sh -c "echo send $OTHER 7 4 $SIZE 77 1 > $D/mrc_echo/ctl"
 		wait_for 'all 4 sends completed' 300 sh -c \
 			"grep -qx 'done_ok 4' $D/mrc_echo/stats"
-		ok "plane-1 paths carried packets again ($tx0 -> $(plane1_tx))" \
-			test "$(plane1_tx)" -gt "$tx0"
+		ok "plane-1 paths carried packets again ($tx0 -> $(plane_tx_pkts "$OTHER" 1))" \
+			test "$(plane_tx_pkts "$OTHER" 1)" -gt "$tx0"
 	else
-		wait_for '4 more messages received' 300 received_all 4
+		wait_for '4 more messages received' 300 received_at_least 4
 		ok_eq 'all intact and in order' '0 0' \
 			"$(echo_stat rx_bad) $(echo_stat rx_order)"
 	fi

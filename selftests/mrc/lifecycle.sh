@@ -155,18 +155,7 @@ unload_errno() {
 		print $r == 0 ? "0" : $!{EAGAIN} ? "EAGAIN" : "errno " . ($! + 0)'
 }
 
-now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
-paths_active() { mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'; }
-plane_active() {	# plane_active PLANE: active paths of that plane
-	mrcctl -j peer show "$OTHER" |
-		jq "[.[0].paths[] | select(.plane == $1 and .state == \"active\")] | length"
-}
-plane_inactive() { [ "$(plane_active "$1")" = 0 ]; }
-all_active() { [ "$(paths_active)" = 16 ]; }
-plane1_tx() {
-	mrcctl -j -s peer show "$OTHER" |
-		jq '[.[0].paths[] | select(.plane == 1) | .tx_pkts] | add'
-}
+plane_inactive() { [ "$(plane_active "$OTHER" "$1")" = 0 ]; }
 rail_names() { mrcctl -j rail show | jq -r '[.[].name] | sort | join(" ")'; }
 rail_active() {	# rail_active NAME
 	[ "$(mrcctl -j rail show | jq -r --arg n "$1" '.[] | select(.name == $n) | .state')" = active ]
@@ -174,15 +163,9 @@ rail_active() {	# rail_active NAME
 flowing() { [ "$(echo_stat done_ok)" -ge 1 ] && [ "$(echo_stat rx)" -ge 1 ]; }
 started() { [ $(($(echo_stat done_ok) + $(echo_stat rx))) -ge 1 ]; }
 in_flight() { [ "$(echo_stat done_ok)" -lt "$COUNT" ] || [ "$(echo_stat rx)" -lt "$COUNT" ]; }
-completed_at_least() {
-	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$1" ]
-}
 both_done() {	# our COUNT sends completed, their COUNT messages arrived
 	[ "$(echo_stat busy)" = 0 ] && completed_at_least "$COUNT" &&
 	[ "$(echo_stat rx)" -ge "$COUNT" ]
-}
-buffers_free() {
-	[ "$(msg_stat rx_buffer_bytes)" = 0 ] && [ "$(msg_stat tx_buffer_bytes)" = 0 ]
 }
 send_both_ways() {	# send_both_ways SEED: COUNT x SIZE to the other node
 	echo "send $OTHER 7 $COUNT $SIZE $1 1" > $D/mrc_echo/ctl
@@ -258,7 +241,7 @@ setup() {	# setup PHASE: mrc, the peer, mrc_echo, all paths active
 	ok "$1: modprobe mrc node_id" modprobe mrc node_id="$MRC_NODE"
 	ok "$1: add peer node$OTHER on both planes" peer_add "$OTHER"
 	ok "$1: insmod mrc_echo" insmod "$ECHO_KO"
-	wait_for "$1: 16 paths to node$OTHER active" 60 all_active
+	wait_for "$1: 16 paths to node$OTHER active" 60 all_active "$OTHER" 16
 	echo reset > $D/mrc_echo/ctl
 }
 
@@ -383,12 +366,12 @@ phase_b() {
 		put b-deleted 1
 		ok_eq 'B: mrcctl rail show: rxe1:1 gone' 'rxe0:1' "$(rail_names)"
 		mrcctl rail show | sed 's/^/# /'
-		ok_eq 'B: no plane-1 path active' 0 "$(plane_active 1)"
+		ok_eq 'B: no plane-1 path active' 0 "$(plane_active "$OTHER" 1)"
 		ok "B: packets in flight on its paths sent again ($(($(msg_stat path_down_pkts) - d0)) path_down_pkts)" \
 			test "$(msg_stat path_down_pkts)" -gt "$d0"
 		_sleep $DOWN_S
-		ok "B: plane-0 paths still active ($(plane_active 0) of 8)" \
-			test "$(plane_active 0)" -ge 1
+		ok "B: plane-0 paths still active ($(plane_active "$OTHER" 0) of 8)" \
+			test "$(plane_active "$OTHER" 0)" -ge 1
 		ok 'B: rdma link add rxe1 type rxe netdev eth1' \
 			rdma link add rxe1 type rxe netdev eth1
 		put b-added 1
@@ -400,7 +383,7 @@ phase_b() {
 			plane_inactive 1
 		get b-added > /dev/null
 	fi
-	wait_for "B: all 16 paths to node$OTHER active again" 120 all_active
+	wait_for "B: all 16 paths to node$OTHER active again" 120 all_active "$OTHER" 16
 	check_transfer B
 	diag "B: mrc: $(tr '\n' ' ' < $D/mrc/msg)"
 	barrier b-done
@@ -409,13 +392,13 @@ phase_b() {
 	echo reset > $D/mrc_echo/ctl
 	barrier b-again
 	if is_node 1; then
-		tx0=$(plane1_tx)
+		tx0=$(plane_tx_pkts "$OTHER" 1)
 		ok "B: send 4 x $SIZE B to node$OTHER" \
 			sh -c "echo send $OTHER 7 4 $SIZE 44 1 > $D/mrc_echo/ctl"
 		wait_for 'B: all 4 acked' 300 sh -c \
 			"grep -qx 'done_ok 4' $D/mrc_echo/stats"
-		ok "B: plane-1 paths carried packets again ($tx0 -> $(plane1_tx))" \
-			test "$(plane1_tx)" -gt "$tx0"
+		ok "B: plane-1 paths carried packets again ($tx0 -> $(plane_tx_pkts "$OTHER" 1))" \
+			test "$(plane_tx_pkts "$OTHER" 1)" -gt "$tx0"
 	else
 		wait_for 'B: 4 more messages received' 300 sh -c \
 			"grep -qx 'rx 4' $D/mrc_echo/stats"
@@ -465,7 +448,7 @@ phase_c_node1() {
 		test "$t_fail" -le $((PEER_TIMEOUT_MS + SLACK_MS))
 	ok_eq 'C: what arrived from node2 is intact and in order' '0 0' \
 		"$(echo_stat rx_bad) $(echo_stat rx_order)"
-	ok_eq "C: no path to node$OTHER active" 0 "$(paths_active)"
+	ok_eq "C: no path to node$OTHER active" 0 "$(active_paths "$OTHER")"
 	ok_eq 'C: send buffers back to 0 (tx_buffer_bytes)' 0 \
 		"$(msg_stat tx_buffer_bytes)"
 	# Partial messages expire after 2 x peer_timeout_ms without news.

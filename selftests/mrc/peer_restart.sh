@@ -17,8 +17,6 @@ NODES=2
 TIMEOUT=300
 RECOVER_S=${MRC_PEER_RESTART_RECOVER_S:-30}
 
-paths_active() { mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'; }
-all_active() { [ "$(paths_active)" = 16 ]; }
 
 run_guest() {
 	OTHER=$((3 - MRC_NODE))
@@ -27,7 +25,7 @@ run_guest() {
 
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE"
 	ok "add peer node$OTHER" mrcctl peer add "$OTHER" addr "$a"
-	wait_for "16 paths to node$OTHER active" 60 all_active
+	wait_for "16 paths to node$OTHER active" 60 all_active "$OTHER" 16
 	barrier up
 	if is_node 2; then
 		ok 'restart: modprobe -r mrc' modprobe -r mrc
@@ -36,7 +34,7 @@ run_guest() {
 	fi
 	barrier restarted
 	if ! wait_for "16 paths to node$OTHER active again after node2's restart" \
-		"$RECOVER_S" all_active; then
+		"$RECOVER_S" all_active "$OTHER" 16; then
 		mrcctl -s peer show "$OTHER" 2>&1 | _diag_stream
 	fi
 	barrier done

@@ -32,11 +32,6 @@ start() {	# start NODE: mrc, mrc_echo, then the peer
 	insmod "$ECHO_KO" && peer_add "$1"
 }
 
-sends_done() {
-	[ "$(echo_stat busy)" = 0 ] &&
-	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$1" ]
-}
-
 run_guest() {
 	local o=$((3 - MRC_NODE)) before after
 

@@ -43,19 +43,12 @@ PERF_RUNS=("1 400" "4096 200" "262144 24" "4194304 3")
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
-paths_active() {	# in the spray set, to the other node
-	mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'
-}
-paths_at_least() { [ "$(paths_active)" -ge "$1" ]; }
+paths_at_least() { [ "$(active_paths "$OTHER")" -ge "$1" ]; }
 round_done() {	# our sends completed and theirs arrived
 	[ "$(echo_stat busy)" = 0 ] &&
 	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$ROUND_COUNT" ] &&
 	[ "$(echo_stat rx)" -ge "$ROUND_COUNT" ]
 }
-buffers_free() {
-	[ "$(msg_stat rx_buffer_bytes)" = 0 ] && [ "$(msg_stat tx_buffer_bytes)" = 0 ]
-}
-now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
 # Node 1: plane 1 down for FLAP_DOWN_S every FLAP_UP_S until told to stop.
 flapper() {
@@ -138,7 +131,7 @@ round() {
 	TOT_SENT=$((TOT_SENT + $(echo_stat done_ok)))
 	TOT_RX=$((TOT_RX + $(echo_stat rx)))
 	diag "round $r: $(echo_stat tx_bytes) B sent, $(echo_stat rx_bytes) B received;" \
-	     "paths active $(paths_active); flaps so far $(cat /tmp/soak.flaps 2>/dev/null || echo 0)"
+	     "paths active $(active_paths "$OTHER"); flaps so far $(cat /tmp/soak.flaps 2>/dev/null || echo 0)"
 	barrier "round-$r-done" $((SOAK_S + 300))
 }
 

@@ -31,14 +31,6 @@ PEER_TIMEOUT_MS=3000	# the knob's default, set explicitly (the debug lane
 SLACK_MS=4000		# path detection (RTO <= rto_max_ms) + TCG polling
 
 source "$MRC_LIB_DIR/echo_lib.sh"
-now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
-
-paths_active() { mrcctl -j peer show "$OTHER" | jq '.[0].paths_active'; }
-all_active() { [ "$(paths_active)" = 16 ]; }
-sent_at_least() { [ "$(echo_stat done_ok)" -ge "$1" ]; }
-completed_at_least() {
-	[ $(($(echo_stat done_ok) + $(echo_stat done_err))) -ge "$1" ]
-}
 
 # Live objects of mrc's and mrc_echo's allocation sites: slab (per cache
 # and caller, from slub_debug=U's alloc_traces) and vmalloc (per caller).
@@ -165,7 +157,7 @@ black_hole() {
 			test "$ms" -ge 3600 -a "$ms" -le $((4000 + SLACK_MS))
 		ok_eq 'counted as tx_timeout' $((t0 + 1)) "$(msg_stat tx_timeout)"
 		wait_for 'the paths are active (probes pass the hole)' 10 \
-			all_active
+			all_active "$OTHER" 16
 		ok_eq 'sender buffers back to 0 (tx_buffer_bytes)' 0 \
 			"$(msg_stat tx_buffer_bytes)"
 		rto_floor
@@ -290,7 +282,7 @@ run_guest() {
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$OTHER on both planes" mrcctl peer add "$OTHER" addr "$a"
 	ok 'insmod mrc_echo' insmod "$ECHO_KO"
-	wait_for "16 paths to node$OTHER active" 60 all_active
+	wait_for "16 paths to node$OTHER active" 60 all_active "$OTHER" 16
 	t0=$(now_ms)
 	mem_snapshot > /tmp/mem0
 	diag "memory snapshot took $(($(now_ms) - t0)) ms"
@@ -313,7 +305,7 @@ run_guest() {
 		ip link set eth0 up
 		ip link set eth1 up
 	fi
-	wait_for "16 paths to node$OTHER active again" 120 all_active
+	wait_for "16 paths to node$OTHER active again" 120 all_active "$OTHER" 16
 	echo reset > $D/mrc_echo/ctl
 	barrier planes-up
 	if is_node 1; then
