@@ -60,12 +60,6 @@ NETEM="delay ${DELAY_MS}ms $(( DELAY_MS / 5 ? DELAY_MS / 5 : 1 ))ms"
 # more (40 in all for the 1.5 s default).
 RECOVER_SAMPLES=$(( 8 + RECOVER_MS / 100 + 17 ))
 
-peer_add() {
-	mrcctl peer add "$1" addr "$(node_ip "$1" 0),$(node_ip "$1" 1)"
-}
-all_active() {
-	[ "$(mrcctl -j peer show "$1" | jq '.[0].paths_active')" = 16 ]
-}
 policy() {	# policy N: on this node
 	echo "$1" > /sys/kernel/mrc/sched_policy
 }
@@ -124,8 +118,6 @@ tags_consistent() {
 	[ $bad = 0 ] && [ $seen -ge 3 ]
 }
 
-# msg_stat NAME: a debugfs mrc/msg counter
-msg_stat() { awk -v k="$1" '$1 == k { print $2 }' $D/mrc/msg; }
 bg_yields() { msg_stat bg_yields; }
 
 # Knobs bg_yield_pkts / bulk_yield_pkts: a transfer of the class (24 x
@@ -192,7 +184,7 @@ run_guest() {
 	ok_eq 'sched_policy knob defaults to load-aware (3)' 3 \
 		"$(cat /sys/kernel/mrc/sched_policy)"
 	ok "add peer node$o on both planes" peer_add "$o"
-	wait_for "16 paths to node$o active" 60 all_active "$o"
+	wait_for "16 paths to node$o active" 60 all_active "$o" 16
 	r0=$(cat /sys/kernel/mrc/rails/rxe0:1/id)
 	r1=$(cat /sys/kernel/mrc/rails/rxe1:1/id)
 	if is_node 2; then
@@ -436,7 +428,7 @@ run_guest() {
 		ok 'peer fallbacks counted' sh -c \
 			"[ \$(mrcctl -j peer show $o | jq '.[0].fallbacks') -gt 0 ]"
 		ip link set eth1 up
-		wait_for "16 paths to node$o active again" 60 all_active "$o"
+		wait_for "16 paths to node$o active again" 60 all_active "$o" 16
 		ok 'latency class back on plane 1 (5 x 4 KiB)' \
 			mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 5
 		wait_for 'monitor: class_fallback events, out and back' 10 \
