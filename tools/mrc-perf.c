@@ -33,6 +33,8 @@
 
 #include <linux/mrc.h>
 
+#include "mrc/core/names.h"
+
 #define PERF_MAGIC	0x4d524350u	/* "MRCP" */
 #define PERF_START_BW	1
 #define PERF_START_LAT	2
@@ -634,18 +636,12 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "sc:p:m:an:w:e:jD:C:h")) != -1) {
 		switch (c) {
-		case 'C': {
-			static const char *const cls[] = {
-				"default", "latency", "bulk", "background",
-			};
-			unsigned int i;
-
-			for (i = 0; i < 4 && strcmp(optarg, cls[i]); i++)
-				;
-			ep_class = i < 4 ? (int)i :
-				   (int)num(optarg, 0, 255, "class");
+		case 'C':
+			/* mrc/core/names.c: the module's own class names */
+			ep_class = mrc_sched_class_parse(optarg);
+			if (ep_class < 0)
+				ep_class = (int)num(optarg, 0, 255, "class");
 			break;
-		}
 		case 's':
 			server = true;
 			break;

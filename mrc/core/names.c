@@ -4,6 +4,7 @@
  */
 #include "../../uapi/linux/mrc.h"
 #include "names.h"
+#include "sched.h"
 
 static const char * const mrc_rail_state_names[] = {
 	[MRC_RAIL_STATE_DOWN]		= "down",
@@ -136,4 +137,89 @@ const char *mrc_credit_stat_name(unsigned int stat)
 	    mrc_credit_stat_names[stat])
 		return mrc_credit_stat_names[stat];
 	return NULL;
+}
+
+static const char * const mrc_sched_policy_names[] = {
+	[MRC_SCHED_POLICY_ROUND_ROBIN]	= "round-robin",
+	[MRC_SCHED_POLICY_MIN_INFLIGHT]	= "min-inflight",
+	[MRC_SCHED_POLICY_MIN_LATENCY]	= "min-latency",
+	[MRC_SCHED_POLICY_LOAD_AWARE]	= "load-aware",
+};
+
+static const char * const mrc_sched_class_names[] = {
+	[MRC_CLASS_DEFAULT]	= "default",
+	[MRC_CLASS_LATENCY]	= "latency",
+	[MRC_CLASS_BULK]	= "bulk",
+	[MRC_CLASS_BACKGROUND]	= "background",
+};
+
+/**
+ * mrc_sched_policy_name() - the name of a scheduling policy
+ * @policy: an enum mrc_sched_policy
+ *
+ * Return: "round-robin", "min-inflight", ...; NULL if out of range.
+ */
+const char *mrc_sched_policy_name(unsigned int policy)
+{
+	/* The scheduler's own values are the uapi ones (differences 0). */
+	BUILD_BUG_ON((int)MRC_SCHED_ROUND_ROBIN - MRC_SCHED_POLICY_ROUND_ROBIN);
+	BUILD_BUG_ON((int)MRC_SCHED_MIN_INFLIGHT - MRC_SCHED_POLICY_MIN_INFLIGHT);
+	BUILD_BUG_ON((int)MRC_SCHED_MIN_LATENCY - MRC_SCHED_POLICY_MIN_LATENCY);
+	BUILD_BUG_ON((int)MRC_SCHED_LOAD_AWARE - MRC_SCHED_POLICY_LOAD_AWARE);
+	BUILD_BUG_ON(ARRAY_SIZE(mrc_sched_policy_names) - MRC_SCHED_POLICY_NR);
+	return policy < ARRAY_SIZE(mrc_sched_policy_names) ?
+	       mrc_sched_policy_names[policy] : NULL;
+}
+
+/**
+ * mrc_sched_class_name() - the name of a traffic class
+ * @cls: an enum mrc_sched_class
+ *
+ * Return: "default", "latency", "bulk", "background"; NULL if out of
+ * range.
+ */
+const char *mrc_sched_class_name(unsigned int cls)
+{
+	BUILD_BUG_ON((int)MRC_SCHED_CLASS_DEFAULT - MRC_CLASS_DEFAULT);
+	BUILD_BUG_ON((int)MRC_SCHED_CLASS_LATENCY - MRC_CLASS_LATENCY);
+	BUILD_BUG_ON((int)MRC_SCHED_CLASS_BULK - MRC_CLASS_BULK);
+	BUILD_BUG_ON((int)MRC_SCHED_CLASS_BACKGROUND - MRC_CLASS_BACKGROUND);
+	BUILD_BUG_ON(ARRAY_SIZE(mrc_sched_class_names) - MRC_SCHED_CLASS_NR);
+	return cls < ARRAY_SIZE(mrc_sched_class_names) ?
+	       mrc_sched_class_names[cls] : NULL;
+}
+
+static int mrc_sched_lookup(const char * const *names, unsigned int nr,
+			    const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(names[i], name))
+			return (int)i;
+	return -EINVAL;
+}
+
+/**
+ * mrc_sched_policy_parse() - the value of a policy name
+ * @name: as mrc_sched_policy_name() gives it
+ *
+ * Return: the policy, or -EINVAL.
+ */
+int mrc_sched_policy_parse(const char *name)
+{
+	return mrc_sched_lookup(mrc_sched_policy_names,
+				ARRAY_SIZE(mrc_sched_policy_names), name);
+}
+
+/**
+ * mrc_sched_class_parse() - the value of a class name
+ * @name: as mrc_sched_class_name() gives it
+ *
+ * Return: the class, or -EINVAL.
+ */
+int mrc_sched_class_parse(const char *name)
+{
+	return mrc_sched_lookup(mrc_sched_class_names,
+				ARRAY_SIZE(mrc_sched_class_names), name);
 }

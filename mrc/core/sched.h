@@ -87,6 +87,7 @@
 #define _MRC_SCHED_H
 
 #include "compat.h"
+#include "names.h"
 #include "path.h"
 
 /* Values are stable: they may be exported (netlink, sysfs). */
@@ -229,10 +230,5 @@ int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
 
 int mrc_sched_pick(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		   struct mrc_path *const *paths, u32 n, u64 now);
-
-const char *mrc_sched_policy_name(unsigned int policy);
-const char *mrc_sched_class_name(unsigned int cls);
-int mrc_sched_policy_parse(const char *name);
-int mrc_sched_class_parse(const char *name);
 
 #endif /* _MRC_SCHED_H */

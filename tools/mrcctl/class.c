@@ -12,46 +12,37 @@
 #include "nl.h"
 #include "print.h"
 
-static const char *const sched_policy_names[] = {
-	[MRC_SCHED_POLICY_ROUND_ROBIN]	= "round-robin",
-	[MRC_SCHED_POLICY_MIN_INFLIGHT]	= "min-inflight",
-	[MRC_SCHED_POLICY_MIN_LATENCY]	= "min-latency",
-	[MRC_SCHED_POLICY_LOAD_AWARE]	= "load-aware",
-};
-
-static const char *const class_names[] = {
-	[MRC_CLASS_DEFAULT]	= "default",
-	[MRC_CLASS_LATENCY]	= "latency",
-	[MRC_CLASS_BULK]	= "bulk",
-	[MRC_CLASS_BACKGROUND]	= "background",
-};
-
+/* The names are mrc/core/names.c's, the module's own words. */
 const char *class_name(u32 id)
 {
-	return id < ARRAY_SIZE(class_names) ? class_names[id] : "unknown";
+	const char *n = mrc_sched_class_name(id);
+
+	return n ? n : "unknown";
 }
 
 const char *sched_policy_name(u64 v)
 {
-	return v < ARRAY_SIZE(sched_policy_names) ? sched_policy_names[v] :
-	       "unknown";
+	const char *n = v <= 255 ? mrc_sched_policy_name((unsigned int)v) :
+			NULL;
+
+	return n ? n : "unknown";
 }
 
-/* Index of @s in @names (exact, or a number), or -1. */
-static int name_index(const char *const *names, unsigned int n,
-		      const char *s)
+/*
+ * @s by its name (@parse), or a number, passed as is: the kernel judges
+ * it (extack); -1 if neither.
+ */
+static int name_index(int (*parse)(const char *name), const char *s)
 {
-	unsigned int i;
-	char *end;
 	unsigned long v;
+	char *end;
+	int i;
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(names[i], s))
-			return (int)i;
-	/* A number is passed as is: the kernel judges it (extack). */
+	i = parse(s);
+	if (i >= 0)
+		return i;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	(void)n;
 	if (!errno && *s && !*end && v <= 255)
 		return (int)v;
 	return -1;
@@ -60,8 +51,7 @@ static int name_index(const char *const *names, unsigned int n,
 /* A policy by name, or a number (the kernel judges it); -1 if neither. */
 int sched_policy_index(const char *s)
 {
-	return name_index(sched_policy_names, ARRAY_SIZE(sched_policy_names),
-			  s);
+	return name_index(mrc_sched_policy_parse, s);
 }
 
 static void usage_class(FILE *f)
@@ -180,7 +170,7 @@ static int do_class_show(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 0) {
-		cls = name_index(class_names, ARRAY_SIZE(class_names), argv[0]);
+		cls = name_index(mrc_sched_class_parse, argv[0]);
 		if (cls < 0) {
 			fprintf(stderr,
 				"Error: unknown class \"%s\" (default, latency, bulk, background)\n",
@@ -228,7 +218,7 @@ static int do_class_set(int argc, char **argv)
 			"Error: class set needs CLASS rails { RAIL[,RAIL...] | all }, try \"mrcctl class help\"\n");
 		return 1;
 	}
-	cls = name_index(class_names, ARRAY_SIZE(class_names), argv[0]);
+	cls = name_index(mrc_sched_class_parse, argv[0]);
 	if (cls < 0) {
 		fprintf(stderr,
 			"Error: unknown class \"%s\" (default, latency, bulk, background)\n",
