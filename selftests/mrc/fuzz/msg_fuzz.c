@@ -337,10 +337,43 @@ static void check_paths(struct host *h)
 	}
 }
 
+/* What a host's sender holds, to stderr (a failing input's diagnosis). */
+static void dump(struct host *h)
+{
+	struct mrc_msg_tx *m;
+	unsigned int pi;
+
+	fprintf(stderr, "host %u: now %llu ntx %u inflight %u cwnd %u armed %d at %llu kicks %u stuck %llu progress %llu ring_full %d\n",
+		h->node_id, (unsigned long long)h->now, h->mp.ntx,
+		h->mp.inflight, h->mp.cwnd, h->armed,
+		(unsigned long long)h->arm_at, h->kicks,
+		(unsigned long long)h->mp.stuck_ns,
+		(unsigned long long)h->mp.progress_ns, h->mp.ring_full);
+	list_for_each_entry(m, &h->mp.txq, node)
+		fprintf(stderr, "  msg %llx len %u cls %u npkts %u acked %u inflight %u lost %u cum %u\n",
+			(unsigned long long)m->msg_id, m->len, m->cls,
+			m->sb.npkts, mrc_txsb_acked(&m->sb),
+			mrc_txsb_inflight(&m->sb), mrc_txsb_lost(&m->sb),
+			mrc_txsb_cum(&m->sb));
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		if (h->path[pi].stats.tx_pkts || h->path[pi].state)
+			fprintf(stderr, "  path %u state %u inflight %u\n", pi,
+				h->path[pi].state, h->path[pi].inflight_pkts);
+}
+
 /* The wire made perfect, every path alive: run until all is done. */
 static void drain(void)
 {
-	u64 end = F.now + 10 * F.h[0]->knob[MRC_KNOB_peer_timeout_ms] * MS;
+	u64 t0 = F.h[0]->knob[MRC_KNOB_peer_timeout_ms];
+	u64 t1 = F.h[1]->knob[MRC_KNOB_peer_timeout_ms];
+	/*
+	 * The longest a send may take from here: a sender whose receiver
+	 * gave its epoch up (see msg_rx.c, Expiry) fails it only after
+	 * MRC_MSG_STALL_MULT (4) of its own peer timeouts without progress,
+	 * and its successors then start over.  Twenty of the longer one
+	 * bound that with room to spare.
+	 */
+	u64 end = F.now + 20 * (t0 > t1 ? t0 : t1) * MS;
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -369,9 +402,11 @@ static void drain(void)
 			all_paths_up();
 	}
 	for (i = 0; i < 2; i++)
-		if (F.h[i]->mp.ntx)
+		if (F.h[i]->mp.ntx) {
+			dump(F.h[i]);
 			FAIL("host %d: %u sends never completed", i,
 			     F.h[i]->mp.ntx);
+		}
 	run_both();
 }
 
