@@ -12,8 +12,10 @@
 #                                         scripts/debug-kernel test)
 #
 # Fast tier: mrc.ko builds with W=1 and no warning, sparse is clean,
-# checkpatch is clean, the tools build without warnings, the user-space
-# unit tests pass.  VM tier: every TEST_PROGS script of the Makefile, each
+# checkpatch is clean, the kernel's coccinelle scripts report nothing,
+# kernel-doc is complete, the tools build without warnings, the
+# user-space unit tests pass, the fuzzers run bounded without a finding,
+# mrcctl's self-test passes.  VM tier: every TEST_PROGS script of the Makefile, each
 # booting its own QEMU fabric.  Ends with one line: "N passed, N failed".
 # Set MRC_NO_DEPS=1 to skip scripts/install-deps.
 set -u
