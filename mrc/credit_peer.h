@@ -14,7 +14,6 @@
 struct mrc_peer;
 struct mrc_pkt;
 struct mrc_ud_qp;
-struct sk_buff;
 
 /* One peer's credit state; lives in struct mrc_peer. */
 struct mrc_credit_peer {
@@ -58,8 +57,6 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt);
 
 enum mrc_drop_reason mrc_credit_rx_pkt(struct mrc_ud_qp *uqp, u32 src_qp,
 				       const struct mrc_pkt *pkt);
-
-int mrc_credit_peer_fill(struct sk_buff *skb, struct mrc_peer *peer);
 
 void mrc_credit_peer_stats(struct mrc_peer *peer,
 			   u64 v[__MRC_CREDIT_STAT_MAX]);

@@ -106,6 +106,26 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* The MRC_PEER_A_CREDIT nest of @peer: 0, or -EMSGSIZE if @skb is full. */
+static int mrc_credit_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
+{
+	u64 v[__MRC_CREDIT_STAT_MAX] = {};
+	struct nlattr *nest;
+	unsigned int s;
+
+	mrc_credit_peer_stats(peer, v);
+	nest = nla_nest_start(skb, MRC_PEER_A_CREDIT);
+	if (!nest)
+		return -EMSGSIZE;
+	for (s = MRC_CREDIT_STAT_PAD + 1; s < __MRC_CREDIT_STAT_MAX; s++)
+		if (nla_put_u64_64bit(skb, s, v[s], MRC_CREDIT_STAT_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /**
  * mrc_peer_fill() - put a PEER nest
  * @skb: the netlink message
@@ -174,39 +194,13 @@ unlock:
 	spin_unlock_bh(&peer->lock);
 	if (err || nla_put_u32(skb, MRC_PEER_A_PATHS_ACTIVE, active))
 		goto cancel;
-	if (mrc_credit_peer_fill(skb, peer))	/* credit_peer.c */
+	if (mrc_credit_peer_fill(skb, peer))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
 cancel:
 	nla_nest_cancel(skb, nest);
 	return -EMSGSIZE;
-}
-
-/**
- * mrc_credit_peer_fill() - put the MRC_PEER_A_CREDIT nest of a peer
- * @skb: the netlink message
- * @peer: the peer
- *
- * Return: 0, or -EMSGSIZE if @skb is full.
- */
-int mrc_credit_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
-{
-	u64 v[__MRC_CREDIT_STAT_MAX] = {};
-	struct nlattr *nest;
-	unsigned int s;
-
-	mrc_credit_peer_stats(peer, v);
-	nest = nla_nest_start(skb, MRC_PEER_A_CREDIT);
-	if (!nest)
-		return -EMSGSIZE;
-	for (s = MRC_CREDIT_STAT_PAD + 1; s < __MRC_CREDIT_STAT_MAX; s++)
-		if (nla_put_u64_64bit(skb, s, v[s], MRC_CREDIT_STAT_PAD)) {
-			nla_nest_cancel(skb, nest);
-			return -EMSGSIZE;
-		}
-	nla_nest_end(skb, nest);
-	return 0;
 }
 
 /* ---- requests ---- */
