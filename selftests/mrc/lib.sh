@@ -85,7 +85,18 @@ _result() {
 	local -a all
 	echo "$1" >>"$_MRC_RESULTS"
 	mapfile -t all <"$_MRC_RESULTS"
-	_tap "$1 ${#all[@]} $2"
+	_tap "$1 ${#all[@]} ${_MRC_CASE:+$_MRC_CASE: }$2"
+}
+
+# Titled cases, the shape of MPTCP's mptcp_join.sh: a test is a list of
+# cases, each opened by case_title, and every check after it carries the
+# case's number and title ("003 max_rails from modprobe.d: ...").
+_MRC_CASE=
+_MRC_NCASE=0
+case_title() {	# case_title TEXT: a new case; what it sets up and checks
+	_MRC_NCASE=$((_MRC_NCASE + 1))
+	printf -v _MRC_CASE '%03d %s' "$_MRC_NCASE" "$1"
+	_tap "# ---- $_MRC_CASE"
 }
 
 _count() { local -a all; mapfile -t all <"$_MRC_RESULTS"; echo "${#all[@]}"; }
@@ -104,8 +115,7 @@ _sleep() {
 # a KASAN kernel (the debug-kernel lane) keeps freed objects in its
 # quarantine, where slub still counts them as allocated; shrinking a cache
 # frees its quarantined objects (kmem_cache_shrink()).  Elsewhere it only
-# shrinks the kmalloc caches.  (unreachable.sh on the lane, 2026-12-01:
-# 13 objects of mrc and mrc_echo sites freed just before the count.)
+# shrinks the kmalloc caches.
 slab_flush_freed() {
 	local f
 	for f in /sys/kernel/slab/kmalloc-*/shrink; do
@@ -271,6 +281,45 @@ wait_for() {
 	done
 	_result "not ok" "$desc"
 	diag "timeout after ${timeout}s waiting for: $* (last exit status $rc)"
+	[ -n "$out" ] && _diag_stream <<<"$out"
+	return 1
+}
+
+# ---- chk_*: one named check of mrc's state each ----
+
+# chk_knob NAME VALUE: the knob reads VALUE in sysfs and in mrcctl.
+chk_knob() {
+	ok_eq "knob $1 is $2 (sysfs, mrcctl)" "$2 $2" \
+		"$(cat "/sys/kernel/mrc/$1") $(mrcctl -j config show |
+			jq --arg n "$1" '.[] | select(.name == $n) | .value')"
+}
+
+# chk_rail RAIL ATTR VALUE: /sys/kernel/mrc/rails/RAIL/ATTR reads VALUE.
+chk_rail() {
+	ok_eq "rail $1 $2 is $3" "$3" \
+		"$(cat "/sys/kernel/mrc/rails/$1/$2" 2>/dev/null)"
+}
+
+# chk_rail_soon RAIL ATTR VALUE [SECONDS]: ... within SECONDS (10).
+chk_rail_soon() {
+	wait_for "rail $1 $2 becomes $3" "${4:-10}" \
+		sh -c "[ \"\$(cat /sys/kernel/mrc/rails/$1/$2 2>/dev/null)\" = '$3' ]"
+}
+
+# chk_refused DESC PATTERN CMD...: CMD fails, and what it printed says
+# why (matches the extended regex PATTERN; "" to match anything).
+chk_refused() {
+	local desc=$1 pat=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && [[ $out =~ $pat ]]; then
+		_result ok "$desc"
+		[ -n "$out" ] && diag "it said: $out"
+		return 0
+	fi
+	_result "not ok" "$desc"
+	diag "command: $* (exit status $rc, wanted a failure matching '$pat')"
 	[ -n "$out" ] && _diag_stream <<<"$out"
 	return 1
 }
