@@ -332,6 +332,22 @@ static void rx_packet__new_epoch_keeps_whole_drops_partial(void)
 	teardown();
 }
 
+static void rx_packet__new_epoch_schedules_held_delivery(void)
+{
+	setup();
+	data(0, id_of(EPOCH, 0, 0), 3 * SEG, 0, 0);	/* partial n 0 */
+	whole(id_of(EPOCH, 0, 1), 100);			/* held n 1 */
+	host_run(R);
+	CHECK(ndelivered_ids == 0 && !R->deliver_due, "n 1 held");
+	/* One packet of a new epoch's message, which does not complete. */
+	data(0, id_of(EPOCH + 1, 0, 0), 3 * SEG, 0, 0);
+	CHECK(R->deliver_due, "the held message's delivery is scheduled");
+	host_run(R);
+	CHECK(ndelivered_ids == 1 && delivered_ids[0] == id_of(EPOCH, 0, 1),
+	      "and it is delivered without waiting for another completion");
+	teardown();
+}
+
 static void rx_expire__frees_incomplete_and_closes_epoch(void)
 {
 	u64 idle;
@@ -435,6 +451,8 @@ static const struct tap_test tests[] = {
 	{ "rx_packet__nack_after_delay", rx_packet__nack_after_delay },
 	{ "rx_packet__new_epoch_keeps_whole_drops_partial",
 	  rx_packet__new_epoch_keeps_whole_drops_partial },
+	{ "rx_packet__new_epoch_schedules_held_delivery",
+	  rx_packet__new_epoch_schedules_held_delivery },
 	{ "rx_expire__frees_incomplete_and_closes_epoch",
 	  rx_expire__frees_incomplete_and_closes_epoch },
 	{ "rx_restarted__keeps_whole_drops_partial",
