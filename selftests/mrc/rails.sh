@@ -4,7 +4,8 @@
 # Rails: both rxe ports of every VM become active rails (mrcctl, JSON and
 # sysfs agree); link down/up moves the state and emits events; deleting an
 # rxe device removes its rail (event); adding an rxe device after load
-# creates a rail (event).
+# creates a rail (event).  Written as titled cases (lib.sh's case_title
+# and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=600
@@ -40,6 +41,7 @@ run_guest() {
 	local n=$MRC_NODE p gid
 	trap cleanup EXIT
 
+	case_title 'both ports become active rails'
 	ok 'modprobe mrc' modprobe mrc
 	ok_eq 'mrcctl -j rail show lists 2 rails' 2 \
 		"$(mrcctl -j rail show | jq length)"
@@ -51,31 +53,27 @@ run_guest() {
 		gid=$(rail_field rxe$p:1 gid)
 		ok_eq "rxe$p:1 gid is the RoCEv2 IPv4 GID" \
 			"::ffff:$(node_ip "$n" $p)" "$gid"
-		ok_eq "sysfs state of rxe$p:1" active \
-			"$(cat /sys/kernel/mrc/rails/rxe$p:1/state)"
-		ok_eq "sysfs gid of rxe$p:1 matches" "$gid" \
-			"$(cat /sys/kernel/mrc/rails/rxe$p:1/gid)"
+		chk_rail rxe$p:1 state active
+		chk_rail rxe$p:1 gid "$gid"
 	done
 	mrcctl rail show | sed 's/^/# /'
 
 	ok 'mrcctl monitor subscribed' monitor_start
 
-	# Link down / up on plane 1.
+	case_title 'a link down and up moves the state, with events'
 	ip link set eth1 down
-	wait_for 'rxe1:1 down after ip link set eth1 down' 10 \
-		grep -qx down /sys/kernel/mrc/rails/rxe1:1/state
+	chk_rail_soon rxe1:1 state down
 	wait_for 'monitor: rxe1:1 active -> down' 10 \
 		grep -q '^\[rail state\] rxe1:1 active -> down' "$MON"
-	ok_eq 'rxe0:1 unaffected' active "$(cat /sys/kernel/mrc/rails/rxe0:1/state)"
+	chk_rail rxe0:1 state active
 	ip link set eth1 up
-	wait_for 'rxe1:1 active after ip link set eth1 up' 20 \
-		grep -qx active /sys/kernel/mrc/rails/rxe1:1/state
+	chk_rail_soon rxe1:1 state active 20
 	wait_for 'monitor: rxe1:1 down -> active' 10 \
 		grep -q '^\[rail state\] rxe1:1 down -> active' "$MON"
 	ok 'state_changes counted' test \
 		"$(cat /sys/kernel/mrc/rails/rxe1:1/stats/state_changes)" -ge 2
 
-	# Device removal.
+	case_title 'removing a device removes its rail, with an event'
 	ok 'rdma link delete rxe1' rdma link delete rxe1
 	wait_for 'rail rxe1:1 gone from sysfs' 10 \
 		test ! -e /sys/kernel/mrc/rails/rxe1:1
@@ -83,12 +81,11 @@ run_guest() {
 		grep -q '^\[rail removed\] rxe1:1' "$MON"
 	ok_eq 'one rail left' 1 "$(mrcctl -j rail show | jq length)"
 
-	# Device added after load: plane 1 again, and a veth.
+	case_title 'a device added after load becomes a rail, with an event'
 	ok 'rdma link add rxe1 again' rdma link add rxe1 type rxe netdev eth1
 	wait_for 'monitor: rail added rxe1:1' 10 \
 		grep -q '^\[rail added\] rxe1:1' "$MON"
-	wait_for 'rxe1:1 active again' 20 \
-		grep -qx active /sys/kernel/mrc/rails/rxe1:1/state
+	chk_rail_soon rxe1:1 state active 20
 	ip link add vethA type veth peer name vethB
 	ip link set vethA up
 	ip link set vethB up
@@ -96,8 +93,7 @@ run_guest() {
 	ok 'rdma link add rxe9 on a veth' rdma link add rxe9 type rxe netdev vethA
 	wait_for 'monitor: rail added rxe9:1' 10 \
 		grep -q '^\[rail added\] rxe9:1' "$MON"
-	wait_for 'rxe9:1 active' 20 \
-		grep -qx active /sys/kernel/mrc/rails/rxe9:1/state
+	chk_rail_soon rxe9:1 state active 20
 	ok_eq 'rxe9:1 netdev vethA' vethA "$(rail_field rxe9:1 netdev)"
 	ok 'rdma link delete rxe9' rdma link delete rxe9
 	wait_for 'monitor: rail removed rxe9:1' 10 \
