@@ -306,22 +306,13 @@ chk_rail_soon() {
 		sh -c "[ \"\$(cat /sys/kernel/mrc/rails/$1/$2 2>/dev/null)\" = '$3' ]"
 }
 
-# chk_refused DESC PATTERN CMD...: CMD fails, and what it printed says
-# why (matches the extended regex PATTERN; "" to match anything).
+# chk_refused DESC TEXT CMD...: CMD fails, and what it printed says why
+# (contains TEXT, a grep pattern; "" for anything): the check form of
+# fails_with.
 chk_refused() {
-	local desc=$1 pat=$2 out rc
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ $rc -ne 0 ] && [[ $out =~ $pat ]]; then
-		_result ok "$desc"
-		[ -n "$out" ] && diag "it said: $out"
-		return 0
-	fi
-	_result "not ok" "$desc"
-	diag "command: $* (exit status $rc, wanted a failure matching '$pat')"
-	[ -n "$out" ] && _diag_stream <<<"$out"
-	return 1
+	local desc=$1
+	shift
+	ok "$desc" fails_with "$@"
 }
 
 # A node that dies on purpose (fabric/run.sh header): the runner kills its
@@ -648,9 +639,10 @@ meminfo_kb() {
 
 # fails_with TEXT CMD...: CMD fails and prints TEXT (else says what it did)
 fails_with() {
-	local out
+	local text=$1 out
+	shift
 	out=$("$@" 2>&1) && { echo "succeeded: $out"; return 1; }
-	grep -q -- "$1" <<< "$out" || { echo "said: $out"; return 1; }
+	grep -q -- "$text" <<< "$out" || { echo "said: $out"; return 1; }
 }
 
 # peer_add NODE: add the other node as a peer, one address per plane

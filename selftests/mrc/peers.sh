@@ -8,7 +8,8 @@
 # resolved again; a peer added while a local plane is down gets that
 # plane's paths once it returns; configuration errors and unprivileged
 # changes are refused with a clear message; probes from a node that is not
-# a peer are dropped and counted.
+# a peer are dropped and counted.  Written as titled cases (lib.sh's
+# case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=600
@@ -28,24 +29,27 @@ run_guest() {
 	OTHER=$((3 - n))
 	local addrs="$(node_ip $OTHER 0),$(node_ip $OTHER 1)"
 
+	case_title 'peer configuration: what is refused, and why'
 	ok 'modprobe mrc' modprobe mrc
-	ok 'peer add refused while node_id is 0' \
-		fails_with 'node_id' mrcctl peer add "$OTHER" addr "$addrs"
+	chk_refused 'peer add refused while node_id is 0' 'node_id' \
+		mrcctl peer add "$OTHER" addr "$addrs"
 	ok "mrcctl config set node_id $n" mrcctl config set node_id "$n"
-	ok 'peer add refused for our own node id' \
-		fails_with 'own' mrcctl peer add "$n" addr "$addrs"
-	ok 'peer add refused without CAP_NET_ADMIN' \
-		fails_with 'CAP_NET_ADMIN' "${UNPRIV[@]}" "$(command -v mrcctl)" \
+	chk_refused 'peer add refused for our own node id' 'own' \
+		mrcctl peer add "$n" addr "$addrs"
+	chk_refused 'peer add refused without CAP_NET_ADMIN' 'CAP_NET_ADMIN' \
+		"${UNPRIV[@]}" "$(command -v mrcctl)" \
 		peer add "$OTHER" addr "$addrs"
-	ok 'peer add refused with 9 addresses' \
-		fails_with 'Error' mrcctl peer add "$OTHER" \
+	chk_refused 'peer add refused with 9 addresses' 'Error' \
+		mrcctl peer add "$OTHER" \
 		addr 10.9.0.1,10.9.0.2,10.9.0.3,10.9.0.4,10.9.0.5,10.9.0.6,10.9.0.7,10.9.0.8,10.9.0.9
 	ok "mrcctl peer add $OTHER addr $addrs" \
 		mrcctl peer add "$OTHER" addr "$addrs"
-	ok 'a second add of the same peer is refused' \
-		fails_with 'exists' mrcctl peer add "$OTHER" addr "$addrs"
-	ok 'peer del of an unknown node is refused' \
-		fails_with 'no such peer' mrcctl peer del 77
+	chk_refused 'a second add of the same peer is refused' 'exists' \
+		mrcctl peer add "$OTHER" addr "$addrs"
+	chk_refused 'peer del of an unknown node is refused' 'no such peer' \
+		mrcctl peer del 77
+
+	case_title 'every path resolves and comes up with an RTT'
 
 	wait_for 'all 16 paths active (2 planes x 8 entropy values)' 20 \
 		all_active "$OTHER" 16
@@ -57,7 +61,7 @@ run_guest() {
 	local mon=$!
 	barrier paths-up
 
-	# Plane 1 fails at node 1: both sides retire exactly its paths.
+	case_title 'a plane fails: both sides retire exactly its paths'
 	is_node 1 && ip link set eth1 down
 	wait_for 'the 8 plane-1 paths leave the spray set' 10 \
 		sh -c "[ \"\$(mrcctl -j peer show $OTHER | jq '[.[0].paths[] | select(.plane == 1 and .state != \"active\")] | length')\" = 8 ]"
@@ -69,7 +73,7 @@ run_guest() {
 	ok 'monitor saw path state events' grep -q '^\[path state\]' /tmp/mon.log
 	barrier plane-back
 
-	# The rxe device of plane 1 goes away and comes back on node 2.
+	case_title "plane 1's device goes away and comes back on node 2"
 	if is_node 2; then
 		rdma link delete rxe1
 		wait_for 'plane-1 paths unresolved without the device' 10 \
@@ -80,7 +84,7 @@ run_guest() {
 		all_active "$OTHER" 16
 	barrier device-back
 
-	# Node 1 forgets node 2; node 2 keeps probing and is dropped.
+	case_title 'node 1 forgets node 2, whose probes are dropped and counted'
 	if is_node 1; then
 		local before
 		before=$(cat /sys/kernel/mrc/rails/rxe0:1/drops/unknown_peer)
@@ -91,9 +95,9 @@ run_guest() {
 	fi
 	barrier peer-deleted
 
-	# Node 1 adds node 2 back while its own plane 1 is down: resolving
-	# that plane fails at once (no route), and must be retried when the
-	# plane returns (it was not: soak.sh, a peer re-added during a flap).
+	# Resolving a plane that is down fails at once (no route), and must
+	# be retried when the plane returns.
+	case_title 'a peer added while a local plane is down gets it back'
 	if is_node 1; then
 		ip link set eth1 down
 		ok 'peer add while the local plane 1 is down' \

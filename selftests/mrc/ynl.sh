@@ -45,13 +45,6 @@ ynl() {
 	python3 "$CLI" --spec "$SPEC" --schema "$SCHEMA" --output-json "$@"
 }
 
-# fails_with TEXT CMD...: CMD fails and its output has TEXT.
-fails_with() {
-	local out
-	out=$("$@" 2>&1) && { echo "succeeded: $out"; return 1; }
-	grep -q -- "$1" <<<"$out" || { echo "output: $out"; return 1; }
-}
-
 # hexaddr A.B.C.D: the address as cli.py writes a binary attribute.
 hexaddr() {
 	local IFS=.
