@@ -92,9 +92,10 @@ md_lat() {	# md_lat LABEL FILE [EXTRA column]
 	md "| $1 | $(lat_of "$2" p50_us) | $(lat_of "$2" p95_us) | $(lat_of "$2" p99_us) |${3+ $3 |}"
 }
 refused() {	# refused TEXT CMD...: fails, and says TEXT
-	local out
+	local text=$1 out
+	shift
 	out=$("$@" 2>&1) && { echo "accepted: $*"; return 1; }
-	grep -qF -- "$1" <<<"$out" || { echo "said: $out"; return 1; }
+	grep -qF -- "$text" <<<"$out" || { echo "said: $out"; return 1; }
 }
 tag_sent() {	# tag_sent N: packets sent under policy N (its tag line)
 	awk -v n="$1" '$1 == "tag" && k++ == n { print $4 }' $D/mrc/sched
