@@ -65,7 +65,7 @@ enum mrc_cmd {
 	MRC_CMD_PEER_REMOVED,
 	MRC_CMD_PATH_STATE,
 	/*
-	 * Scheduling (issue 5).  CLASS_GET: doit by MRC_CLASS_A_ID, or dump
+	 * Scheduling: rail weights and classes.  CLASS_GET: doit by MRC_CLASS_A_ID, or dump
 	 * of every class; reply MRC_A_CLASS.  CLASS_SET (CAP_NET_ADMIN):
 	 * MRC_A_CLASS with MRC_CLASS_A_ID and MRC_CLASS_A_RAILS (rail names)
 	 * or MRC_CLASS_A_ALL.  RAIL_SET (CAP_NET_ADMIN): MRC_A_RAIL with the
