@@ -66,13 +66,14 @@ enum mrc_cmd {
 	MRC_CMD_PATH_STATE,
 	/*
 	 * Scheduling: rail weights and classes.  CLASS_GET: doit by
-	 * MRC_CLASS_A_ID, or dump of every class; reply MRC_A_CLASS.
-	 * CLASS_SET (CAP_NET_ADMIN): MRC_A_CLASS with MRC_CLASS_A_ID and
-	 * MRC_CLASS_A_RAILS (rail names) or MRC_CLASS_A_ALL.  RAIL_SET (CAP_NET_ADMIN): MRC_A_RAIL with the
-	 * rail's id or name and MRC_RAIL_A_WEIGHT.  PEER_SET (CAP_NET_ADMIN):
-	 * MRC_A_PEER with MRC_PEER_A_NODE and MRC_PEER_A_POLICY.
-	 * CLASS_FALLBACK (event): MRC_A_CLASS with MRC_CLASS_A_ID,
-	 * MRC_CLASS_A_NODE and MRC_CLASS_A_FALLBACK.
+	 * MRC_CLASS_A_ID, or dump of every class; reply MRC_A_CLASS. CLASS_SET
+	 * (CAP_NET_ADMIN): MRC_A_CLASS with MRC_CLASS_A_ID and
+	 * MRC_CLASS_A_RAILS (rail names) or MRC_CLASS_A_ALL.  RAIL_SET
+	 * (CAP_NET_ADMIN): MRC_A_RAIL with the rail's id or name and
+	 * MRC_RAIL_A_WEIGHT.  PEER_SET (CAP_NET_ADMIN): MRC_A_PEER with
+	 * MRC_PEER_A_NODE and MRC_PEER_A_POLICY. CLASS_FALLBACK (event):
+	 * MRC_A_CLASS with MRC_CLASS_A_ID, MRC_CLASS_A_NODE and
+	 * MRC_CLASS_A_FALLBACK.
 	 */
 	MRC_CMD_CLASS_GET,
 	MRC_CMD_CLASS_SET,
