@@ -56,14 +56,22 @@ CHECKPATCH_IGNORE := FILE_PATH_CHANGES,COMPLEX_MACRO,MACRO_ARG_REUSE,\
 # MACRO_ARG_PRECEDENCE (list_for_each_entry's member).
 CHECKPATCH_IGNORE_COMPAT := $(CHECKPATCH_IGNORE),CAMELCASE,VOLATILE,\
 	NEW_TYPEDEFS,MACRO_ARG_PRECEDENCE
+# trace.h is TRACE_EVENT() blocks laid out as the kernel's own trace
+# headers are (one argument per line after an open parenthesis).
+CHECKPATCH_IGNORE_TRACE := $(CHECKPATCH_IGNORE),OPEN_ENDED_LINE,\
+	PARENTHESIS_ALIGNMENT
 checkpatch:
 	@test -n "$(CHECKPATCH)" || \
 		{ echo "checkpatch.pl not found: run scripts/get-checkpatch" >&2; exit 1; }
 	rc=0; \
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore $(subst $(eval) ,,$(CHECKPATCH_IGNORE)) \
-		-f mrc/*.c mrc/*.h $(filter-out mrc/core/compat.h,$(wildcard \
+		-f mrc/*.c $(filter-out mrc/trace.h,$(wildcard mrc/*.h)) \
+		$(filter-out mrc/core/compat.h,$(wildcard \
 		mrc/core/*.c mrc/core/*.h)) uapi/linux/mrc.h || rc=1; \
+	$(CHECKPATCH) --no-tree --strict --terse --show-types \
+		--ignore $(subst $(eval) ,,$(CHECKPATCH_IGNORE_TRACE)) \
+		-f mrc/trace.h || rc=1; \
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore $(subst $(eval) ,,$(CHECKPATCH_IGNORE_COMPAT)) \
 		-f mrc/core/compat.h || rc=1; \

@@ -51,6 +51,8 @@
 #include "mrc.h"
 #include "mrc_api.h"
 #include "chardev.h"
+#include "events.h"
+#include "trace.h"
 
 struct mrc_dev_msg {
 	struct list_head node;
@@ -97,7 +99,9 @@ static void mrc_dev_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 	spin_unlock_bh(&f->rxq_lock);
 	if (fits) {
 		m = kvmalloc(struct_size(m, data, len), GFP_KERNEL);
+		mrc_ev_inc(MRC_EV_ALLOC);
 		if (m) {
+			mrc_ev_add(MRC_EV_COPY_RX, len);
 			m->src_node = src_node;
 			m->src_port = src_port;
 			m->len = len;
@@ -188,6 +192,11 @@ static ssize_t mrc_dev_read(struct file *file, char __user *buf, size_t count,
 	f->rxq_msgs--;
 	spin_unlock_bh(&f->rxq_lock);
 	mutex_unlock(&f->rd_lock);
+	mrc_ev_inc(MRC_EV_EP_READ);
+	mrc_ev_add(MRC_EV_COPY_RX, h.len);
+	/* bound before its first message came: pairs with mrc_dev_bind() */
+	trace_mrc_ep_read(mrc_ep_port(smp_load_acquire(&f->ep)), h.src_node,
+			  h.len);
 	kvfree(m);
 	return total;
 out:
@@ -321,6 +330,8 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 		err = PTR_ERR(data);
 		goto free_tx;
 	}
+	mrc_ev_inc(MRC_EV_ALLOC);
+	mrc_ev_add(MRC_EV_COPY_TX, h.len);
 	err = mrc_send_class(ep, cls, h.dst_node, h.dst_port,
 			     data, h.len, mrc_dev_sent, tx);
 	kvfree(data);

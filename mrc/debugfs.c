@@ -5,6 +5,7 @@
  *
  *   msg         message engine counters, buffer bytes (msg.c)
  *   deliveries  time and running bytes of the last deliveries (msg.c)
+ *   events      the data path's per-CPU event counters, summed (events.c)
  *   sched       scheduling configuration and per-rail counters
  *               (schedcfg.c)
  *   credit      the credit pacer and per-peer credit counters; "reset"
@@ -25,6 +26,7 @@
 
 #include "mrc.h"
 #include "credit_peer.h"
+#include "events.h"
 #include "msg.h"
 #include "peer.h"
 #include "schedcfg.h"
@@ -40,6 +42,7 @@ DEFINE_SHOW_ATTRIBUTE(name)
 
 MRC_DEBUGFS_SHOW(mrc_dbg_msg, mrc_msg_stats_show);
 MRC_DEBUGFS_SHOW(mrc_dbg_deliveries, mrc_msg_trace_show);
+MRC_DEBUGFS_SHOW(mrc_dbg_events, mrc_ev_show);
 MRC_DEBUGFS_SHOW(mrc_dbg_sched, mrc_schedcfg_show);
 MRC_DEBUGFS_SHOW(mrc_dbg_tokens, mrc_tokens_show);
 
@@ -90,6 +93,7 @@ int mrc_debugfs_init(void)
 	debugfs_create_file("msg", 0444, d, NULL, &mrc_dbg_msg_fops);
 	debugfs_create_file("deliveries", 0444, d, NULL,
 			    &mrc_dbg_deliveries_fops);
+	debugfs_create_file("events", 0444, d, NULL, &mrc_dbg_events_fops);
 	debugfs_create_file("sched", 0444, d, NULL, &mrc_dbg_sched_fops);
 	debugfs_create_file("credit", 0644, d, NULL, &mrc_dbg_credit_fops);
 	debugfs_create_file("tokens", 0400, d, NULL, &mrc_dbg_tokens_fops);

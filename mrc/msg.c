@@ -29,9 +29,11 @@
 #include "mrc.h"
 #include "mrc_api.h"
 #include "credit_peer.h"
+#include "events.h"
 #include "msg.h"
 #include "peer.h"
 #include "schedcfg.h"
+#include "trace.h"
 #include "ud.h"
 
 /* ---- counters (debugfs mrc/msg) ---- */
@@ -73,6 +75,7 @@ static struct mrc_peer_link *mrc_msg_link(struct mrc_peer *peer,
 
 static void *mrc_msg_op_alloc(struct mrc_msg_node *node, size_t bytes)
 {
+	mrc_ev_inc(MRC_EV_ALLOC);
 	return kvmalloc(bytes, GFP_KERNEL);
 }
 
@@ -120,6 +123,30 @@ static unsigned int mrc_msg_op_paths(struct mrc_msg_peer *mp, u16 seg,
 	return peer->nlinks * MRC_MSG_LINK_PATHS;
 }
 
+/* Event counters and trace events of a packet posted on path @pi. */
+static void mrc_msg_count_tx(u32 node, unsigned int pi,
+			     const struct mrc_pkt *pkt)
+{
+	switch (pkt->type) {
+	case MRC_PKT_DATA:
+		mrc_ev_inc(MRC_EV_TX_DATA);
+		mrc_ev_add(MRC_EV_COPY_TX, pkt->len);	/* into the ring */
+		trace_mrc_data_tx(node, pi, pkt->msg_id, pkt->offset,
+				  pkt->len);
+		break;
+	case MRC_PKT_SACK:
+		mrc_ev_inc(MRC_EV_TX_SACK);
+		trace_mrc_sack_tx(node, pi, pkt->msg_id, pkt->offset,
+				  pkt->len);
+		break;
+	case MRC_PKT_NACK:
+		mrc_ev_inc(MRC_EV_TX_NACK);
+		trace_mrc_nack_tx(node, pi, pkt->msg_id, pkt->offset,
+				  pkt->len);
+		break;
+	}
+}
+
 /* Posts one packet on path @pi: the header, then the payload or body. */
 static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 			   struct mrc_pkt *pkt, const void *payload)
@@ -140,9 +167,13 @@ static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 	err = mrc_ud_send(link->rail->ud, ev, link->ah,
 			  link->paths[ev].remote_qpn, hdr, sizeof(hdr),
 			  payload ? payload : pkt->body, pkt->len);
-	if (err && err != -EAGAIN && err != -ENETDOWN)
-		pr_debug("send to %u: %d\n", peer->node_id, err);
-	return err;
+	if (err) {
+		if (err != -EAGAIN && err != -ENETDOWN)
+			pr_debug("send to %u: %d\n", peer->node_id, err);
+		return err;
+	}
+	mrc_msg_count_tx(peer->node_id, pi, pkt);
+	return 0;
 }
 
 static void mrc_msg_op_kick(struct mrc_msg_peer *mp)
@@ -150,8 +181,8 @@ static void mrc_msg_op_kick(struct mrc_msg_peer *mp)
 	struct mrc_peer *peer = mrc_msg_to_peer(mp);
 
 	lockdep_assert_held(&peer->lock);
-	if (!peer->dead)
-		queue_work(system_wq, &peer->mk.tx_work);
+	if (!peer->dead && queue_work(system_wq, &peer->mk.tx_work))
+		mrc_ev_inc(MRC_EV_TX_KICK);
 }
 
 static void mrc_msg_op_arm(struct mrc_msg_peer *mp, u64 delay_ns)
@@ -229,6 +260,8 @@ static void mrc_msg_op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
 static void mrc_msg_op_complete(struct mrc_msg_node *node,
 				struct mrc_msg_tx *m)
 {
+	mrc_ev_inc(MRC_EV_COMPLETE);
+	trace_mrc_complete(m->dst_port, m->msg_id, m->len, m->status);
 	m->done(m->ctx, m->status);
 	mrc_ep_sent_done(m->owner);
 }
@@ -238,7 +271,8 @@ static void mrc_msg_op_deliver(struct mrc_msg_peer *mp)
 	struct mrc_peer *peer = mrc_msg_to_peer(mp);
 
 	lockdep_assert_held(&peer->mk.rx_lock);
-	queue_work(system_wq, &peer->mk.rx_work);
+	if (queue_work(system_wq, &peer->mk.rx_work))
+		mrc_ev_inc(MRC_EV_RX_KICK);
 }
 
 static void mrc_msg_op_expire_arm(struct mrc_msg_peer *mp, u64 delay_ns)
@@ -284,6 +318,7 @@ static enum hrtimer_restart mrc_msg_timer(struct hrtimer *t)
 {
 	struct mrc_peer *peer = container_of(t, struct mrc_peer, mk.timer);
 
+	mrc_ev_inc(MRC_EV_TIMER);
 	spin_lock_bh(&peer->lock);
 	mrc_msg_op_kick(&peer->mp);
 	spin_unlock_bh(&peer->lock);
@@ -296,6 +331,7 @@ static void mrc_msg_tx_workfn(struct work_struct *work)
 					     mk.tx_work);
 	LIST_HEAD(done);
 
+	mrc_ev_inc(MRC_EV_TX_WORK);
 	spin_lock_bh(&peer->lock);
 	if (!peer->dead)
 		mrc_msg_tx_run(&peer->mp, ktime_get_ns());
@@ -394,6 +430,7 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 	m->src_port = src_port;
 	m->dst_port = port;
 	memcpy(m->buf, buf, len);
+	mrc_ev_add(MRC_EV_COPY_TX, len);
 
 	spin_lock_bh(&peer->lock);
 	if (peer->dead)
@@ -401,8 +438,12 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 	else
 		err = mrc_msg_tx_queue(&peer->mp, m, ktime_get_ns());
 	spin_unlock_bh(&peer->lock);
-	if (err)
+	if (err) {
 		mrc_msg_tx_free(&mrc_msg_node, m);
+	} else {
+		mrc_ev_inc(MRC_EV_SEND);
+		trace_mrc_send(node, port, cls, len);
+	}
 out_put:
 	mrc_peer_put(peer);
 	return err;
@@ -483,6 +524,9 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 		return why;
 	pi = l * MRC_MSG_LINK_PATHS + pkt->entropy;
 	ms_inc(MRC_MS_RX_PKTS);
+	mrc_ev_inc(MRC_EV_RX_DATA);
+	trace_mrc_data_rx(peer->node_id, pi, pkt->msg_id, pkt->offset,
+			  pkt->len);
 	for (;;) {
 		spin_lock_bh(&peer->mk.rx_lock);
 		why = mrc_msg_rx_packet(&peer->mp, pi, pkt, ktime_get_ns(),
@@ -506,8 +550,11 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 		mrc_msg_rx_answer(&peer->mp, pi, pkt, &out, ktime_get_ns());
 		spin_unlock_bh(&peer->lock);
 	}
-	if (out.new_bytes)	/* charge the arrival to the credit pacer */
+	if (out.new_bytes) {	/* placed: copied into the message */
+		mrc_ev_add(MRC_EV_COPY_RX, pkt->len);
+		/* charge the arrival to the credit pacer */
 		mrc_credit_rx_data_hook(peer, pkt);
+	}
 	mrc_peer_put(peer);
 	return why;
 }
@@ -530,6 +577,7 @@ static void mrc_msg_rx_workfn(struct work_struct *work)
 					     mk.rx_work);
 	struct mrc_msg_rx *rm;
 
+	mrc_ev_inc(MRC_EV_RX_WORK);
 	for (;;) {
 		struct mrc_ep *ep;
 
@@ -540,6 +588,9 @@ static void mrc_msg_rx_workfn(struct work_struct *work)
 			break;
 		ep = mrc_ep_get(rm->dst_port);
 		if (ep) {
+			mrc_ev_inc(MRC_EV_DELIVER);
+			trace_mrc_deliver(rm->src_node, rm->src_port,
+					  rm->dst_port, rm->r.msg_len);
 			mrc_ep_deliver(ep, rm->src_node, rm->src_port,
 				       rm->buf, rm->r.msg_len);
 			mrc_ep_put(ep);
@@ -602,6 +653,9 @@ enum mrc_drop_reason mrc_msg_rx_sack(struct mrc_ud_qp *uqp, u32 src_qp,
 	if (!peer)
 		return why;
 	pi = l * MRC_MSG_LINK_PATHS + pkt->entropy;
+	mrc_ev_inc(MRC_EV_RX_SACK);
+	trace_mrc_sack_rx(peer->node_id, pi, pkt->msg_id, pkt->offset,
+			  pkt->len);
 	spin_lock_bh(&peer->lock);
 	if (peer->dead) {
 		ms_inc(MRC_MS_SACKS_RX);
@@ -637,6 +691,9 @@ enum mrc_drop_reason mrc_msg_rx_nack(struct mrc_ud_qp *uqp, u32 src_qp,
 	peer = mrc_msg_rx_peer(uqp, src_qp, pkt, &l, &why);
 	if (!peer)
 		return why;
+	mrc_ev_inc(MRC_EV_RX_NACK);
+	trace_mrc_nack_rx(peer->node_id, l * MRC_MSG_LINK_PATHS + pkt->entropy,
+			  pkt->msg_id, pkt->offset, pkt->len);
 	spin_lock_bh(&peer->lock);
 	if (peer->dead) {
 		ms_inc(MRC_MS_NACKS_RX);

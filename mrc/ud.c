@@ -34,6 +34,7 @@
 #include <linux/slab.h>
 
 #include "mrc.h"
+#include "events.h"
 #include "ud.h"
 
 static struct kmem_cache *mrc_rx_cache;
@@ -220,6 +221,7 @@ static void mrc_ud_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct mrc_rail *rail = uqp->ud->rail;
 	bool requeue = false, repost = false;
 
+	mrc_ev_inc(MRC_EV_RX_CQE);
 	spin_lock_bh(&uqp->lock);
 	rx->posted = false;
 	uqp->rx_posted--;
@@ -261,6 +263,7 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct mrc_ud_qp *uqp = tx->uqp;
 	bool requeue;
 
+	mrc_ev_inc(MRC_EV_TX_CQE);
 	if (wc->status != IB_WC_SUCCESS) {
 		mrc_rail_stat_inc(uqp->ud->rail, MRC_RAIL_STAT_TX_ERRORS);
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -344,6 +347,8 @@ int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 	tx->posted = true;
 	uqp->tx_posted++;
 	mrc_rail_stat_inc(ud->rail, MRC_RAIL_STAT_TX_PACKETS);
+	mrc_ev_inc(MRC_EV_TX_POST);
+	mrc_ev_inc(MRC_EV_TX_SIGNALED);
 	this_cpu_add(ud->rail->pcpu->c[MRC_RAIL_STAT_TX_BYTES], hlen + plen);
 out:
 	spin_unlock_bh(&uqp->lock);
