@@ -8,10 +8,11 @@
  *
  * A file starts unbound; MRC_IOC_BIND opens the endpoint (mrc_ep_open)
  * and publishes it with smp_store_release, so write() and poll() read it
- * locklessly.  Sending: write() copies the header and payload from user
- * space, reserves one of SNDWIN slots (waits, or EAGAIN), and hands the
- * message to mrc_send(), which copies it again (the kernel API owns its
- * buffer); write() returns when the message is queued.  The payload bytes
+ * locklessly.  Sending: write() copies the header from user space,
+ * reserves one of SNDWIN slots (waits, or EAGAIN), and hands the payload
+ * to mrc_ep_send_iter() as an iov_iter, which copies it from user space
+ * straight into the message's buffer, the send side's only copy before
+ * the send ring; write() returns when the message is queued.  The payload bytes
  * accepted but not completed are bounded too, by the dev_sndbuf_mb knob
  * (one message always fits when none is outstanding): with SNDWIN alone
  * one endpoint could pin 1024 x 64 MiB of kernel memory.  done() releases
@@ -46,12 +47,14 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 #include <linux/wait.h>
 
 #include "mrc.h"
 #include "mrc_api.h"
 #include "chardev.h"
 #include "events.h"
+#include "msg.h"
 #include "trace.h"
 
 struct mrc_dev_msg {
@@ -278,9 +281,9 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 	struct mrc_dev_file *f = file->private_data;
 	struct mrc_dev_send_hdr h;
 	struct mrc_dev_tx *tx;
+	struct iov_iter from;
 	struct mrc_ep *ep;
 	u32 cls;
-	void *data;
 	int err;
 
 	if (count < sizeof(h))
@@ -325,16 +328,11 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 	}
 	tx->f = f;
 	tx->len = h.len;
-	data = vmemdup_user(buf + sizeof(h), h.len);
-	if (IS_ERR(data)) {
-		err = PTR_ERR(data);
-		goto free_tx;
-	}
-	mrc_ev_inc(MRC_EV_ALLOC);
-	mrc_ev_add(MRC_EV_COPY_TX, h.len);
-	err = mrc_send_class(ep, cls, h.dst_node, h.dst_port,
-			     data, h.len, mrc_dev_sent, tx);
-	kvfree(data);
+	/* The payload goes from user space straight into the message. */
+	iov_iter_ubuf(&from, ITER_SOURCE, (char __user *)buf + sizeof(h),
+		      h.len);
+	err = mrc_ep_send_iter(ep, cls, h.dst_node, h.dst_port, &from, h.len,
+			       mrc_dev_sent, tx);
 	if (err)
 		goto free_tx;
 	atomic64_inc(&f->tx_msgs);

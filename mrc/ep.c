@@ -19,6 +19,7 @@
 #include <linux/completion.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
@@ -110,6 +111,38 @@ u16 mrc_ep_port(const struct mrc_ep *ep)
 EXPORT_SYMBOL_GPL(mrc_ep_port);
 
 /**
+ * mrc_ep_send_iter() - send a message read from an iov_iter (/dev/mrc)
+ * @ep: the sending endpoint
+ * @cls: the message's class (uapi enum mrc_class)
+ * @node: the destination node
+ * @port: the destination endpoint's port
+ * @from: the message: copied once, straight into the message's buffer
+ * @len: its length, 1..MRC_MSG_MAX_LEN
+ * @done: as for mrc_send_class()
+ * @ctx: passed to @done
+ *
+ * Context: process; may sleep (@from may be user memory).
+ *
+ * Return: as mrc_send_class(), plus -EFAULT if @from could not be read.
+ */
+int mrc_ep_send_iter(struct mrc_ep *ep, unsigned int cls, u32 node,
+		     u16 port, struct iov_iter *from, u32 len,
+		     void (*done)(void *ctx, int status), void *ctx)
+{
+	int err;
+
+	might_sleep();
+	if (cls >= MRC_SCHED_CLASS_NR)
+		return -EINVAL;
+	atomic_inc(&ep->pending);
+	err = mrc_msg_send(ep, ep->port, node, port, cls, from, len, done,
+			   ctx);
+	if (err)
+		mrc_ep_sent_done(ep);
+	return err;
+}
+
+/**
  * mrc_send_class() - mrc_send() with a traffic class for this message only
  * @ep: the sending endpoint
  * @cls: the message's class (uapi enum mrc_class)
@@ -129,16 +162,11 @@ int mrc_send_class(struct mrc_ep *ep, unsigned int cls, u32 node, u16 port,
 		   const void *buf, u32 len,
 		   void (*done)(void *ctx, int status), void *ctx)
 {
-	int err;
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct iov_iter from;
 
-	might_sleep();
-	if (cls >= MRC_SCHED_CLASS_NR)
-		return -EINVAL;
-	atomic_inc(&ep->pending);
-	err = mrc_msg_send(ep, ep->port, node, port, cls, buf, len, done, ctx);
-	if (err)
-		mrc_ep_sent_done(ep);
-	return err;
+	iov_iter_kvec(&from, ITER_SOURCE, &kv, 1, len);
+	return mrc_ep_send_iter(ep, cls, node, port, &from, len, done, ctx);
 }
 EXPORT_SYMBOL_GPL(mrc_send_class);
 

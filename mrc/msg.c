@@ -25,6 +25,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/uio.h>
 
 #include "mrc.h"
 #include "mrc_api.h"
@@ -378,17 +379,19 @@ void mrc_msg_push_now(struct mrc_peer *peer)
  * @node: the destination node
  * @port: the destination port
  * @cls: traffic class (out of range: the default class)
- * @buf: the message, copied before this returns
- * @len: its length, 1..MRC_MSG_MAX_LEN
+ * @from: the message, copied from here into the message's buffer (the
+ *	only copy on the send side) before this returns; user memory may
+ *	fault, so no lock is held while copying
+ * @len: its length, 1..MRC_MSG_MAX_LEN, at most what @from holds
  * @done: called once with the outcome, in process context, no locks held
  * @ctx: for @done
  *
  * Return: 0 (queued: @done will be called), -EINVAL, -EHOSTUNREACH (no
  * such peer, or it is going away), -ENOBUFS (tx_msgs_per_peer queued
- * already) or -ENOMEM.
+ * already), -EFAULT (@from could not be read whole) or -ENOMEM.
  */
 int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
-		 u8 cls, const void *buf, u32 len,
+		 u8 cls, struct iov_iter *from, u32 len,
 		 void (*done)(void *ctx, int status), void *ctx)
 {
 	u16 seg = MRC_WIRE_MAX_PAYLOAD;
@@ -429,7 +432,11 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 	m->ctx = ctx;
 	m->src_port = src_port;
 	m->dst_port = port;
-	memcpy(m->buf, buf, len);
+	if (copy_from_iter(m->buf, len, from) != len) {
+		mrc_msg_tx_free(&mrc_msg_node, m);
+		err = -EFAULT;
+		goto out_put;
+	}
 	mrc_ev_add(MRC_EV_COPY_TX, len);
 
 	spin_lock_bh(&peer->lock);

@@ -82,9 +82,13 @@ void mrc_ep_put(struct mrc_ep *ep);
 void mrc_ep_deliver(struct mrc_ep *ep, u32 src_node, u16 src_port,
 		    const void *data, u32 len);
 void mrc_ep_sent_done(struct mrc_ep *ep);
+struct iov_iter;
 int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
-		 u8 cls, const void *buf, u32 len,
+		 u8 cls, struct iov_iter *from, u32 len,
 		 void (*done)(void *ctx, int status), void *ctx);
+int mrc_ep_send_iter(struct mrc_ep *ep, unsigned int cls, u32 node,
+		     u16 port, struct iov_iter *from, u32 len,
+		     void (*done)(void *ctx, int status), void *ctx);
 void mrc_ep_exit(void);
 
 #endif /* _MRC_MSG_H */
