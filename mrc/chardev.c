@@ -20,9 +20,9 @@
  * file's pending error, returned (once) by the next write() or by
  * MRC_IOC_FLUSH, and shown as POLLERR until then.
  *
- * Receiving: the endpoint's recv() callback (process context, data valid
- * only during the call) copies the message into a kvmalloc'd entry on the
- * file's queue, bounded by RCVBUF bytes (a message is always taken when
+ * Receiving: the endpoint's recv_buf() callback (process context) takes
+ * the message's reassembly buffer itself, without a copy, onto the file's
+ * queue, bounded by RCVBUF bytes (a message is always taken when
  * the queue is empty); a message that does not fit is dropped and counted
  * (rx_dropped), never blocking mrc's delivery to other endpoints.  read()
  * takes readers one at a time (rd_lock), looks at the head under the
@@ -62,7 +62,7 @@ struct mrc_dev_msg {
 	u32 src_node;
 	u16 src_port;
 	u32 len;
-	u8 data[];
+	void *data;		/* mrc's reassembly buffer, kvmalloc'd */
 };
 
 struct mrc_dev_file {
@@ -89,8 +89,18 @@ struct mrc_dev_file {
 
 /* ---- receive ---- */
 
-static void mrc_dev_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
-			 u16 src_port, const void *data, u32 len)
+static void mrc_dev_msg_free(struct mrc_dev_msg *m)
+{
+	kvfree(m->data);
+	kfree(m);
+}
+
+/*
+ * A message for this file: its buffer (mrc's reassembly buffer, handed
+ * over without a copy) is queued if it fits.  Return: true if taken.
+ */
+static bool mrc_dev_recv_buf(struct mrc_ep *ep, void *ctx, u32 src_node,
+			     u16 src_port, void *data, u32 len)
 {
 	struct mrc_dev_file *f = ctx;
 	struct mrc_dev_msg *m = NULL;
@@ -101,14 +111,12 @@ static void mrc_dev_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 	fits = !f->rxq_bytes || f->rxq_bytes + len <= limit;
 	spin_unlock_bh(&f->rxq_lock);
 	if (fits) {
-		m = kvmalloc(struct_size(m, data, len), GFP_KERNEL);
-		mrc_ev_inc(MRC_EV_ALLOC);
+		m = kmalloc(sizeof(*m), GFP_KERNEL);
 		if (m) {
-			mrc_ev_add(MRC_EV_COPY_RX, len);
 			m->src_node = src_node;
 			m->src_port = src_port;
 			m->len = len;
-			memcpy(m->data, data, len);
+			m->data = data;
 		}
 	}
 
@@ -116,7 +124,7 @@ static void mrc_dev_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 	/* Other nodes' deliveries may have filled the queue meanwhile. */
 	if (m && f->rxq_bytes && f->rxq_bytes + len > limit) {
 		spin_unlock_bh(&f->rxq_lock);
-		kvfree(m);
+		kfree(m);
 		m = NULL;
 		spin_lock_bh(&f->rxq_lock);
 	}
@@ -136,10 +144,11 @@ static void mrc_dev_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 	else
 		pr_info_ratelimited("/dev/mrc port %u: receive queue full, message of %u B from node %u port %u dropped\n",
 				    mrc_ep_port(ep), len, src_node, src_port);
+	return m;
 }
 
 static const struct mrc_ep_ops mrc_dev_ep_ops = {
-	.recv = mrc_dev_recv,
+	.recv_buf = mrc_dev_recv_buf,
 };
 
 static struct mrc_dev_msg *mrc_dev_rx_head(struct mrc_dev_file *f)
@@ -200,7 +209,7 @@ static ssize_t mrc_dev_read(struct file *file, char __user *buf, size_t count,
 	/* bound before its first message came: pairs with mrc_dev_bind() */
 	trace_mrc_ep_read(mrc_ep_port(smp_load_acquire(&f->ep)), h.src_node,
 			  h.len);
-	kvfree(m);
+	mrc_dev_msg_free(m);
 	return total;
 out:
 	mutex_unlock(&f->rd_lock);
@@ -594,7 +603,7 @@ static int mrc_dev_release(struct inode *inode, struct file *file)
 	if (f->ep)
 		mrc_ep_close(f->ep);
 	list_for_each_entry_safe(m, tmp, &f->rxq, node)
-		kvfree(m);
+		mrc_dev_msg_free(m);
 	mutex_destroy(&f->lock);
 	mutex_destroy(&f->rd_lock);
 	kfree(f);

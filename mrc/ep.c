@@ -44,8 +44,8 @@ static DEFINE_XARRAY(mrc_eps);
 /**
  * mrc_ep_open() - open an endpoint
  * @port: its port, 1..65535
- * @ops: its callbacks; ops->recv is required
- * @ctx: passed to ops->recv
+ * @ops: its callbacks; ops->recv (or ops->recv_buf) is required
+ * @ctx: passed to them
  *
  * Context: process.
  *
@@ -57,7 +57,7 @@ struct mrc_ep *mrc_ep_open(u16 port, const struct mrc_ep_ops *ops, void *ctx)
 	struct mrc_ep *ep;
 	int err;
 
-	if (!port || !ops || !ops->recv)
+	if (!port || !ops || (!ops->recv && !ops->recv_buf))
 		return ERR_PTR(-EINVAL);
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
 	if (!ep)
@@ -269,19 +269,26 @@ void mrc_ep_put(struct mrc_ep *ep)
 }
 
 /**
- * mrc_ep_deliver() - hand a message to an endpoint's recv()
+ * mrc_ep_deliver() - hand a message to an endpoint's recv() or recv_buf()
  * @ep: the endpoint, referenced
  * @src_node: the sending node
  * @src_port: the sending endpoint's port
- * @data: the message, valid only during the call
+ * @data: the message's buffer (kvmalloc'd): *@data becomes NULL if the
+ *	endpoint kept it (recv_buf()); else it stays the caller's to free
  * @len: its length
  *
  * Context: process, one call at a time per sending node.
  */
 void mrc_ep_deliver(struct mrc_ep *ep, u32 src_node, u16 src_port,
-		    const void *data, u32 len)
+		    void **data, u32 len)
 {
-	ep->ops->recv(ep, ep->ctx, src_node, src_port, data, len);
+	if (ep->ops->recv_buf) {
+		if (ep->ops->recv_buf(ep, ep->ctx, src_node, src_port, *data,
+				      len))
+			*data = NULL;
+		return;
+	}
+	ep->ops->recv(ep, ep->ctx, src_node, src_port, *data, len);
 }
 
 /**

@@ -35,9 +35,19 @@
 
 struct mrc_ep;
 
+/*
+ * An endpoint's callbacks, in process context with no mrc lock held, one
+ * at a time per sending node.  recv(): a whole message, @data valid only
+ * during the call.  recv_buf() (instead of recv(), for endpoints inside
+ * mrc.ko such as /dev/mrc): the same, but the endpoint may keep @data
+ * (kvmalloc'd, freed with kvfree()) by returning true; false leaves it
+ * to mrc.
+ */
 struct mrc_ep_ops {
 	void (*recv)(struct mrc_ep *ep, void *ctx, u32 src_node, u16 src_port,
 		     const void *data, u32 len);
+	bool (*recv_buf)(struct mrc_ep *ep, void *ctx, u32 src_node,
+			 u16 src_port, void *data, u32 len);
 };
 
 struct mrc_ep *mrc_ep_open(u16 port, const struct mrc_ep_ops *ops, void *ctx);

@@ -595,12 +595,16 @@ static void mrc_msg_rx_workfn(struct work_struct *work)
 			break;
 		ep = mrc_ep_get(rm->dst_port);
 		if (ep) {
+			void *buf = mrc_msg_rx_take_buf(rm);
+
 			mrc_ev_inc(MRC_EV_DELIVER);
 			trace_mrc_deliver(rm->src_node, rm->src_port,
 					  rm->dst_port, rm->r.msg_len);
-			mrc_ep_deliver(ep, rm->src_node, rm->src_port,
-				       rm->buf, rm->r.msg_len);
+			mrc_ep_deliver(ep, rm->src_node, rm->src_port, &buf,
+				       rm->r.msg_len);
 			mrc_ep_put(ep);
+			if (buf)	/* the endpoint did not keep it */
+				mrc_msg_op_free(&mrc_msg_node, buf);
 			ms_inc(MRC_MS_RX_MSGS);
 			atomic64_add(rm->r.msg_len,
 				     &mrc_msg_stats[MRC_MS_RX_BYTES]);

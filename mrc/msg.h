@@ -80,7 +80,7 @@ struct mrc_ep;
 struct mrc_ep *mrc_ep_get(u16 port);
 void mrc_ep_put(struct mrc_ep *ep);
 void mrc_ep_deliver(struct mrc_ep *ep, u32 src_node, u16 src_port,
-		    const void *data, u32 len);
+		    void **data, u32 len);
 void mrc_ep_sent_done(struct mrc_ep *ep);
 struct iov_iter;
 int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,

@@ -375,6 +375,7 @@ struct mrc_msg_rx *mrc_msg_rx_alloc(struct mrc_msg_node *node,
 				    const struct mrc_pkt *pkt);
 /* Frees a context (unused, expired, or popped and delivered). */
 void mrc_msg_rx_free(struct mrc_msg_node *node, struct mrc_msg_rx *rm);
+void *mrc_msg_rx_take_buf(struct mrc_msg_rx *rm);
 /*
  * DATA packet @pkt arrived on path @pi.  Returns its drop reason
  * (MRC_DROP_NONE if it was used); @out says what to do next: if

@@ -121,9 +121,30 @@ struct mrc_msg_rx *mrc_msg_rx_alloc(struct mrc_msg_node *node,
 void mrc_msg_rx_free(struct mrc_msg_node *node, struct mrc_msg_rx *rm)
 {
 	atomic64_sub(rm->r.msg_len, &node->rx_bytes);
-	node->ops->free(node, rm->buf);
+	if (rm->buf)
+		node->ops->free(node, rm->buf);
 	node->ops->free(node, rm->r.bm);
 	node->ops->free(node, rm);
+}
+
+/**
+ * mrc_msg_rx_take_buf() - take the buffer of a popped message
+ * @rm: a context from mrc_msg_rx_pop(), off every list
+ *
+ * Hands a delivered message's bytes to their reader without a copy: the
+ * caller owns the buffer from now on and frees it with the node's free
+ * op; mrc_msg_rx_free() then frees only the context.  The buffer leaves
+ * node->rx_bytes when the context is freed, as it would have: it is no
+ * longer reassembly memory, the reader's own bounds count it.
+ *
+ * Return: the buffer, rm->r.msg_len bytes, or NULL if already taken.
+ */
+void *mrc_msg_rx_take_buf(struct mrc_msg_rx *rm)
+{
+	void *buf = rm->buf;
+
+	rm->buf = NULL;
+	return buf;
 }
 
 /*

@@ -435,8 +435,42 @@ static void rx_drain__after_close_frees_everything(void)
 	teardown();
 }
 
+static void rx_take_buf__reader_owns_the_bytes(void)
+{
+	struct mrc_msg_rx *rm;
+	long allocs;
+	void *buf;
+	u32 i;
+
+	setup();
+	whole(id_of(EPOCH, 2, 0), 2 * SEG + 5);
+	CHECK(R->deliver_due, "delivery scheduled");
+	rm = mrc_msg_rx_pop(&R->mp);
+	CHECK(rm && rm->r.msg_len == 2 * SEG + 5, "popped whole");
+	if (!rm) {
+		teardown();
+		return;
+	}
+	buf = mrc_msg_rx_take_buf(rm);
+	CHECK(buf && !mrc_msg_rx_take_buf(rm), "taken once");
+	for (i = 0; i < 2 * SEG + 5; i++)
+		if (((u8 *)buf)[i] != (u8)(rm->msg_id + i))
+			break;
+	CHECK(i == 2 * SEG + 5, "the bytes are the message's");
+	allocs = R->allocs;
+	mrc_msg_rx_free(&R->node, rm);
+	CHECK(R->allocs == allocs - 2, "the context goes, not the buffer");
+	CHECK(atomic64_read(&R->node.rx_bytes) == 0,
+	      "no longer reassembly memory");
+	R->node.ops->free(&R->node, buf);
+	R->deliver_due = false;
+	teardown();
+}
+
 static const struct tap_test tests[] = {
 	{ "rx_alloc__bounds_and_no_memory", rx_alloc__bounds_and_no_memory },
+	{ "rx_take_buf__reader_owns_the_bytes",
+	  rx_take_buf__reader_owns_the_bytes },
 	{ "rx_packet__delivers_in_order_per_lane",
 	  rx_packet__delivers_in_order_per_lane },
 	{ "rx_packet__lanes_are_independent",
