@@ -317,24 +317,21 @@ chk_refused() {
 
 # -- message and path checks
 
-# chk_paths_active NODE N SECONDS [TEXT]: within SECONDS, N paths to peer
-# NODE are active (all_active; its paths are shown if not); TEXT ends the
-# description ("again").
+# chk_paths_active NODE N SECONDS [TEXT]: N paths to NODE active in SECONDS.
 chk_paths_active() {
 	wait_for "$2 paths to node$1 active${4:+ $4}" "$3" all_active "$1" "$2"
 }
 
-# chk_rx_buffers_free [SECONDS]: within SECONDS (10), no reassembly memory
-# is held (debugfs mrc/msg rx_buffer_bytes 0).
+# chk_rx_buffers_free [SECONDS]: rx_buffer_bytes back to 0 in SECONDS (10).
 chk_rx_buffers_free() {
 	wait_for 'receive buffers back to 0 (rx_buffer_bytes)' "${1:-10}" \
 		rx_buffers_free
 }
 
-# _chk_cmp DESC NAME VALUE OP N: VALUE, the counter NAME, compares with N
-# by OP (= as strings; > >= < <= as integers; not ok if not a number).
+# _chk_cmp DESC NAME VALUE OP N: the counter NAME's VALUE is OP N, where OP
+# is = (strings) or > >= < <= (numbers; not ok if VALUE is not one).
 _chk_cmp() {
-	local desc="$1 ($2 $4 $5)" v=$3 n=$5 r
+	local desc="$1 ($2 $4 $5)" v=$3 n=$5
 	case $4 in
 	=) [ "$v" = "$n" ] ;;
 	'>') [ "$v" -gt "$n" ] ;;
@@ -342,27 +339,21 @@ _chk_cmp() {
 	'<') [ "$v" -lt "$n" ] ;;
 	'<=') [ "$v" -le "$n" ] ;;
 	*) false ;;
-	esac 2>/dev/null
-	r=$?
-	if [ $r -eq 0 ]; then
-		_result ok "$desc"
-		return 0
-	fi
-	_result "not ok" "$desc"
-	diag "$2 is '$v'"
-	return 1
+	esac 2>/dev/null || {
+		_result "not ok" "$desc"
+		diag "$2 is '$v'"
+		return 1
+	}
+	_result ok "$desc"
 }
 
-# chk_msg_stat DESC KEY OP N: debugfs mrc/msg's counter KEY is OP N
-# (OP: = > >= < <=), e.g. chk_msg_stat 'nothing held' tx_buffer_bytes = 0.
+# chk_msg_stat DESC KEY OP N: debugfs mrc/msg's KEY is OP N (_chk_cmp).
 chk_msg_stat() { _chk_cmp "$1" "$2" "$(msg_stat "$2")" "$3" "$4"; }
 
-# chk_echo_stat DESC KEY OP N: mrc_echo's counter KEY (echo_stat; tests
-# that source echo_lib.sh) is OP N.
+# chk_echo_stat DESC KEY OP N: mrc_echo's KEY (echo_lib.sh) is OP N.
 chk_echo_stat() { _chk_cmp "$1" "$2" "$(echo_stat "$2")" "$3" "$4"; }
 
-# chk_credit_stat DESC PEER KEY OP N: the credit counter KEY of peer PEER
-# (debugfs mrc/credit, credit_stat) is OP N.
+# chk_credit_stat DESC PEER KEY OP N: PEER's debugfs mrc/credit KEY is OP N.
 chk_credit_stat() {
 	_chk_cmp "$1" "node$2 $3" "$(credit_stat "$2" "$3")" "$4" "$5"
 }
