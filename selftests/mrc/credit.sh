@@ -31,6 +31,7 @@
 # from a rogue QP and forged on a real path), checks each drop reason
 # and the per-peer grants_bad/requests_bad, and that a sender fed forged
 # grants sends no more scheduled bytes than its receiver granted.
+# Written as titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=3
 TIMEOUT=${MRC_CREDIT_TIMEOUT:-900}
@@ -90,7 +91,8 @@ shape_receiver() {
 
 
 # phase NAME LEN: nodes 2 and 3 send COUNT messages of LEN bytes to node 1.
-# Node 1 puts "<name>-ms" (time to receive all) and "<name>-drops".
+# Node 1 puts "<name>-ms" (time to receive all) and "<name>-drops".  Its
+# case is titled by the caller.
 phase() {
 	local name=$1 len=$2 t0 t1 ms d0 s0 d s
 	echo reset > $D/mrc_echo/ctl
@@ -101,14 +103,13 @@ phase() {
 	barrier "start-$name"
 	t0=$EPOCHREALTIME
 	if is_node 1; then
-		wait_for "$name: $((2 * COUNT)) messages received" 600 \
+		wait_for "$((2 * COUNT)) messages received" 600 \
 			received_at_least $((2 * COUNT))
 		t1=$EPOCHREALTIME
 		ms=$(( (${t1/./} - ${t0/./}) / 1000 ))
-		ok_eq "$name: every message intact" 0 "$(echo_stat rx_bad)"
-		ok_eq "$name: in order per sender" 0 "$(echo_stat rx_order)"
-		ok_eq "$name: $((2 * COUNT)) messages, no more" $((2 * COUNT)) \
-			"$(echo_stat rx)"
+		chk_echo_stat 'every message intact' rx_bad = 0
+		chk_echo_stat 'in order per sender' rx_order = 0
+		chk_echo_stat "$((2 * COUNT)) messages, no more" rx = $((2 * COUNT))
 		d=$(($(tbf_drops) - d0))
 		s=$(($(tbf_sent) - s0))
 		diag "$name: $(echo_stat rx_bytes) B in $ms ms;" \
@@ -117,18 +118,18 @@ phase() {
 		put "$name-ms" "$ms"
 		put "$name-drops" "$d"
 	else
-		ok "$name: send $COUNT x $len B to node1" \
+		ok "send $COUNT x $len B to node1" \
 			sh -c "echo send 1 7 $COUNT $len $((MRC_NODE * 7919 + ${#name})) 1 > $D/mrc_echo/ctl"
-		wait_for "$name: $COUNT sends completed" 600 sends_done $COUNT
-		ok_eq "$name: every send completed with status 0" "$COUNT" \
-			"$(echo_stat done_ok)"
+		wait_for "$COUNT sends completed" 600 sends_done $COUNT
+		chk_echo_stat 'every send completed with status 0' done_ok = "$COUNT"
 	fi
 	barrier "end-$name"
 }
 
 run_guest() {
-	local n=$MRC_NODE o g0 g1 q0 q1 m0 b0 r0 v c
+	local n=$MRC_NODE o g0 g1 q0 m0 b0 r0 v c
 
+	case_title "incast of nodes 2 and 3 into node 1 behind a ${RATE_MBIT}mbit bottleneck"
 	ok 'modprobe mrc (credits on, window 16 KiB)' modprobe mrc \
 		node_id="$n" credit=1 credit_unsched_bytes=$UNSCHED \
 		credit_grant_timeout_ms=50 entropy="$ENTROPY" \
@@ -150,44 +151,42 @@ run_guest() {
 	fi
 	ok 'insmod mrc_echo' insmod "$ECHO_KO"
 	if is_node 1; then
-		wait_for "$NPATHS paths to node2 active" 60 all_active 2 $NPATHS
-		wait_for "$NPATHS paths to node3 active" 60 all_active 3 $NPATHS
+		chk_paths_active 2 $NPATHS 60
+		chk_paths_active 3 $NPATHS 60
 	else
-		wait_for "$NPATHS paths to node1 active" 60 all_active 1 $NPATHS
+		chk_paths_active 1 $NPATHS 60
 	fi
 	barrier paths-up
 
-	# ---- credits on ----
+	case_title 'on: every message asks for credit beyond its window, sent against grants'
 	phase on $LEN
 	if is_node 1; then
 		for o in 2 3; do
-			ok "on: grants issued to node$o" \
-				test "$(credit_stat $o grants_tx)" -gt 0
-			ok "on: node$o asked for every message" \
-				test "$(credit_stat $o requests_rx)" -ge "$COUNT"
-			ok_eq "on: no request from node$o refused" 0 \
-				"$(credit_stat $o requests_bad)"
-			ok "on: scheduled bytes from node$o" \
-				test "$(credit_stat $o rx_sched_bytes)" -gt 0
-			ok_eq "on: nothing beyond the grant from node$o" 0 \
-				"$(credit_stat $o over_credit)"
+			chk_credit_stat "grants issued to node$o" $o grants_tx '>' 0
+			chk_credit_stat "node$o asked for every message" \
+				$o requests_rx '>=' "$COUNT"
+			chk_credit_stat "no request from node$o refused" \
+				$o requests_bad = 0
+			chk_credit_stat "scheduled bytes from node$o" \
+				$o rx_sched_bytes '>' 0
+			chk_credit_stat "nothing beyond the grant from node$o" \
+				$o over_credit = 0
 			# Chained messages announce no window: unscheduled
 			# bytes come only with the others (the window is
 			# whole units: credit_peer.c's mrc_credit_unsched()).
 			c=$(get "chained-node$o")
-			ok_eq "on: from node$o one window per message not chained ($c chained)" \
-				$(((COUNT - c) * (UNSCHED / UNIT * UNIT))) \
-				"$(credit_stat $o rx_unsched_bytes)"
+			chk_credit_stat "from node$o one window per message not chained ($c chained)" \
+				$o rx_unsched_bytes = \
+				$(((COUNT - c) * (UNSCHED / UNIT * UNIT)))
 		done
 		diag "credit: $(tr '\n' ' ' < $D/mrc/credit)"
 	else
-		ok_eq 'on: every message asked for credit' "$COUNT" \
-			"$(credit_stat 1 tx_msgs_sched)"
-		ok 'on: grants received' test "$(credit_stat 1 grants_rx)" -gt 0
+		chk_credit_stat 'every message asked for credit' \
+			1 tx_msgs_sched = "$COUNT"
+		chk_credit_stat 'grants received' 1 grants_rx '>' 0
 		# Late and overtaken grants are grants_stale (harmless);
 		# grants_bad would be a grant no real receiver sends.
-		ok_eq 'on: no grant refused as bad' 0 \
-			"$(credit_stat 1 grants_bad)"
+		chk_credit_stat 'no grant refused as bad' 1 grants_bad = 0
 		diag "grants: $(credit_stat 1 grants_dup) duplicate," \
 		     "$(credit_stat 1 grants_stale) stale"
 		# Back to back (mrc_echo's window): every message after the
@@ -195,20 +194,18 @@ run_guest() {
 		# from byte 0, unless a grant came 50 ms before it.
 		c=$(credit_stat 1 tx_msgs_chained)
 		put "chained-node$n" "$c"
-		ok "on: back-to-back messages chained ($c of $COUNT)" \
+		ok "back-to-back messages chained ($c of $COUNT)" \
 			test "$c" -ge 1 -a "$c" -lt "$COUNT"
-		ok_eq 'on: unscheduled bytes = one window per message not chained' \
-			$(((COUNT - c) * UNSCHED / UNIT * UNIT)) \
-			"$(credit_stat 1 tx_unsched_bytes)"
-		ok_eq 'on: the rest against grants' \
-			$((COUNT * LEN - (COUNT - c) * UNSCHED / UNIT * UNIT)) \
-			"$(credit_stat 1 tx_sched_bytes)"
+		chk_credit_stat 'unscheduled bytes = one window per message not chained' \
+			1 tx_unsched_bytes = $(((COUNT - c) * UNSCHED / UNIT * UNIT))
+		chk_credit_stat 'the rest against grants' 1 tx_sched_bytes = \
+			$((COUNT * LEN - (COUNT - c) * UNSCHED / UNIT * UNIT))
 		diag "waited for credit $(credit_stat 1 wait_us) us"
 		mrcctl -s peer show 1 | sed -n '1,6p' | sed 's/^/# /'
 	fi
 	barrier checked-on
 
-	# ---- credits off ----
+	case_title 'off: no credit asked or granted, more drops at the bottleneck'
 	ok 'credit off (sysfs)' sh -c 'echo 0 > /sys/kernel/mrc/credit'
 	if is_node 1; then
 		g0=0
@@ -225,19 +222,19 @@ run_guest() {
 		for o in 2 3; do
 			g1=$((g1 + $(credit_stat $o grants_tx)))
 		done
-		ok_eq 'off: no grant issued' "$g0" "$g1"
+		ok_eq 'no grant issued' "$g0" "$g1"
 		v="$(get on-drops) $(get off-drops)"
 		diag "bottleneck drops: credits on ${v% *}, off ${v#* }"
 		ok "fewer drops at the bottleneck with credits than without ($v)" \
 			test "${v% *}" -lt "${v#* }"
 	else
-		ok_eq 'off: no message asked for credit' "$q0" \
-			"$(credit_stat 1 tx_msgs_sched)"
+		chk_credit_stat 'no message asked for credit' \
+			1 tx_msgs_sched = "$q0"
 	fi
 	ok 'credit on again (mrcctl)' mrcctl config set credit 1
 	barrier on-again
 
-	# ---- the drain rate knob paces ----
+	case_title 'slow: the drain rate knob paces the senders'
 	if is_node 1; then
 		ok 'credit_rate_kbps at a twentieth' mrcctl config set \
 			credit_rate_kbps $((RATE_MBIT * 2 * 45))
@@ -257,15 +254,15 @@ run_guest() {
 	fi
 	barrier fast-again
 
-	# ---- messages within the window ask for nothing ----
+	case_title 'small: messages within the window ask for nothing'
 	is_node 1 || m0=$(credit_stat 1 tx_msgs_sched)
 	phase small $((UNSCHED - UNIT))
 	if ! is_node 1; then
-		ok_eq 'small: no message asked for credit' "$m0" \
-			"$(credit_stat 1 tx_msgs_sched)"
+		chk_credit_stat 'no message asked for credit' \
+			1 tx_msgs_sched = "$m0"
 	fi
 
-	# ---- credit_max_outstanding_bytes bounds what is granted ----
+	case_title 'bounded: credit_max_outstanding_bytes bounds what is granted'
 	if is_node 1; then
 		v=$(pacer_stat outstanding_max)
 		diag "granted and not yet received, most at once so far: $v B"
@@ -282,14 +279,14 @@ run_guest() {
 		v=$(pacer_stat outstanding_max)
 		diag "bounded: most outstanding $v B," \
 		     "paces at the bound $(pacer_stat paces_out_full)"
-		ok "bounded: never more than 2 units outstanding ($v B)" \
+		ok "never more than 2 units outstanding ($v B)" \
 			test "$v" -le $((2 * UNIT))
-		ok 'bounded: the pacer stopped at the bound' \
+		ok 'the pacer stopped at the bound' \
 			test "$(pacer_stat paces_out_full)" -gt 0
 		mrcctl config set credit_max_outstanding_bytes 0
 	fi
 
-	# ---- lost GRANTs ----
+	case_title 'lossy: lost GRANTs recovered by repeated requests'
 	if is_node 1; then
 		b0=$(( $(credit_stat 2 grants_resent) + $(credit_stat 3 grants_resent) ))
 		ok 'netem loss 20% on node1 egress, both planes' sh -c \
@@ -305,16 +302,17 @@ run_guest() {
 		tc qdisc del dev eth1 root
 		v=$(( $(credit_stat 2 grants_resent) + $(credit_stat 3 grants_resent) ))
 		diag "lossy: grants re-sent on repeated requests: $((v - b0))"
-		ok 'lossy: lost grants recovered by repeated requests' \
+		ok 'lost grants recovered by repeated requests' \
 			test "$v" -gt "$b0"
 	else
 		diag "lossy: requests sent $(( $(credit_stat 1 requests_tx) - r0 ))" \
 		     "for $COUNT messages"
 	fi
-	barrier transfers-done
 
+	case_title 'everything unloads, receive buffers back to 0'
+	barrier transfers-done
 	ok 'rmmod mrc_echo' rmmod mrc_echo
-	wait_for 'receive buffers back to 0' 10 rx_buffers_free
+	chk_rx_buffers_free
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
 

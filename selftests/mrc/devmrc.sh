@@ -9,7 +9,8 @@
 # -> EMSGSIZE with the message kept, two endpoints on one node seeing only
 # their own messages, the bounded receive queue dropping and counting,
 # root-only device mode and low ports refused without CAP_NET_BIND_SERVICE;
-# then mrc-perf bw and lat runs (figures as diagnostics).
+# then mrc-perf bw and lat runs (figures as diagnostics).  Written as
+# titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_DEVMRC_TIMEOUT:-900}
@@ -254,12 +255,12 @@ perf_ok() {	# perf_ok OUTFILE ARGS...: mrc-perf client, numbers printed
 run_guest() {
 	local n=$MRC_NODE o=$((3 - MRC_NODE)) pids=() out
 
+	case_title 'an echo endpoint and the mrc-perf server on node 2'
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
 	ok '/dev/mrc exists, mode 0600 root' \
 		test "$(stat -c %a:%U /dev/mrc)" = 600:root
 	ok "add peer node$o on both planes" peer_add "$o"
-	wait_for "16 paths to node$o active" 60 all_active "$o" 16
-
+	chk_paths_active "$o" 16 60
 	if is_node 2; then
 		python3 -c "$PY" echo $ECHO_PORT > /tmp/echo.log 2>&1 &
 		pids+=($!)
@@ -271,6 +272,8 @@ run_guest() {
 	fi
 	barrier servers-up 300
 
+	# Node 1 checks, node 2 serves.
+	case_title 'the /dev/mrc ABI from node 1, against the echo endpoint'
 	if is_node 1; then
 		ok 'unknown ioctls: ENOTTY' py enotty 2
 		ok 'send while unbound: EDESTADDRREQ; poll reports nothing' \
@@ -289,13 +292,20 @@ run_guest() {
 			py isolation 2
 		ok 'receive queue bound: overflow dropped and counted' \
 			py rcvbuf 2
+	fi
+
+	case_title 'unprivileged: the device is root-only, low ports need CAP_NET_BIND_SERVICE'
+	if is_node 1; then
 		ok 'unprivileged open of the 0600 device: EACCES' \
 			"${UNPRIV[@]}" "$PY3" -c "$PY" unpriv_open 2
 		chmod 0666 /dev/mrc
 		ok 'unprivileged bind below 1024: EACCES; ephemeral works' \
 			"${UNPRIV[@]}" "$PY3" -c "$PY" unpriv_bind 2
 		chmod 0600 /dev/mrc
+	fi
 
+	case_title 'mrc-perf bw and lat runs to the server on node 2'
+	if is_node 1; then
 		out=/tmp/perf
 		ok 'mrc-perf bw 64 KiB x 200, window 16' \
 			perf_ok $out.bw bw -m 65536 -n 200 -w 16
@@ -314,6 +324,7 @@ run_guest() {
 	fi
 	barrier checks-done 900
 
+	case_title 'the servers stop, every endpoint closes, mrc unloads'
 	if is_node 2; then
 		kill "${pids[@]}" 2>/dev/null
 		wait "${pids[@]}" 2>/dev/null

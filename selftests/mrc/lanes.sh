@@ -20,7 +20,8 @@
 # lane the order holds (L1 before L2, B1 before B2); all five arrive
 # intact, exactly once.  Run once with credits on (the default: B1 needs
 # grants, L1 goes in its unscheduled window meanwhile) and once with
-# credit=0.
+# credit=0.  Written as titled cases (lib.sh's case_title and chk_*
+# helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_LANES_TIMEOUT:-600}
@@ -98,7 +99,8 @@ before() {	# before A B ORDER...: A arrived before B
 	[ $ia -ge 0 ] && [ $ib -ge 0 ] && [ $ia -lt $ib ]
 }
 
-# phase NAME: one run of the plan; node 2 checks the arrival order.
+# phase NAME: one run of the plan; node 2 checks the arrival order.  Its
+# case is titled by the caller.
 phase() {
 	local name=$1 order pid
 
@@ -107,29 +109,28 @@ phase() {
 		python3 -c "$PY" recv $PORT /tmp/lanes.order \
 			> /tmp/lanes.rx.log 2>&1 &
 		pid=$!
-		wait_for "$name: receiver bound" 30 grep -q bound /tmp/lanes.rx.log
+		wait_for 'receiver bound' 30 grep -q bound /tmp/lanes.rx.log
 	fi
 	barrier "$name-ready"
 	if is_node 1; then
-		ok "$name: send B1 G1 L1 B2 L2 from 2 endpoints" \
+		ok 'send B1 G1 L1 B2 L2 from 2 endpoints' \
 			python3 -c "$PY" send 2 $PORT
 	else
-		wait_for "$name: all 5 messages received" 180 \
+		wait_for 'all 5 messages received' 180 \
 			test -s /tmp/lanes.order
 		kill $pid 2>/dev/null
 		wait $pid 2>/dev/null
 		read -r -a order < /tmp/lanes.order
 		diag "$name: arrival order: ${order[*]}"
-		ok_eq "$name: 5 messages, each once and intact" \
+		ok_eq '5 messages, each once and intact' \
 			"B1 B2 G1 L1 L2" \
 			"$(printf '%s\n' "${order[@]}" | sort | tr '\n' ' ' |
 			   sed 's/ $//')"
-		ok "$name: latency L1 before bulk B1" before L1 B1 "${order[@]}"
-		ok "$name: latency L1 before background G1" \
-			before L1 G1 "${order[@]}"
-		ok "$name: in order within the latency lane (L1, L2)" \
+		ok 'latency L1 before bulk B1' before L1 B1 "${order[@]}"
+		ok 'latency L1 before background G1' before L1 G1 "${order[@]}"
+		ok 'in order within the latency lane (L1, L2)' \
 			before L1 L2 "${order[@]}"
-		ok "$name: in order within the bulk lane (B1, B2)" \
+		ok 'in order within the bulk lane (B1, B2)' \
 			before B1 B2 "${order[@]}"
 	fi
 	barrier "$name-done" 300
@@ -138,12 +139,16 @@ phase() {
 run_guest() {
 	local o=$((3 - MRC_NODE))
 
+	case_title 'two nodes, all 16 paths up'
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE"
 	ok "add peer node$o on both planes" peer_add "$o"
-	wait_for "16 paths to node$o active" 60 all_active "$o" 16
+	chk_paths_active "$o" 16 60
 	barrier up
 
+	case_title 'credits on: latency overtakes bulk and background, lanes in order'
 	phase credit
+
+	case_title 'credit=0: latency overtakes bulk and background, lanes in order'
 	ok 'credits off (credit=0)' mrcctl config set credit 0
 	phase nocredit
 	ok 'modprobe -r mrc' modprobe -r mrc

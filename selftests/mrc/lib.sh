@@ -315,6 +315,49 @@ chk_refused() {
 	ok "$desc" fails_with "$@"
 }
 
+# -- message and path checks
+
+# chk_paths_active NODE N SECONDS [TEXT]: N paths to NODE active in SECONDS.
+chk_paths_active() {
+	wait_for "$2 paths to node$1 active${4:+ $4}" "$3" all_active "$1" "$2"
+}
+
+# chk_rx_buffers_free [SECONDS]: rx_buffer_bytes back to 0 in SECONDS (10).
+chk_rx_buffers_free() {
+	wait_for 'receive buffers back to 0 (rx_buffer_bytes)' "${1:-10}" \
+		rx_buffers_free
+}
+
+# _chk_cmp DESC NAME VALUE OP N: the counter NAME's VALUE is OP N, where OP
+# is = (strings) or > >= < <= (numbers; not ok if VALUE is not one).
+_chk_cmp() {
+	local desc="$1 ($2 $4 $5)" v=$3 n=$5
+	case $4 in
+	=) [ "$v" = "$n" ] ;;
+	'>') [ "$v" -gt "$n" ] ;;
+	'>=') [ "$v" -ge "$n" ] ;;
+	'<') [ "$v" -lt "$n" ] ;;
+	'<=') [ "$v" -le "$n" ] ;;
+	*) false ;;
+	esac 2>/dev/null || {
+		_result "not ok" "$desc"
+		diag "$2 is '$v'"
+		return 1
+	}
+	_result ok "$desc"
+}
+
+# chk_msg_stat DESC KEY OP N: debugfs mrc/msg's KEY is OP N (_chk_cmp).
+chk_msg_stat() { _chk_cmp "$1" "$2" "$(msg_stat "$2")" "$3" "$4"; }
+
+# chk_echo_stat DESC KEY OP N: mrc_echo's KEY (echo_lib.sh) is OP N.
+chk_echo_stat() { _chk_cmp "$1" "$2" "$(echo_stat "$2")" "$3" "$4"; }
+
+# chk_credit_stat DESC PEER KEY OP N: PEER's debugfs mrc/credit KEY is OP N.
+chk_credit_stat() {
+	_chk_cmp "$1" "node$2 $3" "$(credit_stat "$2" "$3")" "$4" "$5"
+}
+
 # A node that dies on purpose (fabric/run.sh header): the runner kills its
 # QEMU and writes .fabric/killed.N.  Its missing result is then expected.
 kill_node() {

@@ -26,7 +26,8 @@
 # mrc's buffers back to 0 and unreclaimable slab and vmalloc use flat
 # (within LEAK_KB of their level after the first round), no WARN in dmesg
 # (the dmesg check of lib.sh; on the debug kernel also KASAN, lockdep,
-# kmemleak).
+# kmemleak).  Written as titled cases (lib.sh's case_title and chk_*
+# helpers): one per round and one for the restart.
 source "$(dirname "$0")/lib.sh"
 NODES=2
 SOAK_S=${MRC_SOAK_SECONDS:-60}
@@ -80,19 +81,20 @@ restart_mrc() {
 	local a="$(node_ip "$OTHER" 0),$(node_ip "$OTHER" 1)"
 
 	perf_server_stop
-	ok 'restart: rmmod mrc_echo' rmmod mrc_echo
-	wait_for 'restart: receive buffers back to 0' 30 buffers_free
-	ok 'restart: modprobe -r mrc' modprobe -r mrc
-	ok 'restart: modprobe mrc' modprobe mrc node_id="$MRC_NODE"
-	ok "restart: add peer node$OTHER again" mrcctl peer add "$OTHER" addr "$a"
-	ok 'restart: insmod mrc_echo' insmod "$ECHO_KO"
+	ok 'rmmod mrc_echo' rmmod mrc_echo
+	wait_for 'mrc buffers back to 0 (rx and tx)' 30 buffers_free
+	ok 'modprobe -r mrc' modprobe -r mrc
+	ok 'modprobe mrc' modprobe mrc node_id="$MRC_NODE"
+	ok "add peer node$OTHER again" mrcctl peer add "$OTHER" addr "$a"
+	ok 'insmod mrc_echo' insmod "$ECHO_KO"
 	perf_server_start
 	# With READD node 1 re-adds us only after this: do not wait here.
 	[ "$READD" = 1 ] ||
-		wait_for "restart: paths to node$OTHER active again" 120 paths_at_least 8
+		wait_for "paths to node$OTHER active again" 120 paths_at_least 8
 }
 
-# One round: both directions of mrc_echo, plus mrc-perf from node 1.
+# One round: both directions of mrc_echo, plus mrc-perf from node 1; its
+# case is titled by the caller.
 ROUND_OK=0
 TOT_SENT=0
 TOT_RX=0
@@ -110,7 +112,7 @@ round() {
 			> "/tmp/perf.$r" 2>&1 &
 		pid=$!
 	fi
-	if ! wait_for "round $r: $ROUND_COUNT sent, $ROUND_COUNT received" \
+	if ! wait_for "$ROUND_COUNT sent, $ROUND_COUNT received" \
 		$((SOAK_S + 120)) round_done; then
 		diag "$(cat $D/mrc_echo/stats)"
 		diag "$(mrcctl -s peer show "$OTHER" 2>&1)"
@@ -121,12 +123,12 @@ round() {
 	if [ -n "$pid" ]; then
 		wait "$pid"
 		prc=$?
-		ok_eq "round $r: mrc-perf bw $perf: every message and byte acknowledged" \
+		ok_eq "mrc-perf bw $perf: every message and byte acknowledged" \
 			0 "$prc" || diag "$(tail -n 5 "/tmp/perf.$r")"
 	fi
 	got="$(echo_stat done_ok) $(echo_stat done_err) $(echo_stat send_err)"
 	got+=" $(echo_stat rx) $(echo_stat rx_bad) $(echo_stat rx_order)"
-	ok_eq "round $r: sends ok/failed/refused, received/bad/out of order" \
+	ok_eq 'sends ok/failed/refused, received/bad/out of order' \
 		"$ROUND_COUNT 0 0 $ROUND_COUNT 0 0" "$got" && ROUND_OK=$((ROUND_OK + 1))
 	TOT_SENT=$((TOT_SENT + $(echo_stat done_ok)))
 	TOT_RX=$((TOT_RX + $(echo_stat rx)))
@@ -140,6 +142,7 @@ run_guest() {
 	local a="$(node_ip "$OTHER" 0),$(node_ip "$OTHER" 1)"
 	local r=0 t0 go restarted=0 slab0 slab1 vm0 vm1 m0
 
+	case_title 'mrc_echo on both nodes, the mrc-perf server on node 2'
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE"
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$OTHER on both planes" mrcctl peer add "$OTHER" addr "$a"
@@ -147,6 +150,7 @@ run_guest() {
 	wait_for "16 paths to node$OTHER active" 60 paths_at_least 16
 	is_node 2 && perf_server_start
 	barrier setup-done
+	# Plane 1 flaps on node 1 from now on, under every round.
 	if is_node 1; then
 		rm -f /tmp/soak.stop /tmp/soak.flaps
 		flapper &
@@ -159,7 +163,7 @@ run_guest() {
 		if is_node 1; then
 			# The restart comes before the stop: on the debug-kernel
 			# lane one round took 203 s, past SOAK_S, and the run
-			# stopped without its restart (2026-12-01).
+			# stopped without its restart.
 			go=go
 			if [ $restarted = 0 ] && [ $((SECONDS - t0)) -ge $((SOAK_S / 2)) ]; then
 				go=restart
@@ -172,6 +176,7 @@ run_guest() {
 		fi
 		[ "$go" = stop ] && break
 		if [ "$go" = restart ]; then
+			case_title "node2's mrc restarts half way; the paths come back"
 			restarted=1
 			if is_node 2; then
 				restart_mrc
@@ -188,6 +193,7 @@ run_guest() {
 				diag "peer restart took $(($(now_ms) - m0)) ms"
 			fi
 		fi
+		case_title "round $r: mrc_echo both ways and mrc-perf, plane 1 flapping"
 		round "$r"
 		if [ "$r" = 0 ]; then	# the level after warm-up
 			slab0=$(meminfo_kb SUnreclaim)
@@ -195,6 +201,8 @@ run_guest() {
 		fi
 		r=$((r + 1))
 	done
+
+	case_title 'the whole run: one restart, plane 1 flapped, nothing lost'
 	ok_eq "peer restarted once" 1 "$restarted"
 
 	if is_node 1; then
@@ -215,6 +223,8 @@ run_guest() {
 		"${theirs%% *}" "$TOT_RX"
 	diag "soak: $r rounds in $((SECONDS - t0)) s; node$MRC_NODE sent $TOT_SENT," \
 	     "received $TOT_RX kernel-endpoint messages"
+
+	case_title 'memory: buffers back to 0, slab and vmalloc flat'
 	wait_for 'mrc buffers back to 0 (rx and tx)' 30 buffers_free
 	slab1=$(meminfo_kb SUnreclaim)
 	vm1=$(meminfo_kb VmallocUsed)
@@ -226,9 +236,11 @@ run_guest() {
 	diag "mrc: $(tr '\n' ' ' < $D/mrc/msg)"
 	barrier soak-done $((SOAK_S + 300))
 
+
+	case_title 'everything unloads'
 	is_node 2 && perf_server_stop
 	ok 'rmmod mrc_echo' rmmod mrc_echo
-	wait_for 'receive buffers back to 0' 10 rx_buffers_free
+	chk_rx_buffers_free
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
 

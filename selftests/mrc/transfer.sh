@@ -9,7 +9,8 @@
 # node 1: still all intact, and retransmission counters move.  Then large
 # messages (up to the 64 MiB cap, one of exactly 64 MiB) between three
 # endpoints on each node at once.  Finally everything unloads cleanly with
-# the receive buffers back to zero.
+# the receive buffers back to zero.  Written as titled cases (lib.sh's
+# case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 MEM=2048	# 64 MiB messages: copies on both sides, both directions
@@ -28,7 +29,12 @@ transfer_done() {	# all our sends completed and all theirs arrived
 	[ "$(echo_stat rx)" -ge "$COUNT" ]
 }
 
-# phase NAME OTHER [COUNT MAXLEN]: one transfer each way, checked.
+echo_idle() { [ "$(echo_stat busy)" = 0 ]; }	# nothing queued in mrc_echo
+# accepted_done: every send mrc_echo accepted was confirmed (done_ok)
+accepted_done() { [ "$(echo_stat sent)" = "$(echo_stat done_ok)" ]; }
+
+# phase NAME OTHER [COUNT MAXLEN]: one transfer each way, checked; its
+# case is titled by the caller.
 phase() {
 	local name=$1 o=$2 t0 t1 ms p0 r0 d0 p r d
 	local COUNT=${3:-$COUNT} MAXLEN=${4:-$MAXLEN}
@@ -38,17 +44,16 @@ phase() {
 	d0=$(msg_stat rx_dup_pkts)
 	barrier "start-$name"
 	t0=$EPOCHREALTIME
-	ok "$name: send $COUNT messages of 1..$MAXLEN B to node$o" \
+	ok "send $COUNT messages of 1..$MAXLEN B to node$o" \
 		sh -c "echo send $o 7 $COUNT $MAXLEN $((MRC_NODE * 7919 + ${#name})) > $D/mrc_echo/ctl"
-	wait_for "$name: $COUNT sent and $COUNT received" 600 transfer_done
+	wait_for "$COUNT sent and $COUNT received" 600 transfer_done
 	t1=$EPOCHREALTIME
 	ms=$(( (${t1/./} - ${t0/./}) / 1000 ))
-	ok_eq "$name: every send completed with status 0" "$COUNT" \
-		"$(echo_stat done_ok)"
-	ok_eq "$name: no send refused" 0 "$(echo_stat send_err)"
-	ok_eq "$name: $COUNT messages received" "$COUNT" "$(echo_stat rx)"
-	ok_eq "$name: every message intact" 0 "$(echo_stat rx_bad)"
-	ok_eq "$name: in order" 0 "$(echo_stat rx_order)"
+	chk_echo_stat 'every send completed with status 0' done_ok = "$COUNT"
+	chk_echo_stat 'no send refused' send_err = 0
+	chk_echo_stat "$COUNT messages received" rx = "$COUNT"
+	chk_echo_stat 'every message intact' rx_bad = 0
+	chk_echo_stat 'in order' rx_order = 0
 	diag "$name: sent $(echo_stat sent) msgs / $(echo_stat tx_bytes) B," \
 	     "received $(echo_stat rx) msgs / $(echo_stat rx_bytes) B in $ms ms"
 	p=$(($(msg_stat tx_pkts) - p0))
@@ -61,65 +66,69 @@ phase() {
 }
 
 run_guest() {
-	local n=$MRC_NODE o=$((3 - MRC_NODE)) r0 r1
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) r0 nm0
 
+	case_title "mrc_echo with $NPORTS endpoints on both nodes, all paths up"
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$o on both planes" peer_add "$o"
 	ok "insmod mrc_echo ($NPORTS endpoints)" insmod "$ECHO_KO" nports=$NPORTS
-	wait_for "16 paths to node$o active" 60 all_active "$o" 16
+	chk_paths_active "$o" 16 60
 	barrier paths-up
 
+	case_title "clean: $COUNT messages of 1..$MAXLEN B each way at once"
 	phase clean "$o"
 
+	case_title 'lossy: netem on plane 1 of node 1, all intact, resent'
 	if is_node 1; then
 		ok 'netem on eth1' tc qdisc add dev eth1 root netem \
 			delay 1ms reorder 25% loss 1%
 	fi
 	r0=$(msg_stat tx_retrans)
 	phase lossy "$o"
-	r1=$(msg_stat tx_retrans)
 	if is_node 1; then
-		ok "retransmissions counted over the lossy plane ($r0 -> $r1)" \
-			test "$r1" -gt "$r0"
+		chk_msg_stat 'retransmissions counted over the lossy plane' \
+			tx_retrans '>' "$r0"
 		tc qdisc del dev eth1 root
 	fi
+
+	case_title "large: $LARGE_COUNT messages up to the 64 MiB cap from $NPORTS endpoints"
 	phase large "$o" "$LARGE_COUNT" "$LARGE_MAXLEN"
 
 	# Memory knobs.  rx_msgs_per_peer 1 + rx_buffer_mb 2: the receiver
 	# holds one message per peer (the next one due always fits), packets
 	# of the others are dropped as no_memory and resent: all still arrive.
-	local nm0
+	case_title 'rx_msgs_per_peer 1, rx_buffer_mb 2: packets beyond refused, resent'
 	nm0=$(msg_stat rx_no_mem)
 	ok 'mrcctl config set rx_msgs_per_peer 1' mrcctl config set rx_msgs_per_peer 1
 	echo 2 > /sys/kernel/mrc/rx_buffer_mb
 	phase tight "$o" 20 1048576
-	ok "rx_msgs_per_peer 1: receiver refused packets of further messages ($nm0 -> $(msg_stat rx_no_mem))" \
-		test "$(msg_stat rx_no_mem)" -gt "$nm0"
+	chk_msg_stat 'the receiver refused packets of further messages' \
+		rx_no_mem '>' "$nm0"
 	echo 64 > /sys/kernel/mrc/rx_msgs_per_peer
 	echo 256 > /sys/kernel/mrc/rx_buffer_mb
+
 	# tx_msgs_per_peer 2: a third queued send is refused with ENOBUFS at
 	# once, nothing is lost: what was accepted arrives.
+	case_title 'tx_msgs_per_peer 2: further sends refused at once, none lost'
 	barrier tx-limit
 	echo reset > $D/mrc_echo/ctl
 	ok 'mrcctl config set tx_msgs_per_peer 2' mrcctl config set tx_msgs_per_peer 2
 	ok 'send 10 messages of 1 MiB' sh -c "echo send $o 7 10 1048576 5 1 > $D/mrc_echo/ctl"
-	wait_for 'every send completed or refused' 300 sh -c \
-		"[ \"\$(awk '\$1==\"busy\"{print \$2}' $D/mrc_echo/stats)\" = 0 ]"
-	wait_for 'accepted sends confirmed' 300 sh -c \
-		"awk '\$1==\"sent\"{s=\$2} \$1==\"done_ok\"{d=\$2} END{exit !(s==d)}' $D/mrc_echo/stats"
-	ok "tx_msgs_per_peer 2: sends refused with ENOBUFS ($(echo_stat send_err) of 10)" \
-		test "$(echo_stat send_err)" -ge 1
+	wait_for 'every send completed or refused' 300 echo_idle
+	wait_for 'accepted sends confirmed' 300 accepted_done
+	chk_echo_stat 'sends refused with ENOBUFS' send_err '>=' 1
 	ok_eq 'sent + refused = 10' 10 $(($(echo_stat sent) + $(echo_stat send_err)))
-	ok_eq 'no accepted send failed' 0 "$(echo_stat done_err)"
+	chk_echo_stat 'no accepted send failed' done_err = 0
 	echo 4096 > /sys/kernel/mrc/tx_msgs_per_peer
 	barrier tx-limit-done
-	ok_eq "every accepted message of node$o arrived intact" 0 "$(echo_stat rx_bad)"
+	chk_echo_stat "every accepted message of node$o arrived intact" rx_bad = 0
 	mrcctl peer show "$o" | sed 's/^/# /'
 
+	case_title 'everything unloads, receive buffers back to 0'
 	barrier transfers-done
 	ok 'rmmod mrc_echo' rmmod mrc_echo
-	wait_for 'receive buffers back to 0' 10 rx_buffers_free
+	chk_rx_buffers_free
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
 

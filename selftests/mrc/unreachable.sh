@@ -19,7 +19,8 @@
 # -ETIMEDOUT after 4 x peer_timeout_ms without progress (counter
 # tx_timeout), and its memory is freed.  In the same hole, knob
 # data_rto_min_ms: at 2000 ms a send is not resent within 0.5 s, set to
-# 20 ms it is resent at once.  Then everything unloads cleanly.
+# 20 ms it is resent at once.  Then everything unloads cleanly.  Written
+# as titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_UNREACHABLE_TIMEOUT:-600}
@@ -70,8 +71,9 @@ timed_send() {
 	echo $(($(now_ms) - t0))
 }
 
-sender() {
-	local t_down t_fail ms e0
+# Node 1: the transfer's unacked sends fail once node 2's planes are down.
+sends_fail() {
+	local t_down t_fail
 
 	ok "send $COUNT x $SIZE B to node$OTHER" \
 		sh -c "echo send $OTHER 7 $COUNT $SIZE 99 1 > $D/mrc_echo/ctl"
@@ -81,19 +83,40 @@ sender() {
 	t_down=$(now_ms)
 	wait_for "all $COUNT sends completed" 60 completed_at_least "$COUNT"
 	t_fail=$(now_ms)
-	ok 'some sends failed' test "$(echo_stat done_err)" -gt 0
-	ok_eq 'every failure is -EHOSTUNREACH' "$(echo_stat done_err)" \
-		"$(echo_stat done_ehostunreach)"
+	chk_echo_stat 'some sends failed' done_err '>' 0
+	chk_echo_stat 'every failure is -EHOSTUNREACH' done_ehostunreach = \
+		"$(echo_stat done_err)"
 	diag "$(echo_stat done_ok) sends acked, $(echo_stat done_err) failed" \
 	     "with $(echo_stat done_err_last_status), the last" \
 	     "$((t_fail - t_down)) ms after both planes went down"
 	ok "they failed within peer timeout + slack ($((t_fail - t_down)) ms)" \
 		test $((t_fail - t_down)) -le $((PEER_TIMEOUT_MS + SLACK_MS))
+}
+
+# Node 2: both planes go down mid-transfer; what was partly received is
+# given up.
+planes_down() {
+	get go 120 > /dev/null
+	ok 'both planes down on node2' \
+		sh -c 'ip link set eth0 down && ip link set eth1 down'
+	put planes-down 1
+	# Partial messages expire after 2 x peer_timeout_ms without news.
+	chk_rx_buffers_free $(((2 * PEER_TIMEOUT_MS + SLACK_MS) / 1000 + 5))
+	diag "received $(echo_stat rx) messages intact; mrc expired" \
+	     "$(msg_stat rx_expired) incomplete one(s)"
+	chk_echo_stat 'what arrived is intact' rx_bad = 0
+	chk_echo_stat 'and in order' rx_order = 0
+}
+
+# Node 1: a send to the unreachable peer fails after peer_timeout_ms, at
+# its default and lowered.
+new_sends_fail() {
+	local ms e0
 
 	e0=$(echo_stat done_ehostunreach)
 	ms=$(timed_send 1)
-	ok_eq 'a send to the unreachable peer fails with -EHOSTUNREACH' \
-		$((e0 + 1)) "$(echo_stat done_ehostunreach)"
+	chk_echo_stat 'a send to the unreachable peer fails with -EHOSTUNREACH' \
+		done_ehostunreach = $((e0 + 1))
 	diag "a new send failed after $ms ms (peer_timeout_ms $PEER_TIMEOUT_MS)"
 	ok "after about peer_timeout_ms ($ms ms)" \
 		test "$ms" -ge $((PEER_TIMEOUT_MS * 9 / 10)) -a \
@@ -103,36 +126,21 @@ sender() {
 		mrcctl config set peer_timeout_ms 1000
 	e0=$(echo_stat done_ehostunreach)
 	ms=$(timed_send 2)
-	ok_eq 'it fails with -EHOSTUNREACH' $((e0 + 1)) \
-		"$(echo_stat done_ehostunreach)"
+	chk_echo_stat 'it fails with -EHOSTUNREACH' done_ehostunreach = $((e0 + 1))
 	diag "with peer_timeout_ms 1000 a new send failed after $ms ms"
 	ok "after about 1000 ms, well before the default ($ms ms)" \
 		test "$ms" -ge 900 -a "$ms" -lt $((PEER_TIMEOUT_MS * 9 / 10))
 	echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
 
-	ok_eq 'sender buffers back to 0 (tx_buffer_bytes)' 0 \
-		"$(msg_stat tx_buffer_bytes)"
-}
-
-receiver() {
-	get go 120 > /dev/null
-	ok 'both planes down on node2' \
-		sh -c 'ip link set eth0 down && ip link set eth1 down'
-	put planes-down 1
-	# Partial messages expire after 2 x peer_timeout_ms without news.
-	wait_for 'reassembly buffers back to 0 (rx_buffer_bytes)' \
-		$(((2 * PEER_TIMEOUT_MS + SLACK_MS) / 1000 + 5)) rx_buffers_free
-	diag "received $(echo_stat rx) messages intact; mrc expired" \
-	     "$(msg_stat rx_expired) incomplete one(s)"
-	ok_eq 'what arrived is intact and in order' '0 0' \
-		"$(echo_stat rx_bad) $(echo_stat rx_order)"
+	chk_msg_stat 'sender buffers back to 0' tx_buffer_bytes = 0
 }
 
 # The mrc type byte: IPv4 20 + UDP 8 + BTH 12 + DETH 8 + 1 bytes in.
 DATA_AT=49
 
+# black_hole: node 2 drops incoming DATA; node 1's send into it fails.
 black_hole() {
-	local ms e0 t0
+	local ms t0
 
 	if is_node 2; then
 		ok 'drop incoming mrc DATA on both planes (tc u32)' drop_data 1
@@ -142,7 +150,6 @@ black_hole() {
 	if is_node 1; then
 		ok 'mrcctl config set peer_timeout_ms 1000' \
 			mrcctl config set peer_timeout_ms 1000
-		e0=$(echo_stat done_err)
 		t0=$(msg_stat tx_timeout)
 		echo reset > $D/mrc_echo/ctl
 		ms=$(now_ms)
@@ -155,18 +162,19 @@ black_hole() {
 			"$(echo_stat done_err) $(echo_stat done_ok) $(echo_stat done_err_last_status)"
 		ok "after about 4 x peer_timeout_ms ($ms ms)" \
 			test "$ms" -ge 3600 -a "$ms" -le $((4000 + SLACK_MS))
-		ok_eq 'counted as tx_timeout' $((t0 + 1)) "$(msg_stat tx_timeout)"
-		wait_for 'the paths are active (probes pass the hole)' 10 \
-			all_active "$OTHER" 16
-		ok_eq 'sender buffers back to 0 (tx_buffer_bytes)' 0 \
-			"$(msg_stat tx_buffer_bytes)"
-		rto_floor
-		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
+		chk_msg_stat 'counted as tx_timeout' tx_timeout = $((t0 + 1))
+		chk_paths_active "$OTHER" 16 10 '(probes pass the hole)'
+		chk_msg_stat 'sender buffers back to 0' tx_buffer_bytes = 0
 	fi
+}
+
+# hole_closed: node 1 is done sending into the black hole (black_hole,
+# rto_floor); node 2 received nothing and closes it.
+hole_closed() {
+	is_node 1 && echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
 	barrier hole-sent
 	if is_node 2; then
-		ok 'nothing delivered from the black hole' test \
-			"$(echo_stat rx)" = 0
+		chk_echo_stat 'nothing delivered from the black hole' rx = 0
 		tc qdisc del dev eth0 ingress
 		tc qdisc del dev eth1 ingress
 	fi
@@ -188,8 +196,8 @@ rto_floor() {
 	ok 'send 1 x 1000 B into the black hole' \
 		sh -c "echo send $OTHER 7 1 1000 8 0 > $D/mrc_echo/ctl"
 	_sleep 0.5
-	ok_eq 'data_rto_min_ms 2000: not resent within 0.5 s' "$r0" \
-		"$(msg_stat tx_retrans)"
+	chk_msg_stat 'data_rto_min_ms 2000: not resent within 0.5 s' \
+		tx_retrans = "$r0"
 	ok 'mrcctl config set data_rto_min_ms 20' \
 		mrcctl config set data_rto_min_ms 20
 	wait_for 'data_rto_min_ms 20: resent at once' 5 resent_since "$r0"
@@ -258,16 +266,16 @@ healed_hole() {
 		rx=$(get heal-rx 60)
 		diag "node2 delivered $rx; sends: $(echo_stat done_ok) ok," \
 		     "$(echo_stat done_err) failed"
-		ok_eq 'no send reported delivered that was not' \
-			"$rx" "$(echo_stat done_ok)"
+		chk_echo_stat 'no send reported delivered that was not' \
+			done_ok = "$rx"
 		ok_eq 'A failed with -ETIMEDOUT' '1 -110' \
 			"$(echo_stat done_err) $(echo_stat done_err_last_status)"
 		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
 	fi
 	barrier heal-done 60
 	if is_node 2; then
-		ok "A's retransmissions dropped unacked (rx_gone_pkts $(msg_stat rx_gone_pkts))" \
-			test "$(msg_stat rx_gone_pkts)" -gt 0
+		chk_msg_stat "A's retransmissions dropped unacked" \
+			rx_gone_pkts '>' 0
 		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
 		echo reset > $D/mrc_echo/ctl
 	fi
@@ -277,35 +285,41 @@ run_guest() {
 	OTHER=$((3 - MRC_NODE))
 	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)" grown t0
 
+	case_title 'mrc_echo on both nodes, all paths up, allocations traced'
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE" \
 		peer_timeout_ms=$PEER_TIMEOUT_MS
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$OTHER on both planes" mrcctl peer add "$OTHER" addr "$a"
 	ok 'insmod mrc_echo' insmod "$ECHO_KO"
-	wait_for "16 paths to node$OTHER active" 60 all_active "$OTHER" 16
+	chk_paths_active "$OTHER" 16 60
 	t0=$(now_ms)
 	mem_snapshot > /tmp/mem0
 	diag "memory snapshot took $(($(now_ms) - t0)) ms"
 	ok 'allocation sites of mrc traced' test -s /tmp/mem0
 	barrier paths-up
 
+	case_title 'node 2 goes away mid-transfer: the unacked sends fail in time'
 	if is_node 1; then
-		sender
+		sends_fail
 	else
-		receiver
+		planes_down
 	fi
+
+	case_title 'a new send fails after peer_timeout_ms, also once lowered'
+	is_node 1 && new_sends_fail
 	barrier failed
 
+	case_title 'memory back to baseline'
 	mem_snapshot > /tmp/mem1
 	grown=$(mem_grown /tmp/mem0 /tmp/mem1)
 	ok_eq 'no mrc allocation site holds more than before' '' "$grown"
 
-	# The planes return: messages flow again.
+	case_title 'the planes return: messages flow again'
 	if is_node 2; then
 		ip link set eth0 up
 		ip link set eth1 up
 	fi
-	wait_for "16 paths to node$OTHER active again" 120 all_active "$OTHER" 16
+	chk_paths_active "$OTHER" 16 120 again
 	echo reset > $D/mrc_echo/ctl
 	barrier planes-up
 	if is_node 1; then
@@ -315,17 +329,26 @@ run_guest() {
 	else
 		wait_for '4 messages received' 300 \
 			sh -c "grep -qx 'rx 4' $D/mrc_echo/stats"
-		ok_eq 'intact and in order' '0 0' \
-			"$(echo_stat rx_bad) $(echo_stat rx_order)"
+		chk_echo_stat 'intact' rx_bad = 0
+		chk_echo_stat 'and in order' rx_order = 0
 	fi
 	barrier again-done
+
+	case_title 'black hole (DATA dropped, probes pass): a send times out'
 	black_hole
+	case_title 'data_rto_min_ms in the black hole'
+	is_node 1 && rto_floor
+	case_title 'nothing crosses the black hole'
+	hole_closed
 	barrier hole-done
+
+	case_title 'a hole that heals between expiry and stall: no false delivery'
 	healed_hole
 
+	case_title 'everything unloads, buffers back to 0'
 	ok 'rmmod mrc_echo' rmmod mrc_echo
-	ok_eq 'buffers back to 0' '0 0' \
-		"$(msg_stat tx_buffer_bytes) $(msg_stat rx_buffer_bytes)"
+	chk_msg_stat 'sender buffers back to 0' tx_buffer_bytes = 0
+	chk_msg_stat 'receive buffers back to 0' rx_buffer_bytes = 0
 	ok 'modprobe -r mrc' modprobe -r mrc
 	ok 'mrc unloaded' test ! -e /sys/module/mrc
 }
