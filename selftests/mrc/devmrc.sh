@@ -8,8 +8,12 @@
 # non-blocking read on an empty queue -> EAGAIN, poll, a short read buffer
 # -> EMSGSIZE with the message kept, two endpoints on one node seeing only
 # their own messages, the bounded receive queue dropping and counting,
-# root-only device mode and low ports refused without CAP_NET_BIND_SERVICE;
-# then mrc-perf bw and lat runs (figures as diagnostics).  Written as
+# root-only device mode and low ports refused without CAP_NET_BIND_SERVICE,
+# a payload user space cannot read -> EFAULT with nothing sent or held;
+# then mrc-perf bw and lat runs (figures as diagnostics), and the data
+# path's counters (debugfs mrc/events) against what moved: one copy into
+# the message and one into the send ring per byte sent, one placement and
+# one copy to user space per byte received.  Written as
 # titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
@@ -228,6 +232,27 @@ def check(name, peer):
         expect("dropped bytes", 6000, st["rx_dropped_bytes"])
         node, port, data = recv(fd)
         expect("the kept message", b"\0" * 3000, data)
+    elif name == "efault":
+        import ctypes, mmap
+        bind(fd, 0)
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        libc.write.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+        libc.write.restype = ctypes.c_ssize_t
+        pages = mmap.mmap(-1, 8192)
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(pages))
+        # the header ends the first page; the payload is in the second
+        pages[4096 - 16:4096] = struct.pack("=IIHHI", 1, peer, 7000, 0, 100)
+        expect("mprotect", 0, libc.mprotect(addr + 4096, 4096, 0))
+        n = libc.write(fd, addr + 4096 - 16, 16 + 100)
+        expect("payload in an unreadable page", "EFAULT",
+               errno.errorcode.get(ctypes.get_errno()) if n < 0 else n)
+        st = stats(fd)
+        expect("nothing sent, nothing outstanding", (0, 0),
+               (st["tx_msgs"], st["tx_outstanding"]))
+        send(fd, peer, 7000, b"after the fault")
+        expect("readable", True, bool(wait_readable(fd)))
+        expect("the next send goes", b"after the fault", recv(fd)[2])
     elif name == "unpriv_bind":
         expect("bind 80 unprivileged", "EACCES", errno_of(bind, fd, 80))
         expect("bind 1023 unprivileged", "EACCES", errno_of(bind, fd, 1023))
@@ -292,6 +317,8 @@ run_guest() {
 			py isolation 2
 		ok 'receive queue bound: overflow dropped and counted' \
 			py rcvbuf 2
+		ok 'a payload user space cannot read: EFAULT, nothing sent or held' \
+			py efault 2
 	fi
 
 	case_title 'unprivileged: the device is root-only, low ports need CAP_NET_BIND_SERVICE'
@@ -323,6 +350,43 @@ run_guest() {
 		diag "$(cat $out.latj)"
 	fi
 	barrier checks-done 900
+
+	case_title 'the data path counters (debugfs mrc/events) count what moved'
+	local k
+	local -A e0 m0
+	for k in send tx_data deliver ep_read copy_tx_bytes copy_rx_bytes; do
+		e0[$k]=$(ev_stat "$k")
+	done
+	for k in tx_msgs tx_pkts tx_bytes rx_msgs rx_bytes; do
+		m0[$k]=$(msg_stat "$k")
+	done
+	ev_new() { echo $(($(ev_stat "$1") - e0[$1])); }	# since the snapshot
+	msg_new() { echo $(($(msg_stat "$1") - m0[$1])); }
+	barrier counters-before
+	is_node 1 && ok 'mrc-perf bw 64 KiB x 50, window 8' \
+		perf_ok /tmp/perf.ev bw -m 65536 -n 50 -w 8
+	barrier counters-sent 300
+	if is_node 1; then
+		ok_eq 'send: every accepted send (mrc/msg tx_msgs)' \
+			"$(msg_new tx_msgs)" "$(ev_new send)"
+		ok_eq 'tx_data: every DATA packet posted (mrc/msg tx_pkts)' \
+			"$(msg_new tx_pkts)" "$(ev_new tx_data)"
+		local cp by
+		cp=$(ev_new copy_tx_bytes) by=$(msg_new tx_bytes)
+		diag "copy_tx_bytes $cp, tx_bytes $by"
+		ok 'each byte sent is copied twice: into the message, into the ring (again if resent)' \
+			test "$cp" -ge $((2 * by)) -a "$cp" -lt $((3 * by))
+	else
+		all_read() { [ "$(ev_new deliver)" -gt 0 ] &&
+			[ "$(ev_new ep_read)" = "$(ev_new deliver)" ]; }
+		wait_for 'every delivered message read (ep_read = deliver)' 30 \
+			all_read
+		ok_eq 'deliver: every message received (mrc/msg rx_msgs)' \
+			"$(msg_new rx_msgs)" "$(ev_new deliver)"
+		ok_eq 'each byte received is copied twice: placed, then to user space' \
+			$((2 * $(msg_new rx_bytes))) "$(ev_new copy_rx_bytes)"
+	fi
+	barrier counters-checked
 
 	case_title 'the servers stop, every endpoint closes, mrc unloads'
 	if is_node 2; then

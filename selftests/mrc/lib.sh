@@ -643,6 +643,7 @@ stat_of() {
 }
 
 msg_stat() { stat_of /sys/kernel/debug/mrc/msg "$1"; }	# msg_stat KEY: a debugfs mrc/msg counter
+ev_stat() { stat_of /sys/kernel/debug/mrc/events "$1"; }	# ev_stat KEY: a debugfs mrc/events counter
 rx_buffers_free() { [ "$(msg_stat rx_buffer_bytes)" = 0 ]; }	# rx_buffers_free: no reassembly memory held
 # buffers_free: no reassembly memory and no sender payload held (rx and tx)
 buffers_free() {
