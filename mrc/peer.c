@@ -10,8 +10,9 @@
  * routing, through rdma_cm) and the peer's rail behind it.  A link has one
  * *path* per entropy value: local UD QP i talks to the peer's UD QP i.
  *
- * Lifetime and locking.  mrc_peers is an RCU list (the receive path looks
- * peers up under RCU); writers hold mrc_peers_lock.  A peer is refcounted;
+ * Lifetime and locking.  mrc_peers is an RCU list, and mrc_peer_ids the
+ * same peers by node id (the receive path looks a peer up there under
+ * RCU, in O(1)); writers of both hold mrc_peers_lock.  A peer is refcounted;
  * removal unlinks it, marks it dead (no more timer or work), then - still
  * under mrc_peers_lock, which no cm handler or peer work takes, so waiting
  * in rdma_destroy_id for a running handler is safe - destroys cm ids,
@@ -36,6 +37,7 @@
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <net/genetlink.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
@@ -48,6 +50,12 @@
 
 DEFINE_MUTEX(mrc_peers_lock);	/* writers of mrc_peers */
 LIST_HEAD(mrc_peers);		/* RCU */
+/*
+ * The same peers by node id: every received packet looks its sender up
+ * here, in O(1) whatever the number of peers.  RCU readers; changed under
+ * mrc_peers_lock together with mrc_peers.
+ */
+static DEFINE_XARRAY(mrc_peer_ids);
 static unsigned int mrc_npeers;		/* under mrc_peers_lock */
 u32 mrc_incarnation;			/* ours, drawn at load; never 0 */
 
@@ -77,17 +85,14 @@ void mrc_peer_put(struct mrc_peer *peer)
  */
 struct mrc_peer *mrc_peer_get(u32 node)
 {
-	struct mrc_peer *peer, *found = NULL;
+	struct mrc_peer *peer;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(peer, &mrc_peers, node) {
-		if (peer->node_id == node && kref_get_unless_zero(&peer->ref)) {
-			found = peer;
-			break;
-		}
-	}
+	peer = xa_load(&mrc_peer_ids, node);
+	if (peer && !kref_get_unless_zero(&peer->ref))
+		peer = NULL;
 	rcu_read_unlock();
-	return found;
+	return peer;
 }
 
 /**
@@ -130,7 +135,7 @@ struct mrc_peer *mrc_peer_get_nth(unsigned long idx)
 int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 		 unsigned int naddrs, struct netlink_ext_ack *extack)
 {
-	struct mrc_peer *peer, *p;
+	struct mrc_peer *peer;
 	unsigned int i;
 	int err = 0;
 
@@ -162,18 +167,19 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 	}
 
 	mutex_lock(&mrc_peers_lock);
-	list_for_each_entry(p, &mrc_peers, node) {
-		if (p->node_id == node) {
-			NL_SET_ERR_MSG(extack, "peer already exists");
-			err = -EEXIST;
-			goto unlock;
-		}
+	if (xa_load(&mrc_peer_ids, node)) {
+		NL_SET_ERR_MSG(extack, "peer already exists");
+		err = -EEXIST;
+		goto unlock;
 	}
 	if (mrc_npeers >= MRC_PEERS_MAX) {
 		NL_SET_ERR_MSG(extack, "too many peers");
 		err = -ENOSPC;
 		goto unlock;
 	}
+	err = xa_insert(&mrc_peer_ids, node, peer, GFP_KERNEL);
+	if (err)
+		goto unlock;
 	list_add_tail_rcu(&peer->node, &mrc_peers);
 	mrc_npeers++;
 unlock:
@@ -237,18 +243,13 @@ static void mrc_peer_destroy(struct mrc_peer *peer)
  */
 int mrc_peer_del(u32 node, struct netlink_ext_ack *extack)
 {
-	struct mrc_peer *peer, *found = NULL;
+	struct mrc_peer *found;
 
 	mutex_lock(&mrc_peers_lock);
-	list_for_each_entry(peer, &mrc_peers, node) {
-		if (peer->node_id == node) {
-			found = peer;
-			list_del_rcu(&peer->node);
-			mrc_npeers--;
-			break;
-		}
-	}
+	found = xa_erase(&mrc_peer_ids, node);
 	if (found) {
+		list_del_rcu(&found->node);
+		mrc_npeers--;
 		mrc_nl_peer_event(found, MRC_CMD_PEER_REMOVED);
 		mrc_peer_destroy(found);
 	}
@@ -317,6 +318,7 @@ void mrc_peer_exit(void)
 	mutex_lock(&mrc_peers_lock);
 	while ((peer = list_first_entry_or_null(&mrc_peers,
 						struct mrc_peer, node))) {
+		xa_erase(&mrc_peer_ids, peer->node_id);
 		list_del_rcu(&peer->node);
 		mrc_npeers--;
 		mrc_peer_destroy(peer);
