@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * msg.c - the kernel binding of the message engine (core/msg.h): locks,
- * the hrtimer and work items that run it, memory, packets to and from
- * the UD QPs, endpoints, counters and the delivery trace in debugfs, and
- * the exported send call.  The protocol itself (segmentation, windows,
- * loss detection, SACK/NACK, reassembly, order, expiry) is core/msg_tx.c
- * and core/msg_rx.c.
+ * the hrtimer and work items that run it, memory, packets to the UD QPs,
+ * SACKs and NACKs in, counters in debugfs, the peers' engine lifetime and
+ * the exported send call; the receiver's half (DATA in, deliveries,
+ * expiry, the delivery trace) is msg_rx.c.  The protocol itself
+ * (segmentation, windows, loss detection, SACK/NACK, reassembly, order,
+ * expiry) is core/msg_tx.c, core/msg_ack.c and core/msg_rx.c.
  *
  * Locking.  The engine's sender half runs under peer->lock (BH spin): from
  * mrc_msg_send(), from proto.c's SACK and NACK handlers, from peer.c
@@ -32,6 +33,7 @@
 #include "credit_peer.h"
 #include "events.h"
 #include "msg.h"
+#include "msg_int.h"
 #include "peer.h"
 #include "schedcfg.h"
 #include "trace.h"
@@ -39,27 +41,7 @@
 
 /* ---- counters (debugfs mrc/msg) ---- */
 
-static atomic64_t mrc_msg_stats[MRC_MS_NR];
-
-static void ms_inc(int s)
-{
-	atomic64_inc(&mrc_msg_stats[s]);
-}
-
-/*
- * Delivery trace (debugfs mrc/deliveries): time and running byte count of
- * the last MRC_MSG_TRACE_N messages delivered, so that stalls can be
- * measured in the kernel's clock (CLOCK_MONOTONIC) instead of by a
- * sampler that a loaded CPU schedules late.  Under mrc_msg_trace_lock.
- */
-#define MRC_MSG_TRACE_N		4096
-static struct mrc_msg_trace {
-	u64 ns;
-	u64 bytes;
-} mrc_msg_trace[MRC_MSG_TRACE_N];
-static unsigned int mrc_msg_trace_n;	/* entries written, wraps */
-static u64 mrc_msg_trace_bytes;
-static DEFINE_SPINLOCK(mrc_msg_trace_lock);
+atomic64_t mrc_msg_stats[MRC_MS_NR];
 
 static struct mrc_peer *mrc_msg_to_peer(struct mrc_msg_peer *mp)
 {
@@ -311,7 +293,7 @@ static const struct mrc_msg_ops mrc_msg_ops = {
 };
 
 /* This node's engines. */
-static struct mrc_msg_node mrc_msg_node = { .ops = &mrc_msg_ops };
+struct mrc_msg_node mrc_msg_node = { .ops = &mrc_msg_ops };
 
 /* ---- sender ---- */
 
@@ -454,192 +436,6 @@ int mrc_msg_send(struct mrc_ep *ep, u16 src_port, u32 node, u16 port,
 out_put:
 	mrc_peer_put(peer);
 	return err;
-}
-
-/* ---- receive: common ---- */
-
-/**
- * mrc_msg_rx_peer() - the peer a packet is from, by its path
- * @uqp: the QP it arrived on
- * @src_qp: its sender's QP number
- * @pkt: the packet, parsed
- * @lp: where the index of the link it came over goes
- * @why: where the drop reason goes if there is no such peer
- *
- * The token this node gave the peer is checked first (token branch),
- * then that the packet came over one of the peer's paths.
- *
- * Return: the peer, referenced, or NULL with *@why set.
- */
-struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
-				 const struct mrc_pkt *pkt, unsigned int *lp,
-				 enum mrc_drop_reason *why)
-{
-	struct mrc_peer *peer = mrc_peer_get(pkt->src_node);
-	unsigned int l, ev = uqp->ev;
-
-	if (!peer) {
-		*why = MRC_DROP_UNKNOWN_PEER;
-		return NULL;
-	}
-	spin_lock_bh(&peer->lock);
-	/* token branch: before anything looks at the packet (peer.c) */
-	if (!mrc_peer_token_ok(peer, pkt)) {
-		spin_unlock_bh(&peer->lock);
-		mrc_peer_put(peer);
-		*why = MRC_DROP_BAD_TOKEN;
-		return NULL;
-	}
-	for (l = 0; l < peer->nlinks; l++) {
-		struct mrc_peer_link *link = &peer->links[l];
-
-		if (link->rail == uqp->ud->rail && link->ah &&
-		    ev < link->npaths && pkt->entropy == ev &&
-		    link->paths[ev].remote_qpn == src_qp)
-			break;
-	}
-	spin_unlock_bh(&peer->lock);
-	if (l == peer->nlinks) {
-		mrc_peer_put(peer);
-		*why = MRC_DROP_WRONG_PATH;
-		return NULL;
-	}
-	*lp = l;
-	return peer;
-}
-
-/* ---- receiver ---- */
-
-/**
- * mrc_msg_rx_data() - a DATA packet arrived (proto.c, process context)
- * @uqp: the QP it arrived on
- * @src_qp: its sender's QP number
- * @pkt: the packet, parsed
- *
- * Return: its drop reason, MRC_DROP_NONE if it was used.
- */
-enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
-				     const struct mrc_pkt *pkt)
-{
-	struct mrc_msg_rx_out out = {};
-	enum mrc_drop_reason why;
-	struct mrc_peer *peer;
-	unsigned int l, pi;
-
-	peer = mrc_msg_rx_peer(uqp, src_qp, pkt, &l, &why);
-	if (!peer)
-		return why;
-	pi = l * MRC_MSG_LINK_PATHS + pkt->entropy;
-	ms_inc(MRC_MS_RX_PKTS);
-	mrc_ev_inc(MRC_EV_RX_DATA);
-	trace_mrc_data_rx(peer->node_id, pi, pkt->msg_id, pkt->offset,
-			  pkt->len);
-	for (;;) {
-		spin_lock_bh(&peer->mk.rx_lock);
-		why = mrc_msg_rx_packet(&peer->mp, pi, pkt, ktime_get_ns(),
-					&out);
-		spin_unlock_bh(&peer->mk.rx_lock);
-		if (!out.need_ctx)
-			break;
-		out.fresh = mrc_msg_rx_alloc(&mrc_msg_node, pkt);
-		if (!out.fresh) {
-			ms_inc(MRC_MS_RX_NO_MEM);
-			why = MRC_DROP_NO_MEMORY;
-			break;
-		}
-	}
-	if (why == MRC_DROP_DUPLICATE)
-		ms_inc(MRC_MS_RX_DUP);
-	if (out.fresh)
-		mrc_msg_rx_free(&mrc_msg_node, out.fresh);
-	if (out.sack || out.nholes) {
-		spin_lock_bh(&peer->lock);
-		mrc_msg_rx_answer(&peer->mp, pi, pkt, &out, ktime_get_ns());
-		spin_unlock_bh(&peer->lock);
-	}
-	if (out.new_bytes) {	/* placed: copied into the message */
-		mrc_ev_add(MRC_EV_COPY_RX, pkt->len);
-		/* charge the arrival to the credit pacer */
-		mrc_credit_rx_data_hook(peer, pkt);
-	}
-	mrc_peer_put(peer);
-	return why;
-}
-
-static void mrc_msg_trace_add(u32 len)
-{
-	struct mrc_msg_trace *t;
-
-	spin_lock_bh(&mrc_msg_trace_lock);
-	mrc_msg_trace_bytes += len;
-	t = &mrc_msg_trace[mrc_msg_trace_n++ % MRC_MSG_TRACE_N];
-	t->ns = ktime_get_ns();
-	t->bytes = mrc_msg_trace_bytes;
-	spin_unlock_bh(&mrc_msg_trace_lock);
-}
-
-static void mrc_msg_rx_workfn(struct work_struct *work)
-{
-	struct mrc_peer *peer = container_of(work, struct mrc_peer,
-					     mk.rx_work);
-	struct mrc_msg_rx *rm;
-
-	mrc_ev_inc(MRC_EV_RX_WORK);
-	for (;;) {
-		struct mrc_ep *ep;
-
-		spin_lock_bh(&peer->mk.rx_lock);
-		rm = mrc_msg_rx_pop(&peer->mp);
-		spin_unlock_bh(&peer->mk.rx_lock);
-		if (!rm)
-			break;
-		ep = mrc_ep_get(rm->dst_port);
-		if (ep) {
-			void *buf = mrc_msg_rx_take_buf(rm);
-
-			mrc_ev_inc(MRC_EV_DELIVER);
-			trace_mrc_deliver(rm->src_node, rm->src_port,
-					  rm->dst_port, rm->r.msg_len);
-			mrc_ep_deliver(ep, rm->src_node, rm->src_port, &buf,
-				       rm->r.msg_len);
-			mrc_ep_put(ep);
-			if (buf)	/* the endpoint did not keep it */
-				mrc_msg_op_free(&mrc_msg_node, buf);
-			ms_inc(MRC_MS_RX_MSGS);
-			atomic64_add(rm->r.msg_len,
-				     &mrc_msg_stats[MRC_MS_RX_BYTES]);
-			mrc_msg_trace_add(rm->r.msg_len);
-		} else {
-			ms_inc(MRC_MS_RX_NO_EP);
-			pr_info_ratelimited("message from node %u to unbound port %u dropped\n",
-					    rm->src_node, rm->dst_port);
-		}
-		mrc_msg_rx_free(&mrc_msg_node, rm);
-		cond_resched();
-	}
-}
-
-static void mrc_msg_free_list(struct list_head *list)
-{
-	struct mrc_msg_rx *rm, *tmp;
-
-	list_for_each_entry_safe(rm, tmp, list, node) {
-		list_del(&rm->node);
-		mrc_msg_rx_free(&mrc_msg_node, rm);
-	}
-}
-
-/* The expiry clock (see core/msg_rx.c, Expiry). */
-static void mrc_msg_rx_gc_workfn(struct work_struct *work)
-{
-	struct mrc_peer *peer = container_of(to_delayed_work(work),
-					     struct mrc_peer, mk.rx_gc);
-	LIST_HEAD(gone);
-
-	spin_lock_bh(&peer->mk.rx_lock);
-	mrc_msg_rx_expire(&peer->mp, ktime_get_ns(), &gone);
-	spin_unlock_bh(&peer->mk.rx_lock);
-	mrc_msg_free_list(&gone);
 }
 
 /* ---- SACK / NACK at the sender ---- */
@@ -816,34 +612,6 @@ int mrc_msg_stats_show(struct seq_file *s)
 		   atomic64_read(&mrc_msg_node.rx_bytes));
 	seq_printf(s, "tx_buffer_bytes %lld\n",
 		   atomic64_read(&mrc_msg_node.tx_bytes));
-	return 0;
-}
-
-/**
- * mrc_msg_trace_show() - debugfs mrc/deliveries: the delivery trace
- * @s: the file
- *
- * "ns bytes" per delivered message, oldest first (a snapshot).
- *
- * Return: 0 or -ENOMEM.
- */
-int mrc_msg_trace_show(struct seq_file *s)
-{
-	struct mrc_msg_trace *t;
-	unsigned int n, i, first;
-
-	t = kvmalloc_array(MRC_MSG_TRACE_N, sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
-	spin_lock_bh(&mrc_msg_trace_lock);
-	n = min_t(unsigned int, mrc_msg_trace_n, MRC_MSG_TRACE_N);
-	first = mrc_msg_trace_n - n;
-	for (i = 0; i < n; i++)
-		t[i] = mrc_msg_trace[(first + i) % MRC_MSG_TRACE_N];
-	spin_unlock_bh(&mrc_msg_trace_lock);
-	for (i = 0; i < n; i++)
-		seq_printf(s, "%llu %llu\n", t[i].ns, t[i].bytes);
-	kvfree(t);
 	return 0;
 }
 
