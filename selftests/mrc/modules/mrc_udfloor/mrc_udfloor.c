@@ -46,6 +46,8 @@
  * the sender and waits for its sends, then moves each receiving QP to
  * ERROR and waits for its buffers before anything is freed.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/inet.h>
