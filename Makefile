@@ -3,6 +3,8 @@
 # make                 build mrc.ko (against the installed Debian kernel) and
 #                      the user-space tools and tests
 # make modules         mrc.ko only        make tools     mrcctl only
+# make testmods        the test modules (selftests/mrc/modules: mrc_echo,
+#                      mrc_udfloor), after mrc.ko
 # make W=1             extra warnings     make sparse    sparse (C=2) check
 # make checkpatch      kernel style check of the sources
 # make coccicheck      the kernel's Coccinelle semantic patches in report mode
@@ -22,15 +24,19 @@ KDIR ?= $(shell ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V | tail -n
 KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 PWD := $(shell pwd)
 
-.PHONY: all modules tools selftests sparse checkpatch coccicheck kernel-doc \
+.PHONY: all modules testmods tools selftests sparse checkpatch coccicheck kernel-doc \
 	install uninstall check check-fast clean
 
-all: modules tools selftests
+all: modules testmods tools selftests
 
 modules:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || \
 		{ echo "No kernel build dir: install linux-headers-amd64 or set KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(PWD) modules
+
+# mrc_echo links to mrc.ko's symbols (Module.symvers): after modules.
+testmods: modules
+	$(MAKE) -C selftests/mrc/modules KDIR=$(KDIR)
 
 tools:
 	$(MAKE) -C tools
@@ -75,6 +81,9 @@ checkpatch:
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore $(subst $(eval) ,,$(CHECKPATCH_IGNORE_COMPAT)) \
 		-f mrc/core/compat.h || rc=1; \
+	$(CHECKPATCH) --no-tree --strict --terse --show-types \
+		--ignore $(subst $(eval) ,,$(CHECKPATCH_IGNORE)) \
+		-f $(filter-out %.mod.c,$(wildcard selftests/mrc/modules/*/*.c)) || rc=1; \
 	exit $$rc
 
 coccicheck:
@@ -103,3 +112,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(PWD) clean
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C selftests/mrc clean
+	-$(MAKE) -C selftests/mrc/modules KDIR=$(KDIR) clean

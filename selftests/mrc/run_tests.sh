@@ -105,6 +105,8 @@ step 'build: mrc.ko, make W=1, no warnings' build-modules.log \
 	make -s W=1 modules
 step 'build: sparse (C=2) clean' build-sparse.log \
 	sh -c 'touch mrc/*.c mrc/core/*.c && make -s sparse'
+step 'build: test modules (mrc_echo, mrc_udfloor), W=1, no warnings' \
+	build-testmods.log make -s W=1 testmods
 step 'build: mrcctl, no warnings' build-tools.log make -s tools
 step 'build: selftests, no warnings' build-selftests.log make -s selftests
 
