@@ -315,6 +315,40 @@ chk_refused() {
 	ok "$desc" fails_with "$@"
 }
 
+# -- control, lifetime and hostile-input checks
+
+# chk_paths_soon NODE N [SECONDS]: N paths to peer NODE active within
+# SECONDS (60); if not, the peer's paths are shown.
+chk_paths_soon() {
+	wait_for "$2 paths to node$1 active" "${3:-60}" all_active "$1" "$2"
+}
+
+# chk_unloaded: mrc is not loaded (no /sys/module/mrc).
+chk_unloaded() {
+	ok 'mrc not loaded (no /sys/module/mrc)' test ! -e /sys/module/mrc
+}
+
+# chk_refcnt MODULE N: /sys/module/MODULE/refcnt reads N.
+chk_refcnt() {
+	ok_eq "$1 refcount is $2" "$2" "$(cat "/sys/module/$1/refcnt" 2>&1)"
+}
+
+# chk_rx_freed SECONDS: mrc's reassembly memory (rx_buffer_bytes) is back
+# to 0 within SECONDS.
+chk_rx_freed() {
+	wait_for 'receive buffers back to 0 (rx_buffer_bytes)' "$1" \
+		rx_buffers_free
+}
+
+# chk_meminfo_grew_less FIELD BASE_KB LIMIT_KB: /proc/meminfo FIELD (Slab,
+# SUnreclaim) is now less than LIMIT_KB above BASE_KB.
+chk_meminfo_grew_less() {
+	local now
+	now=$(meminfo_kb "$1")
+	ok "$1 grew less than $3 kB ($2 -> $now kB)" \
+		test $((now - $2)) -lt "$3"
+}
+
 # A node that dies on purpose (fabric/run.sh header): the runner kills its
 # QEMU and writes .fabric/killed.N.  Its missing result is then expected.
 kill_node() {
