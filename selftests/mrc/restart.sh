@@ -16,6 +16,7 @@
 # failed under load: the unload then took 150 s (rdma_rxe waits 50 s per
 # QP whose packets sit in a downed virtio-net TX ring, with a WARN), so
 # node 1's sends expired (Documentation/mrc/control-plane.rst).
+# Written as titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_RESTART_TIMEOUT:-600}
@@ -35,19 +36,15 @@ start() {	# start NODE: mrc, mrc_echo, then the peer
 run_guest() {
 	local o=$((3 - MRC_NODE)) before after
 
+	case_title 'both nodes up: mrc, mrc_echo, the peer, every path active'
 	ok 'modprobe mrc, insmod mrc_echo, add the peer' start "$o"
-	wait_for "16 paths to node$o active" 60 all_active "$o" 16
+	chk_paths_soon "$o" 16
 	barrier up
 
+	case_title "node 2 restarts a few messages into node 1's transfer"
 	if is_node 1; then
 		ok "send $COUNT messages of $SIZE B to node2" \
 			sh -c "echo send 2 7 $COUNT $SIZE 11 1 > $D/mrc_echo/ctl"
-		barrier restarted 300
-		wait_for "all $COUNT sends completed" 300 sends_done "$COUNT"
-		ok_eq 'every send completed with status 0' "$COUNT" \
-			"$(echo_stat done_ok)"
-		ok_eq 'node2 seen restarting once' 1 "$(msg_stat peer_restarts)"
-		diag "node1: $(tr '\n' ' ' < $D/mrc/msg)"
 	else
 		wait_for 'a few messages in' 120 \
 			sh -c "[ \$(awk '\$1==\"rx\"{print \$2}' $D/mrc_echo/stats) -ge 3 ]"
@@ -70,7 +67,17 @@ run_guest() {
 		ok 'stop dropping' sh -c 'tc qdisc del dev eth0 ingress &&
 			tc qdisc del dev eth1 ingress'
 		ok 'modprobe mrc and mrc_echo again, add node1 back' start "$o"
-		barrier restarted 300
+	fi
+	barrier restarted 300
+
+	case_title "node 1's sends all complete, node 2's new instance gets the rest"
+	if is_node 1; then
+		wait_for "all $COUNT sends completed" 300 sends_done "$COUNT"
+		ok_eq 'every send completed with status 0' "$COUNT" \
+			"$(echo_stat done_ok)"
+		ok_eq 'node2 seen restarting once' 1 "$(msg_stat peer_restarts)"
+		diag "node1: $(tr '\n' ' ' < $D/mrc/msg)"
+	else
 		wait_for "the other $((COUNT - before)) messages arrive" 300 \
 			sh -c "[ \$(awk '\$1==\"rx\"{print \$2}' $D/mrc_echo/stats) -ge $((COUNT - before)) ]"
 		after=$(echo_stat rx)
@@ -81,10 +88,11 @@ run_guest() {
 			test $((before + after)) -ge "$COUNT"
 	fi
 	barrier transfer-done 300
-	wait_for "16 paths to node$o active again" 60 all_active "$o" 16
 
 	# And the other way round: node 1's receive side follows the new
 	# incarnation's sequence numbers.
+	case_title "traffic the other way: node 1 follows the new incarnation"
+	chk_paths_soon "$o" 16
 	echo reset > $D/mrc_echo/ctl
 	barrier reverse
 	if is_node 2; then
@@ -98,8 +106,10 @@ run_guest() {
 		ok_eq 'intact' 0 "$(echo_stat rx_bad)"
 	fi
 	barrier reverse-done 120
+
+	case_title 'unload: no receive buffer left'
 	ok 'rmmod mrc_echo' rmmod mrc_echo
-	wait_for 'receive buffers back to 0' 10 rx_buffers_free
+	chk_rx_freed 10
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
 
