@@ -349,6 +349,15 @@ chk_meminfo_grew_less() {
 		test $((now - $2)) -lt "$3"
 }
 
+# chk_token_known NODE: debugfs mrc/tokens has this node's token for peer
+# NODE (not 0: the peer told it).
+chk_token_known() {
+	local tok
+	tok=$(peer_token "$1")
+	ok "debugfs mrc/tokens: the token for node$1 is known" \
+		test -n "$tok" -a "$tok" != 0000000000000000
+}
+
 # A node that dies on purpose (fabric/run.sh header): the runner kills its
 # QEMU and writes .fabric/killed.N.  Its missing result is then expected.
 kill_node() {
@@ -660,6 +669,16 @@ credit_stat() {
 		done
 	done < /sys/kernel/debug/mrc/credit
 	echo 0
+}
+
+# peer_token NODE: the token this node puts in its packets to peer NODE
+# (debugfs mrc/tokens, root only, a test hook; 16 hex digits, 0 while
+# unknown; nothing if no such peer)
+peer_token() {
+	local k n t v
+	while read -r k n t v; do
+		[ "$k" = peer ] && [ "$n" = "$1" ] && { echo "$v"; return; }
+	done < /sys/kernel/debug/mrc/tokens
 }
 
 # meminfo_kb FIELD: a /proc/meminfo field in kB (0 if none)
