@@ -30,6 +30,7 @@
 #  - live policy change: the policy changes every 0.3 s during a bulk
 #    transfer; it completes, no message fails, and per policy tag
 #    sent == acked + lost + released.
+# Written as titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_SCHED_TIMEOUT:-900}
@@ -90,12 +91,6 @@ tx() { echo "${TX[$1,$2]:-0}"; }	# tx RAIL CLASS (after tx_read)
 md() { printf '%s\n' "$@" >> "$MRC_SHARED/sched-results.md"; }
 md_lat() {	# md_lat LABEL FILE [EXTRA column]
 	md "| $1 | $(lat_of "$2" p50_us) | $(lat_of "$2" p95_us) | $(lat_of "$2" p99_us) |${3+ $3 |}"
-}
-refused() {	# refused TEXT CMD...: fails, and says TEXT
-	local text=$1 out
-	shift
-	out=$("$@" 2>&1) && { echo "accepted: $*"; return 1; }
-	grep -qF -- "$text" <<<"$out" || { echo "said: $out"; return 1; }
 }
 tag_sent() {	# tag_sent N: packets sent under policy N (its tag line)
 	awk -v n="$1" '$1 == "tag" && k++ == n { print $4 }' $D/mrc/sched
@@ -180,12 +175,13 @@ run_guest() {
 	local n=$MRC_NODE o=$((3 - MRC_NODE)) pid r0 r1 t0 t i s0 s1 p0 p1 s x0
 	local rr la un share rc d0 d1 p t1 samples
 
+	case_title 'both nodes up, load-aware by default, every path active'
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
 	is_node 1 && : > "$MRC_SHARED/sched-results.md"
 	ok_eq 'sched_policy knob defaults to load-aware (3)' 3 \
 		"$(cat /sys/kernel/mrc/sched_policy)"
 	ok "add peer node$o on both planes" peer_add "$o"
-	wait_for "16 paths to node$o active" 60 all_active "$o" 16
+	chk_paths_soon "$o" 16
 	r0=$(cat /sys/kernel/mrc/rails/rxe0:1/id)
 	r1=$(cat /sys/kernel/mrc/rails/rxe1:1/id)
 	if is_node 2; then
@@ -195,21 +191,19 @@ run_guest() {
 			grep -q server /tmp/perf-server.log
 	fi
 
-	# ---- configuration and refusals (node 1) ----
+	case_title 'weights, classes, policies; misconfigurations refused with why'
 	if is_node 1; then
 		ok 'peer show: policy load-aware (knob), SHARE column' \
 			sh -c "mrcctl peer show $o | grep -q 'policy load-aware (knob)' &&
 			       mrcctl peer show $o | grep -q SHARE"
-		ok 'unknown class refused by the kernel' \
-			refused 'unknown traffic class' \
-			mrcctl class set 9 rails rxe1:1
-		ok 'rail that does not exist refused' \
-			refused 'no such rail' mrcctl class set latency rails rxe7:1
-		ok 'weight above 100 refused (netlink)' \
-			refused 'rail weight above 100' \
-			mrcctl rail set rxe1:1 weight 101
-		ok 'weight above 100 refused (sysfs)' \
-			sh -c '! echo 101 > /sys/kernel/mrc/rails/rxe1:1/weight'
+		chk_refused 'unknown class refused by the kernel' \
+			'unknown traffic class' mrcctl class set 9 rails rxe1:1
+		chk_refused 'rail that does not exist refused' \
+			'no such rail' mrcctl class set latency rails rxe7:1
+		chk_refused 'weight above 100 refused (netlink)' \
+			'rail weight above 100' mrcctl rail set rxe1:1 weight 101
+		chk_refused 'weight above 100 refused (sysfs)' '' \
+			sh -c 'echo 101 > /sys/kernel/mrc/rails/rxe1:1/weight'
 		ok 'rail set rxe1:1 weight 0' mrcctl rail set rxe1:1 weight 0
 		ok_eq 'sysfs shows weight 0' 0 \
 			"$(cat /sys/kernel/mrc/rails/rxe1:1/weight)"
@@ -217,13 +211,12 @@ run_guest() {
 			"$(mrcctl -j rail show rxe1:1 | jq '.[0].weight')"
 		ok 'mrcctl rail show prints "weight 0"' \
 			sh -c "mrcctl rail show rxe1:1 | grep -q ' weight 0\$'"
-		ok 'class only on rails of weight 0 refused' \
-			refused 'weight 0' mrcctl class set latency rails rxe1:1
+		chk_refused 'class only on rails of weight 0 refused' \
+			'weight 0' mrcctl class set latency rails rxe1:1
 		ok 'weight back to 100 (sysfs)' \
 			sh -c 'echo 100 > /sys/kernel/mrc/rails/rxe1:1/weight'
-		ok 'peer set: unknown policy refused by the kernel' \
-			refused 'unknown scheduling policy' \
-			mrcctl peer set "$o" policy 7
+		chk_refused 'peer set: unknown policy refused by the kernel' \
+			'unknown scheduling policy' mrcctl peer set "$o" policy 7
 		ok 'peer set round-robin, then default' \
 			sh -c "mrcctl peer set $o policy round-robin &&
 			       mrcctl peer show $o | grep -q 'policy round-robin (peer)' &&
@@ -232,7 +225,8 @@ run_guest() {
 	fi
 	barrier config-done 300
 
-	# ---- slow plane: netem on plane 1 of both nodes ----
+	# Slow plane: netem on plane 1 of both nodes.
+	case_title "round-robin on a slow plane: it carries >= 35% of the packets"
 	ok "netem $NETEM on eth1" tc qdisc add dev eth1 root netem $NETEM
 	policy 0
 	barrier rr 120
@@ -248,6 +242,8 @@ run_guest() {
 			test $((100 * d1)) -ge $((35 * (d0 + d1)))
 	fi
 	barrier rr-done 300
+
+	case_title 'load-aware on a slow plane: it carries <= 10% of the packets'
 	policy 3
 	barrier la 120
 	if is_node 1; then
@@ -267,6 +263,8 @@ run_guest() {
 			test $((100 * d1)) -le $((10 * (d0 + d1)))
 	fi
 	barrier la-done 300
+
+	case_title "delay removed: load-aware p50 at least ${MIN_GAIN}x below round-robin's"
 	ok 'netem removed' tc qdisc del dev eth1 root
 	barrier unimpaired 120
 	if is_node 1; then
@@ -311,9 +309,10 @@ run_guest() {
 	fi
 	barrier slow-done 300
 
-	# ---- recovery: delay removed during request/response traffic ----
-	# (a bulk transfer queues tens of ms in TCG guests: 5 ms would not
-	# show; a ping-pong keeps the paths' RTTs near their base)
+	# Recovery: the delay removed during request/response traffic (a
+	# bulk transfer queues tens of ms in TCG guests: 5 ms would not
+	# show; a ping-pong keeps the paths' RTTs near their base).
+	case_title "recovery: plane 1 carries traffic again within $RECOVER_MS ms of the delay's removal"
 	if is_node 1; then
 		tc qdisc add dev eth1 root netem $NETEM
 		mrc-perf -c 2 -p $PORT lat -m 4096 -n 100000 > /tmp/lat.rec 2>&1 &
@@ -371,7 +370,7 @@ run_guest() {
 	fi
 	barrier recovery-done 300
 
-	# ---- isolation: bulk on plane 0, latency on plane 1 (node 1) ----
+	case_title 'isolation: bulk class on plane 0, latency class on plane 1'
 	if is_node 1; then
 		# The same without isolation first (reported only).
 		mrc-perf -c 2 -p $PORT -C bulk bw -m 65536 -n 400 -w 16 \
@@ -414,22 +413,23 @@ run_guest() {
 			$(( $(tx "$r0" latency) - p0 ))
 		ok 'latency packets on plane 1' \
 			test $(( $(tx "$r1" latency) - p1 )) -gt 0
-		# Plane 1 down: a class mapped to no live rail is refused, and
-		# latency traffic falls back to plane 0.
+	fi
+
+	case_title 'plane 1 down: a class on it alone refused, latency falls back and returns'
+	if is_node 1; then
 		mrcctl monitor peer > /tmp/mon.log 2>&1 &
 		p=$!
 		ip link set eth1 down
 		wait_for 'rail rxe1:1 down' 10 \
 			grep -qv active /sys/kernel/mrc/rails/rxe1:1/state
-		ok 'class mapped to no live rail refused' \
-			refused 'no live rail' \
-			mrcctl class set background rails rxe1:1
+		chk_refused 'class mapped to no live rail refused' \
+			'no live rail' mrcctl class set background rails rxe1:1
 		ok 'latency class falls back to plane 0 (20 x 4 KiB)' \
 			mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 20
 		ok 'peer fallbacks counted' sh -c \
 			"[ \$(mrcctl -j peer show $o | jq '.[0].fallbacks') -gt 0 ]"
 		ip link set eth1 up
-		wait_for "16 paths to node$o active again" 60 all_active "$o" 16
+		chk_paths_soon "$o" 16
 		ok 'latency class back on plane 1 (5 x 4 KiB)' \
 			mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 5
 		wait_for 'monitor: class_fallback events, out and back' 10 \
@@ -439,9 +439,16 @@ run_guest() {
 			/tmp/mon.log
 		kill "$p"
 		wait "$p" 2>/dev/null
-		if [ "$BG_MB" -gt 0 ]; then
-			background_run
-		fi
+	fi
+
+	# Optional (bench/sched): its own case only when asked for.
+	if [ "$BG_MB" -gt 0 ]; then
+		case_title "a $BG_MB MiB background transfer next to a latency ping-pong"
+		is_node 1 && background_run
+	fi
+
+	case_title 'yield to latency: bg_yield_pkts and bulk_yield_pkts'
+	if is_node 1; then
 		ok 'classes back to all rails' sh -c \
 			'mrcctl class set bulk rails all && mrcctl class set latency rails all'
 		yield_run background 4
@@ -453,7 +460,7 @@ run_guest() {
 	fi
 	barrier isolation-done 300
 
-	# ---- live policy change mid-transfer (node 1) ----
+	case_title 'the policy changes every 0.3 s mid-transfer: it completes, tags add up'
 	if is_node 1; then
 		# 3000 x 64 KiB: on an idle host 600 of them (39 MB) were done
 		# in about 1.5 s, before min-inflight and min-latency were set
@@ -483,6 +490,8 @@ run_guest() {
 		mrcctl peer show "$o" | sed 's/^/# /'
 	fi
 	barrier live-done 300
+
+	case_title 'mrc-perf server stops, mrc unloads'
 	diag "phases done after $SECONDS s"
 	if is_node 2; then
 		kill "$pid" 2>/dev/null
