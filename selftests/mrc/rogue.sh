@@ -53,7 +53,8 @@
 # with a far newer seq (spoof_grant_next) and a CREDIT_REQ for a far
 # later message id (spoof_req_next).  Node 2 grants at 80 Mbit/s so
 # that grants, not the fabric, pace node 1.  rogue_epoch.sh covers the
-# forged newer epoch.
+# forged newer epoch.  Written as titled cases (lib.sh's case_title and
+# chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_ROGUE_TIMEOUT:-600}
@@ -195,18 +196,19 @@ check_node1() {
 }
 
 run_guest() {
-	local n=$MRC_NODE o=$((3 - MRC_NODE)) slab0 slab1 qpns v g pid tok
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) slab0 qpns v g pid tok
 
 	# A long grant timeout: under TCG a 10 ms one makes node 1 repeat
 	# requests whose grants are only late, and the odd repeat arrives
 	# after its message was done.  Late GRANTs count as grants_stale
 	# (not bad_credit); the requests_bad count must be forged only.
+	case_title 'both nodes up with credits on and mrc_echo, every path active'
 	ok 'modprobe mrc node_id (credits on)' modprobe mrc node_id="$n" \
 		credit=1 credit_grant_timeout_ms=200
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$o on both planes" peer_add "$o"
 	ok 'insmod mrc_echo' insmod "$ECHO_KO"
-	wait_for "16 paths to node$o active" 60 all_active "$o" 16
+	chk_paths_soon "$o" 16
 	put "qpns$n" "$(tr ' ' , < $R/qpns)"
 	echo reset > $D/mrc_echo/ctl
 	# Node 2 grants node 1 at 80 Mbit/s: the grants, not the fabric,
@@ -219,7 +221,17 @@ run_guest() {
 	if is_node 1; then
 		slab0=$(meminfo_kb Slab)
 		snapshot /tmp/rogue.before
-		barrier start
+	else
+		qpns=$(get qpns1)
+		# The token node 1 expects from us (test hook, root only).
+		tok=$(peer_token 1)
+		chk_token_known 1
+		rm -f "$MRC_SHARED/rogue.out"
+	fi
+	barrier start
+
+	case_title "transfers both ways while node 2's rogue sends every kind of bad packet"
+	if is_node 1; then
 		# Once node 2's rogue listens for our GRANTs to copy.
 		get capturing 300 > /dev/null
 		ok "send $REVCOUNT messages of $REVLEN B to node2 (scheduled)" \
@@ -228,39 +240,7 @@ run_guest() {
 		wait_for "$REVCOUNT sends completed" 600 sends_done "$REVCOUNT"
 		ok_eq "transfer to node2: every send completed with status 0" \
 			"$REVCOUNT" "$(echo_stat done_ok)"
-		barrier rogue-done 600
-		ok_eq "transfer: $COUNT messages received" "$COUNT" \
-			"$(echo_stat rx)"
-		ok_eq 'transfer: every message intact' 0 "$(echo_stat rx_bad)"
-		ok_eq 'transfer: in order' 0 "$(echo_stat rx_order)"
-		check_node1
-		# No sender exceeds its credit: node 1 took forged grants
-		# for its scheduled messages to node 2 all along.
-		v=$(credit_stat 2 tx_sched_bytes)
-		g=$(get granted-to-1)
-		diag "node1 -> node2: $v scheduled bytes sent," \
-		     "$g granted by node2, $(credit_stat 2 grants_rx) grants" \
-		     "taken, $(credit_stat 2 grants_bad) refused"
-		ok "node1 sent scheduled bytes to node2 ($v)" test "$v" -gt 0
-		ok "node1 sent no more scheduled bytes than node2 granted ($v <= $g)" \
-			test "$v" -le "$g"
-		ok_eq 'node1 saw no DATA beyond its grants from node2' 0 \
-			"$(credit_stat 2 over_credit)"
-		diag "credit: $(grep -v '^peer' $D/mrc/credit | tr '\n' ' ')"
-		wait_for 'receive buffers back to 0' 30 rx_buffers_free
-		slab1=$(meminfo_kb Slab)
-		diag "slab ${slab0} kB before, ${slab1} kB after"
-		ok "slab grew less than 4 MiB ($slab0 -> $slab1 kB)" \
-			test $((slab1 - slab0)) -lt 4096
-		diag "mrc: $(tr '\n' ' ' < $D/mrc/msg)"
 	else
-		qpns=$(get qpns1)
-		# The token node 1 expects from us (test hook, root only).
-		tok=$(awk '$1 == "peer" && $2 == 1 { print $4 }' $D/mrc/tokens)
-		ok "debugfs mrc/tokens: node 1's token for us is known" \
-			test -n "$tok" -a "$tok" != 0000000000000000
-		rm -f "$MRC_SHARED/rogue.out"
-		barrier start
 		ok "send $COUNT messages of 1..$MAXLEN B to node1" \
 			sh -c "echo send 1 7 $COUNT $MAXLEN 4711 > $D/mrc_echo/ctl"
 		# Forged path frames first, while DATA and credit packets
@@ -322,12 +302,46 @@ run_guest() {
 			"$(credit_stat 1 over_credit)"
 		put granted-to-1 "$(credit_stat 1 granted_bytes)"
 		diag "credit: $(grep -v '^peer' $D/mrc/credit | tr '\n' ' ')"
-		barrier rogue-done 600
+	fi
+	barrier rogue-done 600
+
+	case_title "node 1 got node 2's transfer intact, counted every bad packet"
+	if is_node 1; then
+		ok_eq "transfer: $COUNT messages received" "$COUNT" \
+			"$(echo_stat rx)"
+		ok_eq 'transfer: every message intact' 0 "$(echo_stat rx_bad)"
+		ok_eq 'transfer: in order' 0 "$(echo_stat rx_order)"
+		check_node1
 	fi
 
+	# No sender exceeds its credit: node 1 took forged grants for its
+	# scheduled messages to node 2 all along.
+	case_title 'no sender exceeded its credit'
+	if is_node 1; then
+		v=$(credit_stat 2 tx_sched_bytes)
+		g=$(get granted-to-1)
+		diag "node1 -> node2: $v scheduled bytes sent," \
+		     "$g granted by node2, $(credit_stat 2 grants_rx) grants" \
+		     "taken, $(credit_stat 2 grants_bad) refused"
+		ok "node1 sent scheduled bytes to node2 ($v)" test "$v" -gt 0
+		ok "node1 sent no more scheduled bytes than node2 granted ($v <= $g)" \
+			test "$v" -le "$g"
+		ok_eq 'node1 saw no DATA beyond its grants from node2' 0 \
+			"$(credit_stat 2 over_credit)"
+		diag "credit: $(grep -v '^peer' $D/mrc/credit | tr '\n' ' ')"
+	fi
+
+	case_title "node 1's memory after the attack: no receive buffer, slab bounded"
+	if is_node 1; then
+		chk_rx_freed 30
+		chk_meminfo_grew_less Slab "$slab0" 4096
+		diag "mrc: $(tr '\n' ' ' < $D/mrc/msg)"
+	fi
 	barrier checked 300
+
+	case_title 'mrc_echo and mrc unload'
 	ok 'rmmod mrc_echo' rmmod mrc_echo
-	wait_for 'receive buffers back to 0' 10 rx_buffers_free
+	chk_rx_freed 10
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
 
