@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Lifecycle under load (issue 6), three phases between two nodes, each with
+# Lifecycle under load, three phases between two nodes, each with
 # traffic running both ways (modules/mrc_echo: COUNT x SIZE each way, 1.5
 # times as many in phase A; content, CRC and order checked by the
 # receiver):

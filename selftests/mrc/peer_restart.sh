@@ -11,7 +11,7 @@
 # does not know the peer's token asks for it, MRC_CM_F_NEED_TOKEN, and
 # the peer resolves its links to it again): node 1 kept probing node 2's
 # old QPNs and dropped node 2's PROBEs as wrong_path.  Passing since
-# (2026-11-30: 3 runs, 30 s each); in TEST_PROGS.  Written as titled cases
+# (3 runs, 30 s each); in TEST_PROGS.  Written as titled cases
 # (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2

@@ -48,7 +48,7 @@
 # but the token - must be bad_token: "wrong_token" (every type from the
 # rogue's QP to every QP, with tokens near the real one, 0 and others),
 # "spoof_wrong_token" (the same forged on a real path), and the two
-# forgeries that version 2 took (measured 2026-11-30: node 2 saw 106
+# forgeries that version 2 took (measured: node 2 saw 106
 # DATA packets beyond its grants): a GRANT of the message being sent
 # with a far newer seq (spoof_grant_next) and a CREDIT_REQ for a far
 # later message id (spoof_req_next).  Node 2 grants at 80 Mbit/s so
@@ -261,7 +261,7 @@ run_guest() {
 		# The datagrams from the rogue's QP come in paced bursts
 		# (pauses x MRC_TIMEOUT_SCALE: on the debug-kernel lane on a
 		# loaded host, some wrong-token packets and an oversized
-		# datagram went unseen, 2026-11-30);
+		# datagram went unseen);
 		# with node 1 also sending, TCG guests fell behind reposting
 		# receives and rxe dropped up to 70% of the floods unseen
 		# (no receive posted).  They go once node 1's scheduled

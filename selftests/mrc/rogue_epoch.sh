@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Forged DATA with a newer epoch (issue 6).  Node 2 sends node 1 60
+# Forged DATA with a newer epoch.  Node 2 sends node 1 60
 # messages through mrc_echo while, on node 2, the rogue tool (rogue.c
 # spoof_epoch) forges DATA frames on a real path of node 2 to node 1
 # (packet socket, node 2's addresses and QPNs, ICRC recomputed), each a
@@ -9,7 +9,7 @@
 # a packet authenticated its path: one such frame made node 1 restart its
 # ordering (mrc_msg_new_epoch), deliver the forged message and drop every
 # later packet of the real sender as "given up", whose sends then hung
-# (measured 2026-11-30: 6 of 60 sends done after 200 s, 1 forged message
+# (measured: 6 of 60 sends done after 200 s, 1 forged message
 # delivered).  Now every packet carries the token node 1 drew for node 2
 # and told it in its SIDR requests; the rogue plays an off-path node that
 # did not see them and sends each frame with another wrong token.
