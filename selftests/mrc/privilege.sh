@@ -248,7 +248,8 @@ netlink_checks() {
 	done
 	ok_eq 'probe_ms unchanged' 250 "$(knob probe_ms)"
 	ok_eq 'dev_sndbuf_mb unchanged' 256 "$(knob dev_sndbuf_mb)"
-	ok 'peer 5 not added' sh -c "! mrcctl peer show 5 > /dev/null 2>&1"
+	chk_refused 'peer 5 not added: "no such peer"' 'no such peer' \
+		mrcctl peer show 5
 	ok 'peer 2 still there' mrcctl peer show 2
 	ok 'nobody may read: config show' "${NOBODY[@]}" "$mrcctl" config show
 	ok 'nobody may read: rail show' "${NOBODY[@]}" "$mrcctl" rail show
