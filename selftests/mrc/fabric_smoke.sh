@@ -4,7 +4,8 @@
 # Smoke test of the VM test fabric itself (no mrc involved): every node has
 # one ACTIVE Soft-RoCE device per plane with a RoCEv2 IPv4 GID and a 4096
 # active MTU, and RC traffic (ibv_rc_pingpong) flows node1 -> node2 on
-# every plane.
+# every plane.  Written as titled cases (lib.sh's case_title), one per
+# layer of the fabric.
 
 source "$(dirname "$0")/lib.sh"
 NODES=2
@@ -23,6 +24,7 @@ listening() {	# PORT: a TCP socket listens on it
 run_guest() {
 	local p dev idx port pid rc ib=/sys/class/infiniband
 
+	case_title 'one ACTIVE Soft-RoCE device per plane, RoCEv2 GID, MTU 4096'
 	for ((p = 0; p < MRC_PLANES; p++)); do
 		dev=rxe$p
 		ok "$dev exists" test -d "$ib/$dev"
@@ -37,6 +39,8 @@ run_guest() {
 	done
 
 	barrier devices-checked || return
+
+	case_title 'RC traffic node1 -> node2 on every plane (ibv_rc_pingpong)'
 	[ "$MRC_NODES" -ge 2 ] || { skip "ibv_rc_pingpong" "needs 2 nodes"; return; }
 
 	for ((p = 0; p < MRC_PLANES; p++)); do

@@ -358,6 +358,36 @@ chk_credit_stat() {
 	_chk_cmp "$1" "node$2 $3" "$(credit_stat "$2" "$3")" "$4" "$5"
 }
 
+# -- control, lifetime and hostile-input checks
+
+# chk_unloaded: mrc is not loaded (no /sys/module/mrc).
+chk_unloaded() {
+	ok 'mrc not loaded (no /sys/module/mrc)' test ! -e /sys/module/mrc
+}
+
+# chk_refcnt MODULE N: /sys/module/MODULE/refcnt reads N.
+chk_refcnt() {
+	ok_eq "$1 refcount is $2" "$2" "$(cat "/sys/module/$1/refcnt" 2>&1)"
+}
+
+# chk_meminfo_grew_less FIELD BASE_KB LIMIT_KB: /proc/meminfo FIELD (Slab,
+# SUnreclaim) is now less than LIMIT_KB above BASE_KB.
+chk_meminfo_grew_less() {
+	local now
+	now=$(meminfo_kb "$1")
+	ok "$1 grew less than $3 kB ($2 -> $now kB)" \
+		test $((now - $2)) -lt "$3"
+}
+
+# chk_token_known NODE: debugfs mrc/tokens has this node's token for peer
+# NODE (not 0: the peer told it).
+chk_token_known() {
+	local tok
+	tok=$(peer_token "$1")
+	ok "debugfs mrc/tokens: the token for node$1 is known" \
+		test -n "$tok" -a "$tok" != 0000000000000000
+}
+
 # A node that dies on purpose (fabric/run.sh header): the runner kills its
 # QEMU and writes .fabric/killed.N.  Its missing result is then expected.
 kill_node() {
@@ -670,6 +700,16 @@ credit_stat() {
 		done
 	done < /sys/kernel/debug/mrc/credit
 	echo 0
+}
+
+# peer_token NODE: the token this node puts in its packets to peer NODE
+# (debugfs mrc/tokens, root only, a test hook; 16 hex digits, 0 while
+# unknown; nothing if no such peer)
+peer_token() {
+	local k n t v
+	while read -r k n t v; do
+		[ "$k" = peer ] && [ "$n" = "$1" ] && { echo "$v"; return; }
+	done < /sys/kernel/debug/mrc/tokens
 }
 
 # meminfo_kb FIELD: a /proc/meminfo field in kB (0 if none)

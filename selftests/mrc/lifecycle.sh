@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Lifecycle under load (issue 6), three phases between two nodes, each with
+# Lifecycle under load, three phases between two nodes, each with
 # traffic running both ways (modules/mrc_echo: COUNT x SIZE each way, 1.5
 # times as many in phase A; content, CRC and order checked by the
 # receiver):
@@ -38,7 +38,8 @@
 #    rails active, and unloads cleanly.  Node 2's missing result is
 #    expected.
 #
-# The guests' dmesg must stay clean throughout (lib.sh).
+# The guests' dmesg must stay clean throughout (lib.sh).  Written as titled
+# cases (lib.sh's case_title and chk_* helpers), each named by its phase.
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_LIFECYCLE_TIMEOUT:-600}
@@ -172,26 +173,14 @@ send_both_ways() {	# send_both_ways SEED: COUNT x SIZE to the other node
 }
 # Both directions complete: sends ok/failed/refused, received/bad/out of order.
 check_transfer() {	# check_transfer PHASE
-	wait_for "$1: $COUNT sent and $COUNT received" 300 both_done ||
+	wait_for "$COUNT sent and $COUNT received" 300 both_done ||
 		diag "$(cat $D/mrc_echo/stats)"
 	diag "$1: transfers done $((SECONDS - T0)) s after they started"
-	ok_eq "$1: sends ok/failed/refused, received/bad/out of order" \
+	ok_eq "sends ok/failed/refused, received/bad/out of order" \
 		"$COUNT 0 0 $COUNT 0 0" \
 		"$(echo_stat done_ok) $(echo_stat done_err) $(echo_stat send_err) $(echo_stat rx) $(echo_stat rx_bad) $(echo_stat rx_order)"
-	ok_eq "$1: $((COUNT * SIZE)) bytes received" "$((COUNT * SIZE))" \
+	ok_eq "$((COUNT * SIZE)) bytes received" "$((COUNT * SIZE))" \
 		"$(echo_stat rx_bytes)"
-}
-
-# refused PATTERN CMD...: CMD fails and its message matches PATTERN.
-refused() {
-	local pat=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		echo "succeeded: $out"
-		return 1
-	fi
-	grep -qE "$pat" <<<"$out" || { echo "unexpected message: $out"; return 1; }
-	echo "$out"
 }
 
 # Memory.  Per-site slab tracking (slub_debug=U, as unreachable.sh does)
@@ -227,21 +216,18 @@ no_orphans() {
 	return 1
 }
 
-# after_unload PHASE: mrc is gone and left nothing behind.
+# after_unload: mrc is gone and left nothing behind; unreclaimable slab
+# is compared with its level before mrc was first loaded.
 after_unload() {
-	local slab
-	ok "$1: no vmalloc area left to an unloaded module" no_orphans
-	slab=$(meminfo_kb SUnreclaim)
-	diag "$1: unreclaimable slab $SLAB0 kB before mrc was loaded, $slab kB now"
-	ok "$1: unreclaimable slab back (grew $((slab - SLAB0)) kB, limit $LEAK_KB)" \
-		test $((slab - SLAB0)) -lt $LEAK_KB
+	ok "no vmalloc area left to an unloaded module" no_orphans
+	chk_meminfo_grew_less SUnreclaim "$SLAB0" "$LEAK_KB"
 }
 
-setup() {	# setup PHASE: mrc, the peer, mrc_echo, all paths active
-	ok "$1: modprobe mrc node_id" modprobe mrc node_id="$MRC_NODE"
-	ok "$1: add peer node$OTHER on both planes" peer_add "$OTHER"
-	ok "$1: insmod mrc_echo" insmod "$ECHO_KO"
-	wait_for "$1: 16 paths to node$OTHER active" 60 all_active "$OTHER" 16
+setup() {	# setup: mrc, the peer, mrc_echo, all paths active
+	ok "modprobe mrc node_id" modprobe mrc node_id="$MRC_NODE"
+	ok "add peer node$OTHER on both planes" peer_add "$OTHER"
+	ok "insmod mrc_echo" insmod "$ECHO_KO"
+	chk_paths_active "$OTHER" 16 60
 	echo reset > $D/mrc_echo/ctl
 }
 
@@ -252,27 +238,27 @@ refusals() {	# while traffic runs, with mrc_echo loaded
 	read -r refcnt < /sys/module/mrc/refcnt
 	holders=(/sys/module/mrc/holders/*)
 	diag "mrc refcnt $refcnt, holders: ${holders[*]##*/}"
-	ok 'A: mrc_echo holds mrc (holders/mrc_echo)' \
+	ok 'mrc_echo holds mrc (holders/mrc_echo)' \
 		test -e /sys/module/mrc/holders/mrc_echo
-	ok 'A: rmmod mrc refused: "in use by: mrc_echo"' \
-		refused 'Module mrc is in use by: mrc_echo' rmmod mrc
-	ok 'A: modprobe -r mrc refused: "is in use"' \
-		refused 'Module mrc is in use' modprobe -r mrc
-	ok_eq 'A: delete_module(mrc, O_NONBLOCK) fails with EAGAIN (EWOULDBLOCK)' \
+	chk_refused 'rmmod mrc refused: "in use by: mrc_echo"' \
+		'Module mrc is in use by: mrc_echo' rmmod mrc
+	chk_refused 'modprobe -r mrc refused: "is in use"' \
+		'Module mrc is in use' modprobe -r mrc
+	ok_eq 'delete_module(mrc, O_NONBLOCK) fails with EAGAIN (EWOULDBLOCK)' \
 		EAGAIN "$(unload_errno)"
-	ok 'A: mrc still loaded and live' \
+	ok 'mrc still loaded and live' \
 		grep -qx live /sys/module/mrc/initstate
-	ok "A: transfer still running after the refusals" in_flight
+	ok "transfer still running after the refusals" in_flight
 	diag "A: the refusals took $((SECONDS - t0)) s"
 }
 
 phase_a_node1() {
-	local perf_pid p_pid out refcnt
+	local perf_pid p_pid out
 
 	py send "$OTHER" $DEV_PORT $DEV_COUNT $DEV_SIZE /tmp/lc.go \
 		> /tmp/lc.send 2>&1 &
 	p_pid=$!
-	wait_for 'A: /dev/mrc sender bound' 30 grep -q bound /tmp/lc.send
+	wait_for '/dev/mrc sender bound' 30 grep -q bound /tmp/lc.send
 	VM0=$(mrc_vmalloc)
 	get a-ready > /dev/null
 	T0=$SECONDS
@@ -280,38 +266,38 @@ phase_a_node1() {
 	mrc-perf -c "$OTHER" -p $PERF_PORT bw -m 65536 -n 300 -e 2 -w 8 \
 		> /tmp/perf.log 2>&1 &
 	perf_pid=$!
-	wait_for 'A: traffic started' 120 started
+	wait_for 'traffic started' 120 started
 	refusals
 	check_transfer A
 	wait "$perf_pid"
-	ok_eq 'A: mrc-perf bw: every message and byte acknowledged' 0 $? ||
+	ok_eq 'mrc-perf bw: every message and byte acknowledged' 0 $? ||
 		diag "$(tail -n 5 /tmp/perf.log)"
 	barrier a-traffic-done
 
-	wait_for 'A: mrc buffers back to 0' 30 buffers_free
-	wait_for 'A: mrc vmalloc use back to its level before the traffic' \
+	case_title "A. mrc_echo gone: the open /dev/mrc file alone holds mrc; close() drains"
+	wait_for 'mrc buffers back to 0' 30 buffers_free
+	wait_for 'mrc vmalloc use back to its level before the traffic' \
 		30 vmalloc_flat "$VM0"
-	ok 'A: rmmod mrc_echo (its endpoint closes)' rmmod mrc_echo
-	read -r refcnt < /sys/module/mrc/refcnt
-	ok_eq 'A: the open /dev/mrc file alone holds mrc (refcnt 1)' 1 "$refcnt"
-	ok 'A: modprobe -r mrc still refused: "is in use"' \
-		refused 'Module mrc is in use' modprobe -r mrc
-	ok_eq 'A: delete_module fails with EAGAIN' EAGAIN "$(unload_errno)"
+	ok 'rmmod mrc_echo (its endpoint closes)' rmmod mrc_echo
+	chk_refcnt mrc 1
+	chk_refused 'modprobe -r mrc still refused: "is in use"' \
+		'Module mrc is in use' modprobe -r mrc
+	ok_eq 'delete_module fails with EAGAIN' EAGAIN "$(unload_errno)"
 
 	# The file sends, then closes at once: close() drains.
 	: > /tmp/lc.go
 	wait "$p_pid"
 	out=$(cat /tmp/lc.send)
 	diag "A: /dev/mrc sender: $(tr '\n' ' ' <<<"$out")"
-	ok "A: sends outstanding when the file closed" \
+	ok "sends outstanding when the file closed" \
 		test "$(stat_of /tmp/lc.send outstanding)" -gt 0
 	diag "A: close() took $(stat_of /tmp/lc.send close_ms) ms (draining)"
-	ok_eq 'A: after close() mrc send buffers are 0 (tx_buffer_bytes)' 0 \
+	ok_eq 'after close() mrc send buffers are 0 (tx_buffer_bytes)' 0 \
 		"$(stat_of /tmp/lc.send tx_buffer_bytes)"
-	ok_eq 'A: delete_module right after the close succeeds' 0 \
+	ok_eq 'delete_module right after the close succeeds' 0 \
 		"$(stat_of /tmp/lc.send unload)"
 	put a-sent 1
-	ok 'A: mrc unloaded' test ! -e /sys/module/mrc
+	chk_unloaded
 }
 
 phase_a_node2() {
@@ -321,31 +307,32 @@ phase_a_node2() {
 	r_pid=$!
 	mrc-perf -s -p $PERF_PORT > /tmp/perf-server.log 2>&1 &
 	perf_pid=$!
-	wait_for 'A: /dev/mrc receiver and mrc-perf server bound' 30 \
+	wait_for '/dev/mrc receiver and mrc-perf server bound' 30 \
 		sh -c 'grep -q bound /tmp/lc.recv && grep -q server /tmp/perf-server.log'
 	VM0=$(mrc_vmalloc)
 	put a-ready 1
 	T0=$SECONDS
 	send_both_ways 22
-	wait_for 'A: traffic started' 120 started
+	wait_for 'traffic started' 120 started
 	refusals
 	check_transfer A
 	barrier a-traffic-done
 
-	wait_for 'A: mrc buffers back to 0' 30 buffers_free
-	wait_for 'A: mrc vmalloc use back to its level before the traffic' \
+	case_title "A. mrc_echo gone: the open /dev/mrc file alone holds mrc; close() drains"
+	wait_for 'mrc buffers back to 0' 30 buffers_free
+	wait_for 'mrc vmalloc use back to its level before the traffic' \
 		30 vmalloc_flat "$VM0"
-	ok 'A: rmmod mrc_echo (its endpoint closes)' rmmod mrc_echo
+	ok 'rmmod mrc_echo (its endpoint closes)' rmmod mrc_echo
 	get a-sent 300 > /dev/null
-	wait_for "A: /dev/mrc receiver got $DEV_COUNT messages" 60 \
+	wait_for "/dev/mrc receiver got $DEV_COUNT messages" 60 \
 		grep -q '^rx' /tmp/lc.recv
 	kill "$perf_pid"
 	wait "$perf_pid" 2>/dev/null
 	: > /tmp/lc.rclose
 	wait "$r_pid"
-	ok_eq "A: $DEV_COUNT received over /dev/mrc, all intact, in order" \
+	ok_eq "$DEV_COUNT received over /dev/mrc, all intact, in order" \
 		"rx $DEV_COUNT bad 0 order 0" "$(grep '^rx' /tmp/lc.recv)"
-	ok 'A: modprobe -r mrc once the files are closed' modprobe -r mrc
+	ok 'modprobe -r mrc once the files are closed' modprobe -r mrc
 }
 
 # ---- B: rdma link delete under traffic ----
@@ -353,56 +340,61 @@ phase_a_node2() {
 phase_b() {
 	local d0 tx0
 
-	setup B
+	case_title 'B. mrc, the peer and mrc_echo again'
+	setup
 	barrier b-ready
+
+	case_title 'B. rdma link delete rxe1 on node 1 mid-transfer, then add it back'
 	T0=$SECONDS
 	send_both_ways 33
 	if is_node 1; then
-		wait_for 'B: traffic flowing both ways' 120 flowing
+		wait_for 'traffic flowing both ways' 120 flowing
 		d0=$(msg_stat path_down_pkts)
-		ok 'B: rdma link delete rxe1 (node1, mid-transfer)' \
+		ok 'rdma link delete rxe1 (node1, mid-transfer)' \
 			rdma link delete rxe1
-		ok 'B: the transfer was still running' in_flight
+		ok 'the transfer was still running' in_flight
 		put b-deleted 1
-		ok_eq 'B: mrcctl rail show: rxe1:1 gone' 'rxe0:1' "$(rail_names)"
+		ok_eq 'mrcctl rail show: rxe1:1 gone' 'rxe0:1' "$(rail_names)"
 		mrcctl rail show | sed 's/^/# /'
-		ok_eq 'B: no plane-1 path active' 0 "$(plane_active "$OTHER" 1)"
-		ok "B: packets in flight on its paths sent again ($(($(msg_stat path_down_pkts) - d0)) path_down_pkts)" \
+		ok_eq 'no plane-1 path active' 0 "$(plane_active "$OTHER" 1)"
+		ok "packets in flight on its paths sent again ($(($(msg_stat path_down_pkts) - d0)) path_down_pkts)" \
 			test "$(msg_stat path_down_pkts)" -gt "$d0"
 		_sleep $DOWN_S
-		ok "B: plane-0 paths still active ($(plane_active "$OTHER" 0) of 8)" \
+		ok "plane-0 paths still active ($(plane_active "$OTHER" 0) of 8)" \
 			test "$(plane_active "$OTHER" 0)" -ge 1
-		ok 'B: rdma link add rxe1 type rxe netdev eth1' \
+		ok 'rdma link add rxe1 type rxe netdev eth1' \
 			rdma link add rxe1 type rxe netdev eth1
 		put b-added 1
-		wait_for 'B: rail rxe1:1 back and active' 30 rail_active rxe1:1
-		ok_eq 'B: mrcctl rail show: both rails' 'rxe0:1 rxe1:1' "$(rail_names)"
+		wait_for 'rail rxe1:1 back and active' 30 rail_active rxe1:1
+		ok_eq 'mrcctl rail show: both rails' 'rxe0:1 rxe1:1' "$(rail_names)"
 	else
 		get b-deleted > /dev/null
-		wait_for "B: node1's plane-1 paths leave node2's spray set" 30 \
+		wait_for "node1's plane-1 paths leave node2's spray set" 30 \
 			plane_inactive 1
 		get b-added > /dev/null
 	fi
-	wait_for "B: all 16 paths to node$OTHER active again" 120 all_active "$OTHER" 16
+
+	case_title 'B. every path back, both transfers complete, nothing lost'
+	chk_paths_active "$OTHER" 16 120
 	check_transfer B
 	diag "B: mrc: $(tr '\n' ' ' < $D/mrc/msg)"
 	barrier b-done
 
-	# The returned rail carries traffic again.
+	case_title 'B. the returned rail carries traffic again'
 	echo reset > $D/mrc_echo/ctl
 	barrier b-again
 	if is_node 1; then
 		tx0=$(plane_tx_pkts "$OTHER" 1)
-		ok "B: send 4 x $SIZE B to node$OTHER" \
+		ok "send 4 x $SIZE B to node$OTHER" \
 			sh -c "echo send $OTHER 7 4 $SIZE 44 1 > $D/mrc_echo/ctl"
-		wait_for 'B: all 4 acked' 300 sh -c \
+		wait_for 'all 4 acked' 300 sh -c \
 			"grep -qx 'done_ok 4' $D/mrc_echo/stats"
-		ok "B: plane-1 paths carried packets again ($tx0 -> $(plane_tx_pkts "$OTHER" 1))" \
+		ok "plane-1 paths carried packets again ($tx0 -> $(plane_tx_pkts "$OTHER" 1))" \
 			test "$(plane_tx_pkts "$OTHER" 1)" -gt "$tx0"
 	else
-		wait_for 'B: 4 more messages received' 300 sh -c \
+		wait_for '4 more messages received' 300 sh -c \
 			"grep -qx 'rx 4' $D/mrc_echo/stats"
-		ok_eq 'B: intact and in order' '0 0' \
+		ok_eq 'intact and in order' '0 0' \
 			"$(echo_stat rx_bad) $(echo_stat rx_order)"
 	fi
 	barrier b-again-done
@@ -414,81 +406,84 @@ phase_c_node1() {
 	local t_kill t_fail t_half e_half n_ok
 
 	echo reset > $D/mrc_echo/ctl
-	wait_for 'C: mrc buffers back to 0' 30 buffers_free
+	wait_for 'mrc buffers back to 0' 30 buffers_free
 	VM0=$(mrc_vmalloc)
-	ok "C: mrcctl config set peer_timeout_ms $PEER_TIMEOUT_MS" \
+	ok "mrcctl config set peer_timeout_ms $PEER_TIMEOUT_MS" \
 		mrcctl config set peer_timeout_ms $PEER_TIMEOUT_MS
 	barrier c-ready
 	send_both_ways 55
-	wait_for 'C: traffic flowing both ways' 120 flowing
+	wait_for 'traffic flowing both ways' 120 flowing
+	case_title "C. node 2's VM killed mid-transfer: node 1 fails the unacked sends in time"
 	kill_node "$OTHER"
 	t_kill=$(now_ms)
 	n_ok=$(echo_stat done_ok)
-	ok "C: killed mid-transfer ($n_ok of $COUNT acked)" test "$n_ok" -lt "$COUNT"
+	ok "killed mid-transfer ($n_ok of $COUNT acked)" test "$n_ok" -lt "$COUNT"
 	_sleep $(printf '%d.%03d' $((PEER_TIMEOUT_MS / 2000)) $((PEER_TIMEOUT_MS / 2 % 1000)))
 	e_half=$(echo_stat done_err)
 	t_half=$(($(now_ms) - t_kill))
 	if [ "$t_half" -lt $((PEER_TIMEOUT_MS * 3 / 4)) ]; then
-		ok_eq "C: no send failed ${t_half} ms after the kill (< peer_timeout_ms)" \
+		ok_eq "no send failed ${t_half} ms after the kill (< peer_timeout_ms)" \
 			0 "$e_half"
 	else
-		skip 'C: no send failed before peer_timeout_ms' \
+		skip 'no send failed before peer_timeout_ms' \
 			"the check ran late (${t_half} ms)"
 	fi
-	wait_for "C: all $COUNT sends completed" $(((PEER_TIMEOUT_MS + SLACK_MS) / 1000 + 30)) \
+	wait_for "all $COUNT sends completed" $(((PEER_TIMEOUT_MS + SLACK_MS) / 1000 + 30)) \
 		completed_at_least "$COUNT"
 	t_fail=$(($(now_ms) - t_kill))
 	diag "C: $(echo_stat done_ok) sends acked, $(echo_stat done_err) failed" \
 	     "($(echo_stat done_err_last_status) the last), all done $t_fail ms" \
 	     "after the kill was seen; $(echo_stat rx) messages received"
-	ok 'C: the unacked sends failed' test "$(echo_stat done_err)" -gt 0
-	ok_eq 'C: every failure is -EHOSTUNREACH' "$(echo_stat done_err)" \
+	ok 'the unacked sends failed' test "$(echo_stat done_err)" -gt 0
+	ok_eq 'every failure is -EHOSTUNREACH' "$(echo_stat done_err)" \
 		"$(echo_stat done_ehostunreach)"
-	ok "C: within peer_timeout_ms + ${SLACK_MS} ms of the kill ($t_fail ms)" \
+	ok "within peer_timeout_ms + ${SLACK_MS} ms of the kill ($t_fail ms)" \
 		test "$t_fail" -le $((PEER_TIMEOUT_MS + SLACK_MS))
-	ok_eq 'C: what arrived from node2 is intact and in order' '0 0' \
+	ok_eq 'what arrived from node2 is intact and in order' '0 0' \
 		"$(echo_stat rx_bad) $(echo_stat rx_order)"
-	ok_eq "C: no path to node$OTHER active" 0 "$(active_paths "$OTHER")"
-	ok_eq 'C: send buffers back to 0 (tx_buffer_bytes)' 0 \
+	ok_eq "no path to node$OTHER active" 0 "$(active_paths "$OTHER")"
+	ok_eq 'send buffers back to 0 (tx_buffer_bytes)' 0 \
 		"$(msg_stat tx_buffer_bytes)"
 	# Partial messages expire after 2 x peer_timeout_ms without news.
-	wait_for 'C: reassembly buffers back to 0 (rx_buffer_bytes)' \
-		$(((2 * PEER_TIMEOUT_MS + SLACK_MS) / 1000 + 5)) rx_buffers_free
+	chk_rx_buffers_free $(((2 * PEER_TIMEOUT_MS + SLACK_MS) / 1000 + 5))
 	diag "C: mrc expired $(msg_stat rx_expired) incomplete message(s);" \
 	     "mrc: $(tr '\n' ' ' < $D/mrc/msg)"
-	wait_for 'C: mrc vmalloc use back to its level before the traffic' \
+	wait_for 'mrc vmalloc use back to its level before the traffic' \
 		30 vmalloc_flat "$VM0"
 
-	ok 'C: rmmod mrc_echo' rmmod mrc_echo
-	ok 'C: modprobe -r mrc' modprobe -r mrc
-	ok 'C: mrc unloaded' test ! -e /sys/module/mrc
-	after_unload C
-	ok 'C: modprobe mrc again' modprobe mrc node_id="$MRC_NODE"
-	wait_for 'C: both rails active after the reload' 30 \
+	case_title 'C. node 1 alone: mrc unloads leaving nothing, loads again'
+	ok 'rmmod mrc_echo' rmmod mrc_echo
+	ok 'modprobe -r mrc' modprobe -r mrc
+	chk_unloaded
+	after_unload
+	ok 'modprobe mrc again' modprobe mrc node_id="$MRC_NODE"
+	wait_for 'both rails active after the reload' 30 \
 		sh -c 'mrcctl -j rail show | jq -e "[.[] | select(.state == \"active\")] | length == 2"'
-	ok 'C: modprobe -r mrc' modprobe -r mrc
+	ok 'modprobe -r mrc' modprobe -r mrc
 	diag "phase C took $((SECONDS - TA)) s"
 }
 
 run_guest() {
 	OTHER=$((3 - MRC_NODE))
 
+	case_title 'A. mrc, the peer and mrc_echo on both nodes'
 	mount -t debugfs none $D 2>/dev/null
 	ok 'no vmalloc area of an unloaded module before the test' no_orphans
 	SLAB0=$(meminfo_kb SUnreclaim)
-
-	setup A
+	setup
 	barrier a-paths-up
 	TA=$SECONDS
 	COUNT_B=$COUNT
 	COUNT=$COUNT_A
+	case_title 'A. unloading mrc in use is refused; the transfers go on undisturbed'
 	if is_node 1; then
 		phase_a_node1
 	else
 		phase_a_node2
 	fi
 	COUNT=$COUNT_B
-	after_unload A
+	case_title 'A. after the unload: no vmalloc area orphaned, slab back'
+	after_unload
 	barrier a-unloaded
 	diag "phase A took $((SECONDS - TA)) s"
 
@@ -497,6 +492,7 @@ run_guest() {
 	diag "phase B took $((SECONDS - TA)) s"
 	TA=$SECONDS
 
+	case_title 'C. transfers both ways, node 1 with peer_timeout_ms lowered'
 	if is_node 1; then
 		phase_c_node1
 	else

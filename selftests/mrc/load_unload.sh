@@ -15,6 +15,7 @@
 # root, not mrc's: on the debug-kernel lane they come from kmalloc-4k
 # (Debian's kernel has a 9p-fcall-cache for them) and grew 13 -> 47 in
 # one run while the harness wrote its results; they are not counted.
+# Written as titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=1
 TIMEOUT=600
@@ -38,14 +39,16 @@ trace_snapshot() {
 }
 
 run_guest() {
-	local i bad=0 refs0 refs1 res0 res1 rails ko
+	local i bad=0 refs0 res0 res1 rails ko
 
+	case_title 'mrc.ko is installed, loads and unloads'
 	ok 'mrc.ko installed for modprobe' modinfo mrc
 	ok 'modprobe mrc / modprobe -r mrc' sh -c 'modprobe mrc && modprobe -r mrc'
 
 	# The cycles run from tmpfs (a static busybox and a copy of mrc.ko),
 	# with shell builtins only: every exec or open over the 9p root
 	# leaves 9p fids in kmalloc caches, which would hide or fake a leak.
+	case_title "$CYCLES load/unload cycles from tmpfs, 2 rails each time"
 	ko=$(modinfo -n mrc)
 	cp "$ko" /tmp/mrc.ko
 	cp "$(command -v busybox)" /tmp/busybox
@@ -72,14 +75,15 @@ run_guest() {
 	trace_snapshot > /tmp/slab1
 	ok_eq "$CYCLES load/unload cycles, 2 rails each time" 0 "$bad"
 
-	ok 'module gone after the last unload' test ! -e /sys/module/mrc
+	case_title 'after the last unload: module, ib_core refcount, RDMA resources as before'
+	chk_unloaded
 	ok 'no /sys/kernel/mrc left' test ! -e /sys/kernel/mrc
-	refs1=$(cat /sys/module/ib_core/refcnt)
-	ok_eq 'ib_core refcount back to baseline' "$refs0" "$refs1"
+	chk_refcnt ib_core "$refs0"
 	res1=$(rdma res show | sort)
 	ok_eq 'rdma resources back to baseline' "$res0" "$res1"
 
 	# A leak of one object per cycle shows as a site grown by >= CYCLES.
+	case_title "no slab allocation site grew by one object per cycle"
 	local grown known harness pds=$((CYCLES * 2))
 	ok 'slab allocation sites traced' test -s /tmp/slab0
 	grown=$(join -a 2 -e 0 -o 0,1.2,2.2 /tmp/slab0 /tmp/slab1 |

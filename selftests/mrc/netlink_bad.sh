@@ -5,7 +5,8 @@
 # wrong-typed and out-of-range attributes (each must be refused with the
 # right errno and an extack message, config unchanged), then the same
 # state-changing operations from a user without CAP_NET_ADMIN (EPERM), and
-# mrcctl and sysfs as that user.
+# mrcctl and sysfs as that user.  Written as titled cases (lib.sh's
+# case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=1
 TIMEOUT=600
@@ -32,10 +33,14 @@ relay() {
 run_guest() {
 	local out rc
 
+	case_title 'bad attributes refused with errno and extack, config unchanged'
 	ok 'modprobe mrc' modprobe mrc
 	relay "$NL_BAD"
+
+	case_title 'state-changing operations without CAP_NET_ADMIN: EPERM'
 	relay "${UNPRIV[@]}" "$NL_BAD" --unpriv
 
+	case_title 'mrcctl and sysfs as user nobody: reads work, writes refused'
 	out=$("${UNPRIV[@]}" "$(command -v mrcctl)" config set min_mtu 4096 2>&1)
 	rc=$?
 	ok_eq 'unprivileged mrcctl config set exits 1' 1 "$rc"
@@ -43,8 +48,8 @@ run_guest() {
 	diag "mrcctl said: $out"
 	ok 'unprivileged mrcctl rail show works' \
 		"${UNPRIV[@]}" "$(command -v mrcctl)" rail show
-	ok 'unprivileged sysfs knob write refused' \
-		"${UNPRIV[@]}" sh -c '! echo 4096 > /sys/kernel/mrc/min_mtu'
+	chk_refused 'unprivileged sysfs knob write refused' 'Permission denied' \
+		"${UNPRIV[@]}" sh -c 'echo 4096 > /sys/kernel/mrc/min_mtu'
 	ok_eq 'min_mtu unchanged' 1024 "$(cat /sys/kernel/mrc/min_mtu)"
 	ok 'modprobe -r mrc' modprobe -r mrc
 }

@@ -11,7 +11,8 @@
 # does not know the peer's token asks for it, MRC_CM_F_NEED_TOKEN, and
 # the peer resolves its links to it again): node 1 kept probing node 2's
 # old QPNs and dropped node 2's PROBEs as wrong_path.  Passing since
-# (2026-11-30: 3 runs, 30 s each); in TEST_PROGS.
+# (3 runs, 30 s each); in TEST_PROGS.  Written as titled cases
+# (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=300
@@ -23,18 +24,22 @@ run_guest() {
 	local a
 	a="$(node_ip "$OTHER" 0),$(node_ip "$OTHER" 1)"
 
+	case_title 'both nodes up, every path active'
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE"
 	ok "add peer node$OTHER" mrcctl peer add "$OTHER" addr "$a"
-	wait_for "16 paths to node$OTHER active" 60 all_active "$OTHER" 16
+	chk_paths_active "$OTHER" 16 60
 	barrier up
+
+	case_title "node 2's mrc restarts; node 1's keeps running, with its peer"
 	if is_node 2; then
 		ok 'restart: modprobe -r mrc' modprobe -r mrc
 		ok 'restart: modprobe mrc' modprobe mrc node_id="$MRC_NODE"
 		ok "restart: add peer node$OTHER again" mrcctl peer add "$OTHER" addr "$a"
 	fi
 	barrier restarted
-	if ! wait_for "16 paths to node$OTHER active again after node2's restart" \
-		"$RECOVER_S" all_active "$OTHER" 16; then
+
+	case_title "both sides find every path again by themselves within ${RECOVER_S}s"
+	if ! chk_paths_active "$OTHER" 16 "$RECOVER_S"; then
 		mrcctl -s peer show "$OTHER" 2>&1 | _diag_stream
 	fi
 	barrier done

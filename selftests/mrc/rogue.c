@@ -32,7 +32,12 @@
  * REASON is a drop reason name (sysfs rails/<rail>/drops/<reason>), or
  * "qp_error" (the receiving QP goes to ERROR and is recovered: counters
  * qp_errors/qp_recoveries), or "invisible" (rxe drops it before mrc sees
- * it: wrong qkey).  Exit 0 if everything was sent, 1 on error.
+ * it: wrong qkey).  Then the datagrams sent from our QP and the frames
+ * forged on a packet socket, both with IPv4 TOS 0x28 (ROGUE_TOS) so that
+ * the target can count those that reach it:
+ *	sent verbs N
+ *	sent raw N
+ * Exit 0 if everything was sent, 1 on error.
  *
  * Credit packets (CREDIT_REQ, GRANT): "credit" sends malformed, oversized
  * and well-formed ones from the tool's own QP (parser reasons, then
@@ -45,6 +50,7 @@
  *	credit grants_either N	(N more in grants_bad or grants_stale)
  *	credit requests_bad N	(the target as a receiver, per peer)
  *	credit requests_stale N	(at least N: reordered real ones count too)
+ *	credit requests_either N (N more in requests_bad or requests_stale)
  * "bad_type" covers every type above MRC_PKT_TYPE_MAX, so types added
  * later drop out of it.
  *
@@ -95,6 +101,7 @@
 #define DETH_LEN	8
 #define ICRC_LEN	4
 #define OP_UD_SEND_ONLY	0x64
+#define ROGUE_TOS	0x28	/* DSCP AF11: marks forged frames */
 
 static const char *dev_name = "rxe0";
 static struct in_addr target;
@@ -114,6 +121,8 @@ static bool verbose;
 
 static unsigned long long expect[MRC_DROP_NR], expect_qp_error,
 	expect_invisible;
+/* Datagrams sent from our QP, forged frames sent (packet socket). */
+static unsigned long long verbs_sent, raw_sent;
 
 static void die(const char *fmt, ...)
 {
@@ -370,6 +379,7 @@ static void verbs_open(void)
 	aa.port_num = 1;
 	aa.grh.sgid_index = gidx;
 	aa.grh.hop_limit = 64;
+	aa.grh.traffic_class = ROGUE_TOS;	/* the IPv4 TOS (RoCEv2) */
 	aa.grh.dgid.raw[10] = 0xff;
 	aa.grh.dgid.raw[11] = 0xff;
 	memcpy(aa.grh.dgid.raw + 12, &target, 4);
@@ -403,6 +413,7 @@ static void vsend(u32 len, unsigned int i, u32 qkey)
 	if (n < 0 || wc.status != IBV_WC_SUCCESS)
 		die("send completion: %s",
 		    n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
+	verbs_sent++;
 	pace(i);
 }
 
@@ -922,6 +933,7 @@ static bool is_mrc_frame(const u8 *f, ssize_t n)
  */
 static void raw_capture(void)
 {
+	int rcvbuf = 64 << 20;
 	static u8 fallback[BUF_LEN];
 	ssize_t n, fallback_n = 0;
 	struct timespec t0, t;
@@ -934,6 +946,15 @@ static void raw_capture(void)
 	rawfd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
 	if (rawfd < 0)
 		die("AF_PACKET: %s", strerror(errno));
+	/*
+	 * The tap sees every frame, DATA of 9 KB too: with the default
+	 * buffer, a tool that a loaded guest runs late would lose GRANTs
+	 * and CREDIT_REQs it is to copy.  (spoof_credit reports the
+	 * socket's drops.)
+	 */
+	if (setsockopt(rawfd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)))
+		die("SO_RCVBUFFORCE: %s", strerror(errno));
 	rawaddr.sll_family = AF_PACKET;
 	rawaddr.sll_protocol = htons(ETH_P_ALL);
 	rawaddr.sll_ifindex = if_nametoindex(ifname);
@@ -1000,6 +1021,12 @@ static void raw_send(const u8 *pkt, size_t len)
 	u16 v;
 
 	memcpy(frame, tmpl, tmpl_hlen);
+	/*
+	 * Forged frames carry our TOS (the ICRC masks it, rxe ignores it),
+	 * as do the datagrams from our QP (its AH's traffic class): the
+	 * target can count all that reach its NIC.
+	 */
+	ip[1] = ROGUE_TOS;
 	memcpy(frame + tmpl_hlen, pkt, len);
 	memset(frame + tmpl_hlen + len, 0, pad);
 	paylen = BTH_LEN + DETH_LEN + len + pad;
@@ -1020,6 +1047,7 @@ static void raw_send(const u8 *pkt, size_t len)
 	if (sendto(rawfd, frame, flen, 0, (struct sockaddr *)&rawaddr,
 		   sizeof(rawaddr)) != (ssize_t)flen)
 		die("raw send %zu bytes: %s", flen, strerror(errno));
+	raw_sent++;
 }
 
 /* The mrc header of the captured frame, parsed (it passed the parser). */
@@ -1156,7 +1184,13 @@ static void k_spoof(void)
  *				what a late real grant looks like, so
  *				duplicate and grants_stale, not grants_bad
  *  spoof_grant_beyond		granted past msg_len (parser)
- *  spoof_req_len		the captured message with another length
+ *  spoof_req_len		the captured message with another length: it
+ *				contradicts that request while the
+ *				receiver's entry holds the message (bad),
+ *				but once the sender's next request took the
+ *				entry over it looks like a replayed earlier
+ *				one (stale; the receiver keeps no history):
+ *				"requests_either"
  *  spoof_req_small		a message the unscheduled window covers
  *  spoof_req_replay		a real request of an earlier message,
  *				replayed right after the next one's
@@ -1165,13 +1199,14 @@ static void k_spoof(void)
  *
  * All but the parser's, the grant and request replays and the request
  * flood (duplicate: what late or reordered real ones look like) and
- * same_seq (either) are bad_credit; the sender's grants_bad and the
- * receiver's requests_bad counters (debugfs mrc/credit) must move by the
- * "credit" totals printed at the end, plus the same_seq ones found bad;
- * grants_stale by at least the grant replays and the other same_seq ones
- * (late real grants count there too), requests_stale by at least the
- * request replays and the flood.  Two more are what an off-path node would send, without the
- * token (the holes before wire version 3):
+ * same_seq and req_len (either) are bad_credit; the sender's grants_bad
+ * and the receiver's requests_bad counters (debugfs mrc/credit) must move
+ * by the "credit" totals printed at the end, plus the same_seq (req_len)
+ * ones found bad; grants_stale by at least the grant replays and the
+ * other same_seq ones (late real grants count there too), requests_stale
+ * by at least the request replays, the flood and the other req_len ones.
+ * Two more are what an off-path node would send, without the token (the
+ * holes before wire version 3):
  *
  *  spoof_grant_next		the captured message id with a far newer
  *				seq, granting the whole message (a later
@@ -1249,7 +1284,7 @@ static void k_spoof_credit(unsigned int secs)
 	struct pollfd pfd = { .fd = rawfd, .events = POLLIN };
 	unsigned long long bad_grants = 0, bad_reqs = 0, stale_grants = 0;
 	unsigned long long stale_reqs = 0;
-	unsigned long long either_grants = 0;
+	unsigned long long either_grants = 0, either_reqs = 0;
 	bool flooded = false;
 	unsigned int k, i;
 
@@ -1368,7 +1403,7 @@ static void k_spoof_credit(unsigned int secs)
 			fc = c;
 			fc.msg_len += 32768;
 			sc_send(SR_LEN, p, &fc, -1);
-			bad_reqs++;
+			either_reqs++;
 		}
 		if (sc_sent[SR_SMALL] < SC_EACH) {
 			f = p;
@@ -1415,11 +1450,21 @@ static void k_spoof_credit(unsigned int secs)
 		       k == SR_HUGE ? MRC_DROP_MSG_TOO_BIG :
 		       k == SG_REPLAY || k == SR_REPLAY || k == SR_FLOOD ?
 		       MRC_DROP_DUPLICATE :
-		       k == SG_SAME_SEQ ? -4 : MRC_DROP_BAD_CREDIT);
+		       k == SG_SAME_SEQ || k == SR_LEN ? -4 :
+		       MRC_DROP_BAD_CREDIT);
 	printf("credit grants_bad %llu\ncredit requests_bad %llu\n"
 	       "credit grants_stale %llu\ncredit grants_either %llu\n"
-	       "credit requests_stale %llu\n",
-	       bad_grants, bad_reqs, stale_grants, either_grants, stale_reqs);
+	       "credit requests_stale %llu\ncredit requests_either %llu\n",
+	       bad_grants, bad_reqs, stale_grants, either_grants, stale_reqs,
+	       either_reqs);
+	{
+		struct tpacket_stats st;
+		socklen_t sl = sizeof(st);
+
+		if (!getsockopt(rawfd, SOL_PACKET, PACKET_STATISTICS, &st, &sl))
+			printf("# capture: %u frames seen, %u dropped by the socket\n",
+			       st.tp_packets, st.tp_drops);
+	}
 	memcpy(tmpl, saved, sizeof(saved));
 }
 /*
@@ -1622,5 +1667,6 @@ int main(int argc, char **argv)
 		printf("expect qp_error %llu\n", expect_qp_error);
 	if (expect_invisible)
 		printf("expect invisible %llu\n", expect_invisible);
+	printf("sent verbs %llu\nsent raw %llu\n", verbs_sent, raw_sent);
 	return 0;
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Forged DATA with a newer epoch (issue 6).  Node 2 sends node 1 60
+# Forged DATA with a newer epoch.  Node 2 sends node 1 60
 # messages through mrc_echo while, on node 2, the rogue tool (rogue.c
 # spoof_epoch) forges DATA frames on a real path of node 2 to node 1
 # (packet socket, node 2's addresses and QPNs, ICRC recomputed), each a
@@ -9,7 +9,7 @@
 # a packet authenticated its path: one such frame made node 1 restart its
 # ordering (mrc_msg_new_epoch), deliver the forged message and drop every
 # later packet of the real sender as "given up", whose sends then hung
-# (measured 2026-11-30: 6 of 60 sends done after 200 s, 1 forged message
+# (measured: 6 of 60 sends done after 200 s, 1 forged message
 # delivered).  Now every packet carries the token node 1 drew for node 2
 # and told it in its SIDR requests; the rogue plays an off-path node that
 # did not see them and sends each frame with another wrong token.
@@ -22,6 +22,7 @@
 # `rogue_epoch.sh onpath` (by hand, not in the suite) shows what the token
 # does not stop: one frame forged with the token copied from node 2's own
 # frames (an on-path node) is taken, and this test fails as version 2 did.
+# Written as titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_ROGUE_TIMEOUT:-400}
@@ -41,17 +42,19 @@ R=/sys/kernel/mrc/rails/rxe0:1
 run_guest() {
 	local n=$MRC_NODE o=$((3 - MRC_NODE)) bad0 forged tok kind=spoof_epoch
 
+	case_title 'both nodes up with mrc_echo, every path active'
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
 	mount -t debugfs none $D 2>/dev/null
 	ok "add peer node$o on both planes" peer_add "$o"
 	ok 'insmod mrc_echo' insmod "$ECHO_KO"
-	wait_for "16 paths to node$o active" 60 all_active "$o" 16
+	chk_paths_active "$o" 16 60
 	put "qpns$n" "$(tr ' ' , < $R/qpns)"
 	echo reset > $D/mrc_echo/ctl
 	is_node 1 && bad0=$(cat $R/drops/bad_token)
 	barrier up
 
 	[ "${1:-}" = onpath ] && kind=spoof_epoch_onpath
+	case_title "node 2 sends while its rogue forges DATA of a newer epoch"
 	if is_node 2; then
 		ok "send $COUNT messages of 1..$MAXLEN B to node1" \
 			sh -c "echo send 1 7 $COUNT $MAXLEN 4711 > $D/mrc_echo/ctl"
@@ -67,6 +70,8 @@ run_guest() {
 		diag "mrc: $(tr '\n' ' ' < $D/mrc/msg)"
 	fi
 	barrier sent 300
+
+	case_title 'node 1 counts every forged frame as bad_token, delivers none'
 	if is_node 1; then
 		forged=$(get forged)
 		ok "the rogue forged frames ($forged)" test "${forged:-0}" -gt 0
@@ -78,14 +83,17 @@ run_guest() {
 	fi
 	# The token is a secret: root-only debugfs (the test hook), never in
 	# the kernel log.
-	tok=$(awk -v o="$o" '$1 == "peer" && $2 == o { print $4 }' \
-		$D/mrc/tokens)
-	ok "debugfs mrc/tokens shows the token for node$o" \
-		test -n "$tok" -a "$tok" != 0000000000000000
+	case_title 'the token is in root-only debugfs, never in dmesg'
+	chk_token_known "$o"
 	ok_eq 'debugfs mrc/tokens is mode 0400' 400 \
 		"$(stat -c %a $D/mrc/tokens)"
-	ok 'dmesg does not show the token' sh -c "! dmesg | grep -qi $tok"
+	# Without a token, grep would have no pattern and this would pass.
+	tok=$(peer_token "$o")
+	ok 'dmesg does not show the token' \
+		sh -c "[ -n '$tok' ] && ! dmesg | grep -qi '$tok'"
 	barrier checked 60
+
+	case_title 'mrc_echo and mrc unload'
 	if is_node 2 && ! sends_done "$COUNT"; then
 		# mrc_ep_close() would wait for the hung sends forever.
 		skip 'rmmod mrc_echo' 'sends still hang'
