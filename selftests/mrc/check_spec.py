@@ -75,6 +75,10 @@ for s in spec['attribute-sets']:
         v = a.get('value', v)
         exp[up(s['name-prefix'] + a['name'])] = v
         v += 1
+    # an explicit count name (not __..._MAX) is a value of the enum too
+    cnt = s.get('attr-cnt-name')
+    if cnt and not cnt.startswith('__'):
+        exp[up(cnt)] = v
     check(s['enum-name'].replace('-', '_'), exp)
 
 ops = spec['operations']
