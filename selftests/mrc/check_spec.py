@@ -70,6 +70,16 @@ for d in spec['definitions']:
             fail('const ' + d['name'])
 
 for s in spec['attribute-sets']:
+    if 'subset-of' in s:
+        # attributes of another set, which is checked itself
+        parent = [x for x in spec['attribute-sets']
+                  if x['name'] == s['subset-of']]
+        names = [a['name'] for a in parent[0]['attributes']] if parent else []
+        for a in s['attributes']:
+            if a['name'] not in names:
+                fail('subset %s: %s not in %s' %
+                     (s['name'], a['name'], s['subset-of']))
+        continue
     v, exp = 1, {}
     for a in s['attributes']:
         v = a.get('value', v)
