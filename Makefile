@@ -13,6 +13,9 @@
 # make kernel-doc      scripts/kernel-doc -none -v over mrc/ and mrc/core/,
 #                      and every non-static function documented at its
 #                      definition (scripts/kernel-doc-check)
+# make ynl-gen         regenerate uapi/linux/mrc_netlink.h (the family's
+#                      numbers) from Documentation/netlink/specs/mrc.yaml
+#                      with the kernel's ynl-gen-c.py (scripts/ynl-gen)
 # make install         mrc.ko into /lib/modules/$(KVER)/updates + depmod
 # make check-fast      build + user-space unit tests (seconds)
 # make check           everything: fast tier + the VM suite (minutes)
@@ -25,7 +28,7 @@ KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
 PWD := $(shell pwd)
 
 .PHONY: all modules testmods tools selftests sparse checkpatch coccicheck kernel-doc \
-	install uninstall check check-fast clean
+	ynl-gen install uninstall check check-fast clean
 
 all: modules testmods tools selftests
 
@@ -66,6 +69,9 @@ CHECKPATCH_IGNORE_COMPAT := $(CHECKPATCH_IGNORE),CAMELCASE,VOLATILE,\
 # headers are (one argument per line after an open parenthesis).
 CHECKPATCH_IGNORE_TRACE := $(CHECKPATCH_IGNORE),OPEN_ENDED_LINE,\
 	PARENTHESIS_ALIGNMENT
+# uapi/linux/mrc_netlink.h is not checked: it is generated (make ynl-gen),
+# and the kernel does not checkpatch generated files either; its style is
+# the generator's, its content the spec's.
 checkpatch:
 	@test -n "$(CHECKPATCH)" || \
 		{ echo "checkpatch.pl not found: run scripts/get-checkpatch" >&2; exit 1; }
@@ -91,6 +97,13 @@ coccicheck:
 
 kernel-doc:
 	KDIR=$(KDIR) scripts/kernel-doc-check
+
+# Through build/ynl (selftests/mrc/ynl/get-ynl, from linux-source-6.12)
+# and a temporary tree with an empty MAINTAINERS, where the generator's
+# find_kernel_root() stops.  The fast tier checks the committed header
+# against the spec the same way (scripts/ynl-gen --check).
+ynl-gen:
+	scripts/ynl-gen
 
 # INSTALL_MOD_PATH=DIR installs under DIR (a staging root) instead of /.
 install: modules

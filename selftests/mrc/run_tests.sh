@@ -13,10 +13,11 @@
 #
 # Fast tier: mrc.ko builds with W=1 and no warning, sparse is clean,
 # checkpatch is clean, the kernel's coccinelle scripts report nothing,
-# kernel-doc is complete, the tools build without warnings, the
-# user-space unit tests pass, the fuzzers run bounded without a finding,
-# mrcctl's self-test passes.  VM tier: every TEST_PROGS script of the Makefile, each
-# booting its own QEMU fabric.  Ends with one line: "N passed, N failed".
+# kernel-doc is complete, the uapi netlink header is the one generated
+# from the spec, the tools build without warnings, the user-space unit
+# tests pass, the fuzzers run bounded without a finding, mrcctl's
+# self-test passes.  VM tier: every TEST_PROGS script of the Makefile,
+# each booting its own QEMU fabric.  Ends with one line: "N passed, N failed".
 # Set MRC_NO_DEPS=1 to skip scripts/install-deps.
 set -u
 
@@ -31,7 +32,7 @@ for a in "$@"; do
 	case $a in
 	--fast) FAST_ONLY=1 ;;
 	--vm-only) VM_ONLY=1 ;;
-	-h|--help) sed -n '4,19p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,20p' "$0"; exit 0 ;;
 	*) ONLY+=("$a") ;;
 	esac
 done
@@ -132,10 +133,19 @@ else
 	result skip 'coccicheck, kernel-doc (linux-source not available)'
 fi
 
-if python3 "$HERE/check_spec.py" > "$LOGDIR/spec.log" 2>&1; then
-	result ok 'netlink YAML spec matches uapi/linux/mrc.h'
+# uapi/linux/mrc_netlink.h is generated from the spec (make ynl-gen):
+# generated again, with the kernel's ynl-gen-c.py, it must be the same.
+if [ -r "${YNL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}" ]; then
+	step 'uapi netlink header matches the spec' ynl-gen.log \
+		"$TOP/scripts/ynl-gen" --check
 else
-	result fail 'netlink YAML spec matches uapi/linux/mrc.h'
+	result skip 'uapi netlink header matches the spec (linux-source-6.12 not available)'
+fi
+
+if python3 "$HERE/check_spec.py" > "$LOGDIR/spec.log" 2>&1; then
+	result ok 'netlink YAML spec matches mrc/core/config_knobs.h'
+else
+	result fail 'netlink YAML spec matches mrc/core/config_knobs.h'
 	head -20 "$LOGDIR/spec.log" | sed 's/^/# /'
 fi
 
