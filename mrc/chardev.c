@@ -22,7 +22,8 @@
  *
  * Receiving: the endpoint's recv_buf() callback (process context) takes
  * the message's reassembly buffer itself, without a copy, onto the file's
- * queue, bounded by RCVBUF bytes (a message is always taken when
+ * queue (buffer and queue entry are recycled memory, rxpool.c: read()
+ * gives them back), bounded by RCVBUF bytes (a message is always taken when
  * the queue is empty); a message that does not fit is dropped and counted
  * (rx_dropped), never blocking mrc's delivery to other endpoints.  read()
  * takes readers one at a time (rd_lock), looks at the head under the
@@ -55,6 +56,7 @@
 #include "chardev.h"
 #include "events.h"
 #include "msg.h"
+#include "rxpool.h"
 #include "trace.h"
 
 struct mrc_dev_msg {
@@ -62,7 +64,7 @@ struct mrc_dev_msg {
 	u32 src_node;
 	u16 src_port;
 	u32 len;
-	void *data;		/* mrc's reassembly buffer, kvmalloc'd */
+	void *data;		/* mrc's reassembly buffer (rxpool.c) */
 };
 
 struct mrc_dev_file {
@@ -91,8 +93,8 @@ struct mrc_dev_file {
 
 static void mrc_dev_msg_free(struct mrc_dev_msg *m)
 {
-	kvfree(m->data);
-	kfree(m);
+	mrc_rxpool_put(m->data, m->len);
+	mrc_rxpool_put(m, sizeof(*m));
 }
 
 /*
@@ -111,7 +113,7 @@ static bool mrc_dev_recv_buf(struct mrc_ep *ep, void *ctx, u32 src_node,
 	fits = !f->rxq_bytes || f->rxq_bytes + len <= limit;
 	spin_unlock_bh(&f->rxq_lock);
 	if (fits) {
-		m = kmalloc(sizeof(*m), GFP_KERNEL);
+		m = mrc_rxpool_get(sizeof(*m));
 		if (m) {
 			m->src_node = src_node;
 			m->src_port = src_port;
@@ -124,7 +126,7 @@ static bool mrc_dev_recv_buf(struct mrc_ep *ep, void *ctx, u32 src_node,
 	/* Other nodes' deliveries may have filled the queue meanwhile. */
 	if (m && f->rxq_bytes && f->rxq_bytes + len > limit) {
 		spin_unlock_bh(&f->rxq_lock);
-		kfree(m);
+		mrc_rxpool_put(m, sizeof(*m));
 		m = NULL;
 		spin_lock_bh(&f->rxq_lock);
 	}

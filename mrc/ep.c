@@ -273,7 +273,7 @@ void mrc_ep_put(struct mrc_ep *ep)
  * @ep: the endpoint, referenced
  * @src_node: the sending node
  * @src_port: the sending endpoint's port
- * @data: the message's buffer (kvmalloc'd): *@data becomes NULL if the
+ * @data: the message's buffer (rxpool.c): *@data becomes NULL if the
  *	endpoint kept it (recv_buf()); else it stays the caller's to free
  * @len: its length
  *

@@ -37,6 +37,10 @@ static const char *const mrc_ev_names[MRC_EV_NR] = {
 	[MRC_EV_DELIVER] = "deliver",
 	[MRC_EV_EP_READ] = "ep_read",
 	[MRC_EV_ALLOC] = "alloc",
+	[MRC_EV_RXPOOL_HIT] = "rxpool_hit",
+	[MRC_EV_RXPOOL_MISS] = "rxpool_miss",
+	[MRC_EV_RXPOOL_RECYCLED] = "rxpool_recycled",
+	[MRC_EV_RXPOOL_FREED] = "rxpool_freed",
 	[MRC_EV_COPY_TX] = "copy_tx_bytes",
 	[MRC_EV_COPY_RX] = "copy_rx_bytes",
 };

@@ -34,6 +34,10 @@ enum mrc_ev {
 	MRC_EV_DELIVER,		/* messages handed to an endpoint */
 	MRC_EV_EP_READ,		/* messages read from /dev/mrc */
 	MRC_EV_ALLOC,		/* message-sized allocations */
+	MRC_EV_RXPOOL_HIT,	/* receive memory taken from the pool */
+	MRC_EV_RXPOOL_MISS,	/* ... allocated: none idle, or above 64 KiB */
+	MRC_EV_RXPOOL_RECYCLED,	/* receive memory given back, kept */
+	MRC_EV_RXPOOL_FREED,	/* ... freed: pool full, trimmed, too large */
 	MRC_EV_COPY_TX,		/* payload bytes copied on the send side */
 	MRC_EV_COPY_RX,		/* payload bytes copied on the receive side */
 	MRC_EV_NR

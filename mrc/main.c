@@ -19,6 +19,7 @@
 #include "mrc.h"
 #include "msg.h"
 #include "peer.h"
+#include "rxpool.h"
 #include "schedcfg.h"
 #include "ud.h"
 
@@ -143,7 +144,9 @@ MRC_CONFIG_KNOBS(MRC_KNOB_PARAM)
  * sit on them, peers before the endpoints whose messages they carry
  * (consumers hold module references: no endpoint is left when peers
  * go), /dev/mrc after everything it uses (its open files hold module
- * references), debugfs last (its files show the others' state).
+ * references), debugfs last (its files show the others' state).  The
+ * receive memory pool stops after everything that gives memory back to
+ * it (messages, peers, /dev/mrc).
  */
 static const struct {
 	const char *name;
@@ -155,6 +158,7 @@ static const struct {
 	{ "netlink", mrc_nl_init, mrc_nl_exit },
 	{ "rails", mrc_rail_init, mrc_rail_exit },
 	{ "sched", mrc_schedcfg_init, NULL },
+	{ "rxpool", mrc_rxpool_init, mrc_rxpool_exit },
 	{ "messages", NULL, mrc_msg_exit },
 	{ "credits", mrc_credit_init, mrc_credit_exit },
 	{ "endpoints", NULL, mrc_ep_exit },

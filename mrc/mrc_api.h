@@ -40,8 +40,9 @@ struct mrc_ep;
  * at a time per sending node.  recv(): a whole message, @data valid only
  * during the call.  recv_buf() (instead of recv(), for endpoints inside
  * mrc.ko such as /dev/mrc): the same, but the endpoint may keep @data
- * (kvmalloc'd, freed with kvfree()) by returning true; false leaves it
- * to mrc.
+ * (receive memory of mrc's pool, given back with
+ * mrc_rxpool_put(@data, @len), rxpool.h) by returning true; false
+ * leaves it to mrc.
  */
 struct mrc_ep_ops {
 	void (*recv)(struct mrc_ep *ep, void *ctx, u32 src_node, u16 src_port,

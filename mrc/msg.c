@@ -35,6 +35,7 @@
 #include "msg.h"
 #include "msg_int.h"
 #include "peer.h"
+#include "rxpool.h"
 #include "schedcfg.h"
 #include "trace.h"
 #include "ud.h"
@@ -65,6 +66,18 @@ static void *mrc_msg_op_alloc(struct mrc_msg_node *node, size_t bytes)
 static void mrc_msg_op_free(struct mrc_msg_node *node, void *p)
 {
 	kvfree(p);
+}
+
+/* Receive memory: recycled (rxpool.c). */
+static void *mrc_msg_op_rx_alloc(struct mrc_msg_node *node, size_t bytes)
+{
+	return mrc_rxpool_get(bytes);
+}
+
+static void mrc_msg_op_rx_free(struct mrc_msg_node *node, void *p,
+			       size_t bytes)
+{
+	mrc_rxpool_put(p, bytes);
 }
 
 static u64 mrc_msg_op_knob(struct mrc_msg_node *node, unsigned int id)
@@ -271,6 +284,8 @@ static void mrc_msg_op_expire_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 static const struct mrc_msg_ops mrc_msg_ops = {
 	.alloc = mrc_msg_op_alloc,
 	.free = mrc_msg_op_free,
+	.rx_alloc = mrc_msg_op_rx_alloc,
+	.rx_free = mrc_msg_op_rx_free,
 	.knob = mrc_msg_op_knob,
 	.wall_seconds = mrc_msg_op_wall_seconds,
 	.count = mrc_msg_op_count,
@@ -612,6 +627,7 @@ int mrc_msg_stats_show(struct seq_file *s)
 		   atomic64_read(&mrc_msg_node.rx_bytes));
 	seq_printf(s, "tx_buffer_bytes %lld\n",
 		   atomic64_read(&mrc_msg_node.tx_bytes));
+	seq_printf(s, "rx_pool_bytes %ld\n", mrc_rxpool_idle_bytes());
 	return 0;
 }
 

@@ -193,8 +193,9 @@ void mrc_msg_rx_workfn(struct work_struct *work)
 			mrc_ep_deliver(ep, rm->src_node, rm->src_port, &buf,
 				       rm->r.msg_len);
 			mrc_ep_put(ep);
-			if (buf)	/* the endpoint did not keep it */
-				mrc_msg_node.ops->free(&mrc_msg_node, buf);
+			/* the endpoint did not keep it (NULL if it did) */
+			mrc_msg_rx_buf_free(&mrc_msg_node, buf,
+					    rm->r.msg_len);
 			ms_inc(MRC_MS_RX_MSGS);
 			atomic64_add(rm->r.msg_len,
 				     &mrc_msg_stats[MRC_MS_RX_BYTES]);

@@ -122,6 +122,15 @@ struct mrc_msg_ops {
 	/* @bytes of memory (not zeroed), or NULL; may sleep. */
 	void *(*alloc)(struct mrc_msg_node *node, size_t bytes);
 	void (*free)(struct mrc_msg_node *node, void *p);
+	/*
+	 * Receive memory, optional (NULL: alloc and free): a reassembly
+	 * context or a message buffer of @bytes (not zeroed; the host may
+	 * hand out a recycled one).  rx_free gets the @bytes the memory was
+	 * taken with.  Called without locks but for rx_free, which may run
+	 * under the rx lock.
+	 */
+	void *(*rx_alloc)(struct mrc_msg_node *node, size_t bytes);
+	void (*rx_free)(struct mrc_msg_node *node, void *p, size_t bytes);
 	/* A knob's value (config.h, MRC_KNOB_*). */
 	u64 (*knob)(struct mrc_msg_node *node, unsigned int id);
 	/* Wall-clock seconds: the base of a new epoch. */
@@ -222,8 +231,10 @@ struct mrc_msg_rx {
 	u32 since_sack;			/* new packets since the last SACK */
 	u64 hole_ns;			/* holes below hi seen since, or 0 */
 	u64 nack_ns;			/* last NACK sent */
-	void *buf;			/* msg_len bytes */
-	struct mrc_reasm r;
+	void *buf;			/* msg_len bytes (ops->rx_alloc) */
+	struct mrc_reasm r;		/* its bitmap follows the struct, in
+					 * the same ops->rx_alloc memory
+					 */
 };
 
 struct mrc_msg_peer {
@@ -376,6 +387,8 @@ struct mrc_msg_rx *mrc_msg_rx_alloc(struct mrc_msg_node *node,
 /* Frees a context (unused, expired, or popped and delivered). */
 void mrc_msg_rx_free(struct mrc_msg_node *node, struct mrc_msg_rx *rm);
 void *mrc_msg_rx_take_buf(struct mrc_msg_rx *rm);
+/* Frees a buffer taken with mrc_msg_rx_take_buf() (@len: msg_len). */
+void mrc_msg_rx_buf_free(struct mrc_msg_node *node, void *buf, u32 len);
 /*
  * DATA packet @pkt arrived on path @pi.  Returns its drop reason
  * (MRC_DROP_NONE if it was used); @out says what to do next: if

@@ -71,37 +71,61 @@ static void seq_reset(u32 *next)
 		next[lane] = lane << MRC_MSG_LANE_SHIFT;
 }
 
+/* A context: the struct, then its reassembly bitmap (8-byte aligned). */
+#define RX_CTX_HDR	((sizeof(struct mrc_msg_rx) + 7) & ~(size_t)7)
+
+static size_t ctx_bytes(u32 msg_len, u16 seg)
+{
+	return RX_CTX_HDR + mrc_reasm_storage_bytes(msg_len, seg);
+}
+
+static void *rx_mem(struct mrc_msg_node *node, size_t bytes)
+{
+	if (node->ops->rx_alloc)
+		return node->ops->rx_alloc(node, bytes);
+	return node->ops->alloc(node, bytes);
+}
+
+static void rx_mem_free(struct mrc_msg_node *node, void *p, size_t bytes)
+{
+	if (node->ops->rx_free)
+		node->ops->rx_free(node, p, bytes);
+	else
+		node->ops->free(node, p);
+}
+
 /**
  * mrc_msg_rx_alloc() - a reassembly context for a DATA packet's message
  * @node: the node
  * @pkt: the DATA packet, parsed by mrc_wire_parse() (valid geometry)
  *
- * No lock held (it may sleep).  The memory is counted in node->rx_bytes.
+ * No lock held (it may sleep).  Two pieces of receive memory
+ * (ops->rx_alloc): the context with its reassembly bitmap, and the
+ * message's buffer, which is not cleared (every byte of it is written by
+ * a packet before the message is complete).  The message's bytes are
+ * counted in node->rx_bytes.
  *
  * Return: the context, or NULL if memory is short.
  */
 struct mrc_msg_rx *mrc_msg_rx_alloc(struct mrc_msg_node *node,
 				    const struct mrc_pkt *pkt)
 {
+	size_t cb = ctx_bytes(pkt->msg_len, pkt->seg);
 	struct mrc_msg_rx *rm;
-	void *bm;
 
-	if (!pkt->msg_len || pkt->msg_len > MRC_MSG_MAX_BYTES)
+	if (!pkt->msg_len || pkt->msg_len > MRC_MSG_MAX_BYTES || !pkt->seg)
 		return NULL;
-	rm = node->ops->alloc(node, sizeof(*rm));
+	rm = rx_mem(node, cb);
 	if (!rm)
 		return NULL;
 	memset(rm, 0, sizeof(*rm));
-	rm->buf = node->ops->alloc(node, pkt->msg_len);
-	bm = node->ops->alloc(node, mrc_reasm_storage_bytes(pkt->msg_len,
-							    pkt->seg));
-	if (!rm->buf || !bm ||
-	    mrc_reasm_init(&rm->r, pkt->msg_id, pkt->msg_len, pkt->seg, bm)) {
+	rm->buf = rx_mem(node, pkt->msg_len);
+	if (!rm->buf ||
+	    mrc_reasm_init(&rm->r, pkt->msg_id, pkt->msg_len, pkt->seg,
+			   (u8 *)rm + RX_CTX_HDR)) {
 		if (rm->buf)
-			node->ops->free(node, rm->buf);
-		if (bm)
-			node->ops->free(node, bm);
-		node->ops->free(node, rm);
+			rx_mem_free(node, rm->buf, pkt->msg_len);
+		rx_mem_free(node, rm, cb);
 		return NULL;
 	}
 	rm->msg_id = pkt->msg_id;
@@ -117,14 +141,15 @@ struct mrc_msg_rx *mrc_msg_rx_alloc(struct mrc_msg_node *node,
  * mrc_msg_rx_free() - free a reassembly context
  * @node: the node
  * @rm: a context off every list
+ *
+ * May be called with the rx lock held (ops->rx_free does not sleep).
  */
 void mrc_msg_rx_free(struct mrc_msg_node *node, struct mrc_msg_rx *rm)
 {
 	atomic64_sub(rm->r.msg_len, &node->rx_bytes);
 	if (rm->buf)
-		node->ops->free(node, rm->buf);
-	node->ops->free(node, rm->r.bm);
-	node->ops->free(node, rm);
+		rx_mem_free(node, rm->buf, rm->r.msg_len);
+	rx_mem_free(node, rm, ctx_bytes(rm->r.msg_len, rm->r.seg));
 }
 
 /**
@@ -132,10 +157,11 @@ void mrc_msg_rx_free(struct mrc_msg_node *node, struct mrc_msg_rx *rm)
  * @rm: a context from mrc_msg_rx_pop(), off every list
  *
  * Hands a delivered message's bytes to their reader without a copy: the
- * caller owns the buffer from now on and frees it with the node's free
- * op; mrc_msg_rx_free() then frees only the context.  The buffer leaves
- * node->rx_bytes when the context is freed, as it would have: it is no
- * longer reassembly memory, the reader's own bounds count it.
+ * caller owns the buffer from now on and frees it with
+ * mrc_msg_rx_buf_free(); mrc_msg_rx_free() then frees only the context.
+ * The buffer leaves node->rx_bytes when the context is freed, as it
+ * would have: it is no longer reassembly memory, the reader's own bounds
+ * count it.
  *
  * Return: the buffer, rm->r.msg_len bytes, or NULL if already taken.
  */
@@ -145,6 +171,18 @@ void *mrc_msg_rx_take_buf(struct mrc_msg_rx *rm)
 
 	rm->buf = NULL;
 	return buf;
+}
+
+/**
+ * mrc_msg_rx_buf_free() - free a buffer taken from a delivered message
+ * @node: the node
+ * @buf: from mrc_msg_rx_take_buf(), or NULL
+ * @len: the message's length (rm->r.msg_len)
+ */
+void mrc_msg_rx_buf_free(struct mrc_msg_node *node, void *buf, u32 len)
+{
+	if (buf)
+		rx_mem_free(node, buf, len);
 }
 
 /*

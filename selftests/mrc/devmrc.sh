@@ -13,7 +13,9 @@
 # then mrc-perf bw and lat runs (figures as diagnostics), and the data
 # path's counters (debugfs mrc/events) against what moved: one copy into
 # the message and one into the send ring per byte sent, one placement and
-# one copy to user space per byte received.  Written as
+# one copy to user space per byte received; and that the receiver's
+# memory is recycled (debugfs mrc/events: about no allocation per message
+# once warm).  Written as
 # titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
@@ -387,6 +389,30 @@ run_guest() {
 			$((2 * $(msg_new rx_bytes))) "$(ev_new copy_rx_bytes)"
 	fi
 	barrier counters-checked
+
+	case_title 'receive memory is recycled: no allocation per message once warm'
+	local -A p0
+	for k in alloc rxpool_hit deliver ep_read; do
+		p0[$k]=$(ev_stat "$k")
+	done
+	pool_new() { echo $(($(ev_stat "$1") - p0[$1])); }
+	barrier pool-before
+	is_node 1 && ok 'mrc-perf bw 64 KiB x 300, window 8' \
+		perf_ok /tmp/perf.pool bw -m 65536 -n 300 -w 8
+	barrier pool-sent 300
+	if is_node 2; then
+		pool_read() { [ "$(pool_new deliver)" -ge 300 ] &&
+			[ "$(pool_new ep_read)" = "$(pool_new deliver)" ]; }
+		wait_for 'every delivered message read' 30 pool_read
+		local a d h
+		a=$(pool_new alloc) d=$(pool_new deliver) h=$(pool_new rxpool_hit)
+		diag "receiver: $d messages delivered, $a allocations, $h pool hits"
+		ok "receiver: at most one allocation per 8 messages ($a for $d)" \
+			test "$d" -ge 300 -a $((8 * a)) -le "$d"
+		ok "receiver: pool hits cover each message's context, buffer and queue entry ($h for $d)" \
+			test "$h" -ge $((3 * d - 3 * d / 8))
+	fi
+	barrier pool-checked
 
 	case_title 'the servers stop, every endpoint closes, mrc unloads'
 	if is_node 2; then

@@ -505,7 +505,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	}
 	for (i = 0; i < 2; i++) {
 		host_stop(F.h[i]);
-		if (F.h[i]->allocs || atomic64_read(&F.h[i]->node.rx_bytes) ||
+		if (F.h[i]->allocs || F.h[i]->rx_free_bad ||
+		    atomic64_read(&F.h[i]->node.rx_bytes) ||
 		    atomic64_read(&F.h[i]->node.tx_bytes))
 			FAIL("host %d: %ld allocations left", i,
 			     F.h[i]->allocs);

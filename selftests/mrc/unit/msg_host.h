@@ -66,6 +66,8 @@ struct host {
 	long alloc_fail;		/* fail the allocation after this many;
 					 * < 0: never
 					 */
+	long rx_allocs;			/* of them, receive memory */
+	long rx_free_bad;		/* rx_free with another size */
 
 	/* actions */
 	struct host_pkt *out;		/* FIFO towards the peer */
@@ -124,6 +126,26 @@ static void host_free(struct mrc_msg_node *node, void *ptr)
 	h->allocs--;
 	h->alloc_bytes -= p[0];
 	free(p);
+}
+
+/* Receive memory: freed with the size it was taken with. */
+static void *host_rx_alloc(struct mrc_msg_node *node, size_t bytes)
+{
+	void *p = host_alloc(node, bytes);
+
+	if (p)
+		host_of_node(node)->rx_allocs++;
+	return p;
+}
+
+static void host_rx_free(struct mrc_msg_node *node, void *ptr, size_t bytes)
+{
+	struct host *h = host_of_node(node);
+
+	if (((size_t *)ptr)[-2] != bytes)
+		h->rx_free_bad++;
+	h->rx_allocs--;
+	host_free(node, ptr);
 }
 
 static u64 host_knob(struct mrc_msg_node *node, unsigned int id)
@@ -287,6 +309,8 @@ static void host_expire_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 static const struct mrc_msg_ops host_ops = {
 	.alloc = host_alloc,
 	.free = host_free,
+	.rx_alloc = host_rx_alloc,
+	.rx_free = host_rx_free,
 	.knob = host_knob,
 	.wall_seconds = host_wall,
 	.count = host_count,
