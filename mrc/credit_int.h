@@ -46,6 +46,7 @@ enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 u64 mrc_credit_rails_bps(void);
 u64 mrc_credit_period(u64 rate);
 void mrc_credit_params(struct mrc_credit_params *p, u64 bps);
+void mrc_credit_params_data(struct mrc_credit_params *p);
 int mrc_credit_send(struct mrc_peer *peer, u8 type, u64 msg_id,
 		    const struct mrc_pkt_credit *c, u64 now);
 void mrc_credit_send_grant(u32 node, u64 msg_id, u32 msg_len, u32 granted,

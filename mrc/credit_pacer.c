@@ -185,14 +185,11 @@ static void mrc_credit_pace_workfn(struct work_struct *work)
  */
 u64 mrc_credit_entry_granted(u32 key)
 {
-	u32 i;
+	const struct mrc_credit_rx_entry *e;
 
 	lockdep_assert_held(&mrc_credit_lock);
-	for (i = 0; i < mrc_credit_rx_tab->nentries; i++)
-		if (mrc_credit_rx_tab->e[i].in_use &&
-		    mrc_credit_rx_tab->e[i].key == key)
-			return mrc_credit_rx_tab->e[i].granted_bytes;
-	return 0;
+	e = mrc_credit_rx_lookup(mrc_credit_rx_tab, key);
+	return e ? e->granted_bytes : 0;
 }
 
 /**
@@ -284,7 +281,9 @@ enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
  *	node
  *
  * Charges or settles the bytes, and runs a pace that is due (arrivals
- * clock the grants).  From mrc_msg_rx_data().
+ * clock the grants).  From mrc_msg_rx_data(), for every new payload: O(1)
+ * (credit_rx.c, "Lookup"), and only the parameters the accounting reads
+ * are computed (mrc_credit_params_data()).
  *
  * Context: no locks held.
  */
@@ -292,11 +291,11 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 {
 	struct mrc_credit_peer *cp = &peer->credit;
 	struct mrc_credit_params p;
-	u64 now = ktime_get_ns();
+	u64 now = ktime_get_ns(), period;
 	u32 unsched, in_win;
 	bool due;
 
-	mrc_credit_params(&p, READ_ONCE(mrc_credit_speed_bps));
+	mrc_credit_params_data(&p);
 	spin_lock_bh(&mrc_credit_lock);
 	/* The window its request announced (0: a chained message). */
 	unsched = mrc_credit_rx_unsched(mrc_credit_rx_tab, &p, peer->node_id,
@@ -314,9 +313,18 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 			       pkt->msg_id, pkt->msg_len, pkt->offset,
 			       pkt->len, now))
 		cp->over_credit++;
-	/* Unscheduled arrivals are debt the pacer must see. */
-	if (in_win && mrc_credit_rx_waiting(mrc_credit_rx_tab))
-		mrc_credit_arm_locked(mrc_credit_period(p.rate));
+	/*
+	 * Unscheduled arrivals are debt the pacer must see: within the
+	 * period of the last pace (the rate's, before the first).
+	 */
+	if (in_win && mrc_credit_rx_waiting(mrc_credit_rx_tab)) {
+		period = mrc_credit_pace_ns;
+		if (!period) {
+			mrc_credit_params(&p, mrc_credit_speed_bps);
+			period = mrc_credit_period(p.rate);
+		}
+		mrc_credit_arm_locked(period);
+	}
 	/*
 	 * A pace is due (its timer is late): the arrival runs it.  Not
 	 * before the timer's first pace, which reads the rails' speed.

@@ -181,6 +181,22 @@ void mrc_credit_params(struct mrc_credit_params *p, u64 bps)
 	p->stale_ns = 2ULL * mrc_knob(MRC_KNOB_peer_timeout_ms) * NSEC_PER_MSEC;
 }
 
+/**
+ * mrc_credit_params_data() - the parameters DATA accounting reads
+ * @p: filled in: unsched and grant_timeout_ns, the rest the defaults
+ *
+ * For every new payload at the receiver (mrc_credit_rx_data_hook()):
+ * what mrc_credit_rx_unsched() and mrc_credit_rx_data() read, without
+ * the rate and the values derived from it (64-bit divisions).
+ */
+void mrc_credit_params_data(struct mrc_credit_params *p)
+{
+	mrc_credit_params_default(p);
+	p->unsched = mrc_credit_unsched();
+	p->grant_timeout_ns = mrc_knob(MRC_KNOB_credit_grant_timeout_ms) *
+			      NSEC_PER_MSEC;
+}
+
 /* ---- sending credit packets ---- */
 
 /**
@@ -324,11 +340,11 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 
 	lockdep_assert_held(&peer->lock);
 	if (!cp->tx_on || tx->msg_id != msg_id) {
-		mrc_credit_params(&p, 0);
 		/* One scheduled message at a time, in queue order. */
 		if (cp->tx_on && !mrc_credit_tx_done(tx)) {
 			/* ... but latency does not wait behind it. */
-			if (urgent && end <= min(p.unsched, msg_len)) {
+			if (urgent &&
+			    end <= min(mrc_credit_unsched(), msg_len)) {
 				/* (again after a full ring: counted twice) */
 				tx->unsched_bytes += len;
 				return true;
@@ -343,6 +359,7 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 		 * tx still holds the message that ended (if tx_on): start()
 		 * keeps it as the previous one and chains after it.
 		 */
+		mrc_credit_params(&p, 0);
 		cp->tx_on = true;
 		if (mrc_credit_tx_start(tx, &p, msg_id, msg_len, now)) {
 			cp->msgs_sched++;

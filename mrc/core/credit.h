@@ -106,6 +106,9 @@ struct mrc_credit_rx_entry {
 				 * leave of a pace (mrc_credit_rx_set_low)
 				 */
 	u8 reserved;
+	u32 hnext;		/* internal: the next entry of its hash
+				 * bucket, as index + 1; 0 ends the chain
+				 */
 	u64 msg_id;		/* message being scheduled */
 	u32 requested;		/* its length: demand, fixed per msg_id */
 	u32 granted;		/* offset granted so far (>= unsched part) */
@@ -150,10 +153,15 @@ struct mrc_credit_rx_stats {
  * The receiver's table.  The caller allocates mrc_credit_rx_size(n)
  * bytes (n <= MRC_CREDIT_MAX_SENDERS) and calls mrc_credit_rx_init();
  * peer input never allocates: a sender beyond n is refused (-ENOSPC)
- * and retries with its request timer.
+ * and retries with its request timer.  Entries in use are found by key
+ * through a hash index that follows e[] (1 << hbits bucket heads, at
+ * least twice n), so that a DATA packet's accounting costs O(1), not a
+ * scan of the table.
  */
 struct mrc_credit_rx {
 	u32 nentries;
+	u32 hbits;		/* the index has 1 << hbits buckets */
+	u32 nwaiting;		/* entries waiting for grants */
 	u32 cursor;		/* fair share: next entry served first */
 	s64 tokens;		/* pacing budget, bytes; < 0 is debt */
 	u64 frac;		/* remainder of rate * elapsed, byte-ns */
@@ -206,6 +214,11 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		       u64 elapsed, struct mrc_credit_grant *out, u32 nout);
 
 void mrc_credit_rx_forget(struct mrc_credit_rx *rx, u32 key);
+
+const struct mrc_credit_rx_entry *
+mrc_credit_rx_lookup(const struct mrc_credit_rx *rx, u32 key);
+
+u32 mrc_credit_rx_bucket(const struct mrc_credit_rx *rx, u32 key);
 
 void mrc_credit_rx_set_low(struct mrc_credit_rx *rx, u32 key, bool low);
 

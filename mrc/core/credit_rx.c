@@ -43,6 +43,19 @@
  * or advertised at HELLO): the receiver counts bytes beyond its own
  * window without a grant as over credit.
  *
+ * Lookup.  Every DATA packet is accounted (mrc_credit_rx_data()), so
+ * finding its sender's entry must not scan the table: entries in use
+ * are chained in a hash index by key (a multiplicative hash into at
+ * least twice as many buckets as entries, so chains stay short; keys are
+ * the operator's node ids, not chosen by packets), and the number of
+ * entries waiting for grants is kept as they change, for the arrivals
+ * that ask whether to wake the pacer.  A packet of a message no longer
+ * than the unscheduled window does not look at the table at all: no
+ * request can have scheduled it (mrc_credit_rx_request_unsched() refuses
+ * those), so all its bytes are unscheduled and charged to the budget.
+ * Finding a free entry for a new sender's first request still scans,
+ * once per scheduled message at most.
+ *
  * No 64-bit division: rate * elapsed / 1e9 is a shift-subtract long
  * division (mrc_credit_div()), so the file builds on 32-bit kernels
  * without div_u64().
@@ -68,6 +81,35 @@ static u64 mrc_credit_div(u64 n, u32 d, u64 *rem)
 	return q;
 }
 
+/* log2 of the hash index's buckets for @n entries: at least 2 * @n. */
+static u32 mrc_credit_hbits(u32 n)
+{
+	u32 b = 1;
+
+	while ((1U << b) < 2 * n)
+		b++;
+	return b;
+}
+
+/* The bucket heads, after e[]: entry index + 1, 0 for an empty bucket. */
+static u32 *mrc_credit_heads(struct mrc_credit_rx *rx)
+{
+	return (u32 *)&rx->e[rx->nentries];
+}
+
+/**
+ * mrc_credit_rx_bucket() - the hash bucket of a sender's entry
+ * @rx: the receiver's table
+ * @key: the sender
+ *
+ * Return: the bucket, 0 .. (1 << rx->hbits) - 1 (for tests: keys that
+ * collide).
+ */
+u32 mrc_credit_rx_bucket(const struct mrc_credit_rx *rx, u32 key)
+{
+	return (key * 0x9e3779b1U) >> (32 - rx->hbits);
+}
+
 /**
  * mrc_credit_rx_size() - the size of a receiver's table
  * @n: senders it holds
@@ -79,7 +121,8 @@ size_t mrc_credit_rx_size(u32 n)
 	if (!n || n > MRC_CREDIT_MAX_SENDERS)
 		return 0;
 	return sizeof(struct mrc_credit_rx) +
-	       (size_t)n * sizeof(struct mrc_credit_rx_entry);
+	       (size_t)n * sizeof(struct mrc_credit_rx_entry) +
+	       ((size_t)sizeof(u32) << mrc_credit_hbits(n));
 }
 
 /**
@@ -97,19 +140,62 @@ int mrc_credit_rx_init(struct mrc_credit_rx *rx, u32 n,
 		return -EINVAL;
 	memset(rx, 0, mrc_credit_rx_size(n));
 	rx->nentries = n;
+	rx->hbits = mrc_credit_hbits(n);
 	rx->tokens = p->burst;
 	return 0;
+}
+
+/**
+ * mrc_credit_rx_lookup() - a sender's entry
+ * @rx: the receiver's table
+ * @key: the sender
+ *
+ * Return: its entry (in use), or NULL if it has none.
+ */
+const struct mrc_credit_rx_entry *
+mrc_credit_rx_lookup(const struct mrc_credit_rx *rx, u32 key)
+{
+	const u32 *heads = (const u32 *)&rx->e[rx->nentries];
+	u32 i = heads[mrc_credit_rx_bucket(rx, key)];
+
+	while (i) {
+		const struct mrc_credit_rx_entry *e = &rx->e[i - 1];
+
+		if (e->key == key)
+			return e;
+		i = e->hnext;
+	}
+	return NULL;
 }
 
 static struct mrc_credit_rx_entry *mrc_credit_find(struct mrc_credit_rx *rx,
 						   u32 key)
 {
-	u32 i;
+	return (struct mrc_credit_rx_entry *)mrc_credit_rx_lookup(rx, key);
+}
 
-	for (i = 0; i < rx->nentries; i++)
-		if (rx->e[i].in_use && rx->e[i].key == key)
-			return &rx->e[i];
-	return NULL;
+/* @e (in use, its key set) joins its bucket's chain. */
+static void mrc_credit_link(struct mrc_credit_rx *rx,
+			    struct mrc_credit_rx_entry *e)
+{
+	u32 *head = &mrc_credit_heads(rx)[mrc_credit_rx_bucket(rx, e->key)];
+
+	e->hnext = *head;
+	*head = (u32)(e - rx->e) + 1;
+}
+
+/* @e (in use) leaves its bucket's chain. */
+static void mrc_credit_unlink(struct mrc_credit_rx *rx,
+			      struct mrc_credit_rx_entry *e)
+{
+	u32 *pp = &mrc_credit_heads(rx)[mrc_credit_rx_bucket(rx, e->key)];
+	u32 idx = (u32)(e - rx->e) + 1;
+
+	while (*pp && *pp != idx)
+		pp = &rx->e[*pp - 1].hnext;
+	if (*pp)
+		*pp = e->hnext;
+	e->hnext = 0;
 }
 
 /*
@@ -135,6 +221,18 @@ static bool mrc_credit_newer(u64 a, u64 b)
 static bool mrc_credit_waits(const struct mrc_credit_rx_entry *e)
 {
 	return e->in_use && e->granted < e->requested;
+}
+
+/* After a change of @e that may start or end its wait (it was @was). */
+static void mrc_credit_rewait(struct mrc_credit_rx *rx,
+			      const struct mrc_credit_rx_entry *e, bool was)
+{
+	bool now = mrc_credit_waits(e);
+
+	if (now && !was)
+		rx->nwaiting++;
+	else if (was && !now)
+		rx->nwaiting--;
 }
 
 /* An entry that holds nothing: no grants left to give, none in flight. */
@@ -242,10 +340,15 @@ int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
 			rx->stats.req_full++;
 			return -ENOSPC;
 		}
+		/* Idle: not waiting; a quiet sender's entry changes hands. */
+		if (e->in_use)
+			mrc_credit_unlink(rx, e);
 		memset(e, 0, sizeof(*e));
 		e->in_use = 1;
 		e->key = key;
+		mrc_credit_link(rx, e);
 	}
+	/* Not waiting here (-EBUSY above): it waits from now on. */
 	/* Outstanding credit of the previous message carries over. */
 	e->msg_id = msg_id;
 	e->low = 0;
@@ -254,6 +357,7 @@ int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
 	e->granted = e->unsched;
 	e->seq = 0;
 	e->expiry = now + p->grant_timeout_ns;
+	mrc_credit_rewait(rx, e, false);
 	rx->stats.req_new++;
 	return 0;
 }
@@ -290,6 +394,8 @@ u32 mrc_credit_rx_unsched(struct mrc_credit_rx *rx,
 			  const struct mrc_credit_params *p, u32 key,
 			  u64 msg_id, u32 msg_len)
 {
+	if (msg_len <= p->unsched)	/* never scheduled (see Lookup) */
+		return msg_len;
 	return mrc_credit_unsched_of(mrc_credit_find(rx, key), p, msg_id,
 				     msg_len);
 }
@@ -315,11 +421,15 @@ int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 		       const struct mrc_credit_params *p, u32 key,
 		       u64 msg_id, u32 msg_len, u32 offset, u32 len, u64 now)
 {
-	struct mrc_credit_rx_entry *e = mrc_credit_find(rx, key);
+	struct mrc_credit_rx_entry *e = NULL;
 	u64 end = (u64)offset + len;
-	u64 unsched = mrc_credit_unsched_of(e, p, msg_id, msg_len);
-	u64 charge = 0, settle;
+	u64 unsched = msg_len, charge = 0, settle;
 
+	/* A message within the window was never scheduled (see Lookup). */
+	if (msg_len > p->unsched) {
+		e = mrc_credit_find(rx, key);
+		unsched = mrc_credit_unsched_of(e, p, msg_id, msg_len);
+	}
 	if (e && e->msg_id == msg_id && end > e->granted) {
 		rx->stats.data_over_credit++;
 		return -EPERM;
@@ -351,7 +461,10 @@ static void mrc_credit_give(struct mrc_credit_rx *rx,
 			    const struct mrc_credit_params *p,
 			    struct mrc_credit_rx_entry *e, u32 bytes, u64 now)
 {
+	bool was = mrc_credit_waits(e);
+
 	e->granted += bytes;
+	mrc_credit_rewait(rx, e, was);
 	e->outstanding += bytes;
 	e->granted_bytes += bytes;
 	e->expiry = now + p->grant_timeout_ns;
@@ -549,6 +662,9 @@ void mrc_credit_rx_forget(struct mrc_credit_rx *rx, u32 key)
 	if (!e)
 		return;
 	rx->total_outstanding -= e->outstanding;
+	if (mrc_credit_waits(e))
+		rx->nwaiting--;
+	mrc_credit_unlink(rx, e);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -574,13 +690,9 @@ void mrc_credit_rx_set_low(struct mrc_credit_rx *rx, u32 key, bool low)
  * @rx: the receiver's table
  *
  * Return: how many senders wait for grants (the caller may stop its timer
- * at 0).
+ * at 0); O(1), kept up to date as entries change.
  */
 u32 mrc_credit_rx_waiting(const struct mrc_credit_rx *rx)
 {
-	u32 i, n = 0;
-
-	for (i = 0; i < rx->nentries; i++)
-		n += mrc_credit_waits(&rx->e[i]);
-	return n;
+	return rx->nwaiting;
 }

@@ -248,6 +248,16 @@ static void check_rx(void)
 				     e->key);
 	}
 	ASSERT(used <= rx->nentries);
+	/* the hash index: every entry in use found by its key, no other */
+	for (i = 0; i < nent; i++) {
+		const struct mrc_credit_rx_entry *e = &rx->e[i];
+
+		if (e->in_use && mrc_credit_rx_lookup(rx, e->key) != e)
+			FAIL("entry %u of key %#x not found by its key", i,
+			     e->key);
+		if (!e->in_use && e->hnext)
+			FAIL("free entry %u still chained", i);
+	}
 	if (rx->total_outstanding != sum)
 		FAIL("total_outstanding %llu, entries' sum %llu",
 		     (unsigned long long)rx->total_outstanding,
@@ -1396,9 +1406,10 @@ static void check_sizes(void)
 	ASSERT(mrc_credit_rx_size(0) == 0);
 	ASSERT(mrc_credit_rx_size(MRC_CREDIT_MAX_SENDERS + 1) == 0);
 	ASSERT(mrc_credit_rx_size(U32_MAX) == 0);
+	/* the entries, then a hash index of 2 x 4096 bucket heads */
 	ASSERT(mrc_credit_rx_size(MRC_CREDIT_MAX_SENDERS) ==
 	       sizeof(struct mrc_credit_rx) + MRC_CREDIT_MAX_SENDERS *
-	       sizeof(struct mrc_credit_rx_entry));
+	       (sizeof(struct mrc_credit_rx_entry) + 2 * sizeof(u32)));
 	/* refused sizes: nothing written */
 	memset(&dummy, 0x5a, sizeof(dummy));
 	memcpy(&copy, &dummy, sizeof(dummy));

@@ -31,7 +31,8 @@ static struct mrc_credit_params defp(void)
 static struct mrc_credit_rx *mkrx(u32 n, const struct mrc_credit_params *p)
 {
 	static u64 buf[(sizeof(struct mrc_credit_rx) +
-			64 * sizeof(struct mrc_credit_rx_entry)) / 8 + 1];
+			64 * sizeof(struct mrc_credit_rx_entry) +
+			128 * sizeof(u32)) / 8 + 1];
 	struct mrc_credit_rx *rx = (struct mrc_credit_rx *)buf;
 
 	if (mrc_credit_rx_size(n) > sizeof(buf) ||
@@ -110,8 +111,10 @@ static void rx__size_bounded(void)
 	CHECK(mrc_credit_rx_size(0) == 0, "size(0)");
 	CHECK(mrc_credit_rx_size(MRC_CREDIT_MAX_SENDERS + 1) == 0, "size(max+1)");
 	CHECK(mrc_credit_rx_size(U32_MAX) == 0, "size(U32_MAX)");
+	/* 3 entries and a hash index of 8 bucket heads (>= 2 x 3) */
 	CHECK(mrc_credit_rx_size(3) == sizeof(struct mrc_credit_rx) +
-	      3 * sizeof(struct mrc_credit_rx_entry), "size(3)");
+	      3 * sizeof(struct mrc_credit_rx_entry) + 8 * sizeof(u32),
+	      "size(3)");
 	CHECK(mrc_credit_rx_init((struct mrc_credit_rx *)&p, 0, &p) == -EINVAL,
 	      "init(0)");
 }
@@ -1381,6 +1384,166 @@ static void sim__adversary(void)
 	CHECK(r.drops == 0, "%llu drops", ULL(r.drops));
 }
 
+/* ---------------------------------------------------------------- */
+/* the lookup: hash index, waiting count, messages within the window */
+/* ---------------------------------------------------------------- */
+
+/* The waiting count kept by the table equals a scan's. */
+static u32 waiting_scan(const struct mrc_credit_rx *rx)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < rx->nentries; i++)
+		n += rx->e[i].in_use && rx->e[i].granted < rx->e[i].requested;
+	return n;
+}
+
+/* @n keys from @from on that share one hash bucket. */
+static void colliding_keys(const struct mrc_credit_rx *rx, u32 from,
+			   u32 *keys, u32 n)
+{
+	u32 b = mrc_credit_rx_bucket(rx, from), k, i = 0;
+
+	for (k = from; i < n; k++)
+		if (mrc_credit_rx_bucket(rx, k) == b)
+			keys[i++] = k;
+}
+
+static void rx__lookup_collisions(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(4, &p);
+	const struct mrc_credit_rx_entry *e;
+	struct mrc_credit_grant g[4];
+	u32 len = p.unsched + 8 * KB, k[3], i;
+
+	colliding_keys(rx, 1000, k, 3);
+	CHECK(rx->hbits == 3, "8 buckets for 4 entries: %u", rx->hbits);
+	CHECK(mrc_credit_rx_bucket(rx, k[0]) == mrc_credit_rx_bucket(rx, k[2]),
+	      "keys %u %u %u collide", k[0], k[1], k[2]);
+	for (i = 0; i < 3; i++)
+		CHECK(mrc_credit_rx_request(rx, &p, k[i], 10 + i, len, 0,
+					    NULL) == 0, "request %u", k[i]);
+	CHECK(mrc_credit_rx_waiting(rx) == 3 && waiting_scan(rx) == 3,
+	      "waiting %u", mrc_credit_rx_waiting(rx));
+	for (i = 0; i < 3; i++) {
+		e = mrc_credit_rx_lookup(rx, k[i]);
+		CHECK(e && e->key == k[i] && e->msg_id == 10 + i,
+		      "key %u found", k[i]);
+	}
+	CHECK(!mrc_credit_rx_lookup(rx, k[2] + 1), "unknown key not found");
+	/* Data of the middle key settles its own entry only. */
+	CHECK(mrc_credit_rx_pace(rx, &p, 1 * US, 1 * MS, g, 4) == 3, "pace");
+	CHECK(mrc_credit_rx_waiting(rx) == 0 && waiting_scan(rx) == 0,
+	      "all granted: waiting %u", mrc_credit_rx_waiting(rx));
+	CHECK(mrc_credit_rx_data(rx, &p, k[1], 11, len, p.unsched, 8 * KB,
+				 2 * US) == 0, "data of %u", k[1]);
+	CHECK(mrc_credit_rx_lookup(rx, k[1])->outstanding == 0 &&
+	      mrc_credit_rx_lookup(rx, k[0])->outstanding == 8 * KB &&
+	      mrc_credit_rx_lookup(rx, k[2])->outstanding == 8 * KB,
+	      "settled the right entry");
+	/* Chain head, middle and tail leave; the others stay found. */
+	mrc_credit_rx_forget(rx, k[1]);
+	CHECK(!mrc_credit_rx_lookup(rx, k[1]), "middle gone");
+	CHECK(mrc_credit_rx_lookup(rx, k[0]) && mrc_credit_rx_lookup(rx, k[2]),
+	      "the others still found");
+	mrc_credit_rx_forget(rx, k[2]);
+	mrc_credit_rx_forget(rx, k[0]);
+	for (i = 0; i < 3; i++)
+		CHECK(!mrc_credit_rx_lookup(rx, k[i]), "key %u gone", k[i]);
+	CHECK(rx->total_outstanding == 0, "outstanding %llu",
+	      ULL(rx->total_outstanding));
+	/* And back, in another order. */
+	for (i = 3; i-- > 0;)
+		CHECK(mrc_credit_rx_request(rx, &p, k[i], 20 + i, len, 3 * US,
+					    NULL) == 0, "again %u", k[i]);
+	for (i = 0; i < 3; i++) {
+		e = mrc_credit_rx_lookup(rx, k[i]);
+		CHECK(e && e->msg_id == 20 + i, "key %u found again", k[i]);
+	}
+	CHECK(mrc_credit_rx_waiting(rx) == 3 && waiting_scan(rx) == 3,
+	      "waiting %u", mrc_credit_rx_waiting(rx));
+}
+
+static void rx__lookup_table_full(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(2, &p);
+	u32 len = p.unsched + 8 * KB, k[3];
+
+	colliding_keys(rx, 7, k, 3);
+	CHECK(mrc_credit_rx_request(rx, &p, k[0], 1, len, 0, NULL) == 0 &&
+	      mrc_credit_rx_request(rx, &p, k[1], 1, len, 0, NULL) == 0,
+	      "two senders");
+	CHECK(mrc_credit_rx_request(rx, &p, k[2], 1, len, 0, NULL) == -ENOSPC,
+	      "a third one refused");
+	CHECK(!mrc_credit_rx_lookup(rx, k[2]), "and not found");
+	CHECK(mrc_credit_rx_lookup(rx, k[0]) == &rx->e[0] &&
+	      mrc_credit_rx_lookup(rx, k[1]) == &rx->e[1], "both found");
+	/* Its DATA beyond the window: nobody granted it. */
+	CHECK(mrc_credit_rx_data(rx, &p, k[2], 1, len, p.unsched, 4 * KB,
+				 0) == -EPERM, "over credit");
+	CHECK(mrc_credit_rx_waiting(rx) == 2 && waiting_scan(rx) == 2,
+	      "waiting %u", mrc_credit_rx_waiting(rx));
+}
+
+static void rx__lookup_entry_reused(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(1, &p);
+	u32 len = p.unsched + 8 * KB;
+	struct mrc_credit_grant g[1];
+
+	CHECK(mrc_credit_rx_request(rx, &p, 5, 1, len, 0, NULL) == 0, "s5");
+	CHECK(mrc_credit_rx_pace(rx, &p, 1 * US, 1 * MS, g, 1) == 1, "pace");
+	/* Its message completes: the entry is idle, still its. */
+	CHECK(mrc_credit_rx_data(rx, &p, 5, 1, len, p.unsched, 8 * KB,
+				 2 * US) == 0, "data");
+	CHECK(mrc_credit_rx_lookup(rx, 5) == &rx->e[0], "idle, still found");
+	/* A new sender takes it over. */
+	CHECK(mrc_credit_rx_request(rx, &p, 6, 1, len, 3 * US, NULL) == 0,
+	      "s6 takes the idle entry");
+	CHECK(!mrc_credit_rx_lookup(rx, 5), "the old key is gone");
+	CHECK(mrc_credit_rx_lookup(rx, 6) == &rx->e[0], "the new key found");
+	CHECK(mrc_credit_rx_waiting(rx) == 1 && waiting_scan(rx) == 1,
+	      "waiting %u", mrc_credit_rx_waiting(rx));
+	/* A late byte of the old sender's message: nobody's grant now. */
+	CHECK(mrc_credit_rx_data(rx, &p, 5, 1, len, p.unsched, 4 * KB,
+				 4 * US) == -EPERM, "late data over credit");
+	CHECK(rx->e[0].outstanding == 0 && rx->e[0].key == 6,
+	      "the new sender's entry untouched");
+	/* And the old sender comes back for it once it is idle again. */
+	CHECK(mrc_credit_rx_request(rx, &p, 5, 2, len, 5 * US, NULL) ==
+	      -ENOSPC, "busy entry not taken");
+}
+
+static void rx__window_message_skips_table(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(2, &p);
+	u32 len = p.unsched + 8 * KB;
+	struct mrc_credit_grant g[2];
+	s64 tokens;
+
+	CHECK(mrc_credit_rx_request(rx, &p, 3, 1, len, 0, NULL) == 0, "s3");
+	CHECK(mrc_credit_rx_pace(rx, &p, 1 * US, 1 * MS, g, 2) == 1, "pace");
+	tokens = rx->tokens;
+	/* A short message of the same sender: all unscheduled. */
+	CHECK(mrc_credit_rx_unsched(rx, &p, 3, 2, 4 * KB) == 4 * KB,
+	      "short message: all of it unscheduled");
+	CHECK(mrc_credit_rx_data(rx, &p, 3, 2, 4 * KB, 0, 4 * KB, 2 * US) == 0,
+	      "short message data");
+	CHECK(rx->tokens == tokens - 4 * KB, "charged: %lld",
+	      (long long)(tokens - rx->tokens));
+	CHECK(rx->e[0].outstanding == 8 * KB, "the scheduled one untouched");
+	/* From a key that has no entry: the same. */
+	CHECK(mrc_credit_rx_data(rx, &p, 99, 7, p.unsched, p.unsched - KB, KB,
+				 2 * US) == 0, "unknown sender, window data");
+	CHECK(rx->stats.unsched_bytes == 5 * KB, "unsched_bytes %llu",
+	      ULL(rx->stats.unsched_bytes));
+	CHECK(!mrc_credit_rx_lookup(rx, 99), "no entry made");
+}
+
 int main(void)
 {
 	static const struct tap_test tests[] = {
@@ -1405,6 +1568,12 @@ int main(void)
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
 		{ "rx: background gets what the others leave",
 		  rx__background_last },
+		{ "rx: lookup: colliding keys", rx__lookup_collisions },
+		{ "rx: lookup: table full", rx__lookup_table_full },
+		{ "rx: lookup: entry reused after its message",
+		  rx__lookup_entry_reused },
+		{ "rx: a message within the window skips the table",
+		  rx__window_message_skips_table },
 		{ "tx: unscheduled only", tx__unscheduled_only },
 		{ "tx: grants validated", tx__grants_validated },
 		{ "tx: late grants are stale, not bad", tx__late_grants_stale },
