@@ -205,8 +205,7 @@ void mrc_cq_busy_begin(void)
  * mrc_cq_busy_end() - a reader stops busy polling
  *
  * The last one re-arms every CQ and hands what waits to the work items.
- *
- * Context: any; does not sleep.
+ * Does not sleep.
  */
 void mrc_cq_busy_end(void)
 {
