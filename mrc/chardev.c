@@ -54,6 +54,7 @@
 #include "mrc.h"
 #include "mrc_api.h"
 #include "chardev.h"
+#include "cq.h"
 #include "events.h"
 #include "msg.h"
 #include "rxpool.h"
@@ -82,6 +83,7 @@ struct mrc_dev_file {
 	u64 rcvbuf;			/* READ_ONCE */
 	u32 sndwin;			/* READ_ONCE */
 	u32 cls;			/* READ_ONCE: MRC_OPT_CLASS */
+	u32 busy_poll_us;		/* READ_ONCE: MRC_OPT_BUSY_POLL */
 	atomic_t outstanding;		/* sends accepted, done() not run */
 	atomic64_t tx_queued;		/* their payload bytes (dev_sndbuf_mb) */
 	atomic_t err;			/* pending send error (-errno) or 0 */
@@ -163,6 +165,34 @@ static struct mrc_dev_msg *mrc_dev_rx_head(struct mrc_dev_file *f)
 	return m;
 }
 
+/*
+ * Busy polling: a reader that would wait polls the CQs itself for up to
+ * busy_poll_us.  Returns true as soon as a message is queued.  No lock
+ * held: completion handlers run here.
+ */
+static bool mrc_dev_busy_poll(struct mrc_dev_file *f)
+{
+	u32 us = READ_ONCE(f->busy_poll_us);
+	u64 end;
+
+	if (!us)
+		return false;
+	end = local_clock() + (u64)us * NSEC_PER_USEC;
+	mrc_cq_busy_begin();
+	do {
+		mrc_cq_busy_poll(MRC_CQ_BUSY_BUDGET);
+		if (!list_empty_careful(&f->rxq)) {
+			mrc_ev_inc(MRC_EV_BUSY_HIT);
+			break;
+		}
+		if (signal_pending(current))
+			break;
+		cond_resched();
+	} while (local_clock() < end);
+	mrc_cq_busy_end();
+	return !list_empty_careful(&f->rxq);
+}
+
 static ssize_t mrc_dev_read(struct file *file, char __user *buf, size_t count,
 			    loff_t *ppos)
 {
@@ -182,7 +212,10 @@ static ssize_t mrc_dev_read(struct file *file, char __user *buf, size_t count,
 		if (file->f_flags & O_NONBLOCK)
 			goto out;
 		mutex_unlock(&f->rd_lock);
-		err = wait_event_interruptible(f->wq, !list_empty_careful(&f->rxq));
+		err = 0;
+		if (!mrc_dev_busy_poll(f))
+			err = wait_event_interruptible(f->wq,
+						       !list_empty_careful(&f->rxq));
 		if (err)
 			return err;
 		if (mutex_lock_interruptible(&f->rd_lock))
@@ -374,6 +407,14 @@ static __poll_t mrc_dev_poll(struct file *file, poll_table *wait)
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (atomic_read(&f->err))
 		mask |= EPOLLERR;
+	/*
+	 * A poll() that would wait for input busy polls first: only its
+	 * first pass may (the later ones, after a wake-up, do not wait).
+	 */
+	if (!(mask & poll_requested_events(wait)) &&
+	    (poll_requested_events(wait) & (EPOLLIN | EPOLLRDNORM)) &&
+	    !poll_does_not_wait(wait) && mrc_dev_busy_poll(f))
+		mask |= EPOLLIN | EPOLLRDNORM;
 	return mask;
 }
 
@@ -469,6 +510,15 @@ static int mrc_dev_setopt(struct mrc_dev_file *f, void __user *arg)
 			return -EINVAL;
 		WRITE_ONCE(f->cls, o.value);
 		return 0;
+	case MRC_OPT_BUSY_POLL:
+		if (o.value > MRC_DEV_BUSY_POLL_MAX)
+			return -EINVAL;
+		/* it spends CPU on everyone's completions, as SO_BUSY_POLL */
+		if (o.value > READ_ONCE(f->busy_poll_us) &&
+		    !capable(CAP_NET_ADMIN))
+			return -EPERM;
+		WRITE_ONCE(f->busy_poll_us, o.value);
+		return 0;
 	case MRC_OPT_PORT:
 	case MRC_OPT_NODE:
 		return -EPERM;
@@ -502,6 +552,9 @@ static int mrc_dev_getopt(struct mrc_dev_file *f, void __user *arg)
 		break;
 	case MRC_OPT_CLASS:
 		o.value = READ_ONCE(f->cls);
+		break;
+	case MRC_OPT_BUSY_POLL:
+		o.value = READ_ONCE(f->busy_poll_us);
 		break;
 	default:
 		return -ENOPROTOOPT;

@@ -15,6 +15,7 @@
 #include <net/genetlink.h>
 
 #include "chardev.h"
+#include "cq.h"
 #include "credit_peer.h"
 #include "mrc.h"
 #include "msg.h"
@@ -153,6 +154,7 @@ static const struct {
 	int (*init)(void);
 	void (*exit)(void);
 } mrc_parts[] = {
+	{ "cq", mrc_cq_init, mrc_cq_exit },
 	{ "ud", mrc_ud_init, mrc_ud_exit },
 	{ "sysfs", mrc_sysfs_init, mrc_sysfs_exit },
 	{ "netlink", mrc_nl_init, mrc_nl_exit },

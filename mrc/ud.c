@@ -11,9 +11,9 @@
  * of the QP's ring (MRC_UD_NTX slots, rxe keeps at most 64 sends in flight
  * per QP).  Every buffer is freed only when the QP is destroyed.
  *
- * Completions.  One CQ per rail, polled from a workqueue (posting from the
- * CQ softirq starved user space on one vCPU).  Each work request carries an
- * ib_cqe; a completion returns exactly its buffer.
+ * Completions.  One CQ per rail (cq.c), polled in process context: by a
+ * work item, or by a /dev/mrc reader that busy polls.  Each work request
+ * carries an ib_cqe; a completion returns exactly its buffer.
  *
  * Recovery.  Any error completion other than a flush, or a fatal QP event,
  * marks the QP broken (state ERROR) and queues its recover_work, which moves
@@ -34,6 +34,7 @@
 #include <linux/slab.h>
 
 #include "mrc.h"
+#include "cq.h"
 #include "events.h"
 #include "ud.h"
 
@@ -531,13 +532,13 @@ struct mrc_ud *mrc_ud_create(struct mrc_rail *rail, unsigned int nqp)
 		ud->pd = NULL;
 		goto err_free;
 	}
-	ud->cq = ib_alloc_cq(dev, ud, nqp * (MRC_UD_NRX + MRC_UD_NTX), 0,
-			     IB_POLL_WORKQUEUE);
-	if (IS_ERR(ud->cq)) {
-		err = PTR_ERR(ud->cq);
-		ud->cq = NULL;
+	ud->mcq = mrc_cq_create(dev, nqp * (MRC_UD_NRX + MRC_UD_NTX));
+	if (IS_ERR(ud->mcq)) {
+		err = PTR_ERR(ud->mcq);
+		ud->mcq = NULL;
 		goto err_free;
 	}
+	ud->cq = ud->mcq->cq;
 	for (i = 0; i < nqp; i++) {
 		err = mrc_ud_qp_create(ud, i);
 		if (err)
@@ -567,9 +568,8 @@ void mrc_ud_destroy(struct mrc_ud *ud)
 		for (i = 0; i < ud->nqp; i++)
 			mrc_ud_qp_destroy(&ud->qps[i]);
 	}
-	/* No QP left: the CQ gets no more entries; freeing it flushes its work. */
-	if (ud->cq)
-		ib_free_cq(ud->cq);
+	/* No QP left: the CQ gets no more entries; freeing it stops its polling. */
+	mrc_cq_destroy(ud->mcq);
 	if (ud->qps) {
 		for (i = 0; i < ud->nqp; i++) {
 			if (ud->qps[i].ud)

@@ -27,6 +27,7 @@
 struct mrc_rail;
 struct mrc_ud;
 struct mrc_ud_qp;
+struct mrc_cq;
 
 struct mrc_ud_rx {
 	struct ib_cqe cqe;
@@ -73,7 +74,8 @@ struct mrc_ud {
 	struct mrc_rail *rail;
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
-	struct ib_cq *cq;
+	struct mrc_cq *mcq;
+	struct ib_cq *cq;		/* mcq->cq */
 	unsigned int nqp;
 	struct mrc_ud_qp *qps;		/* nqp entries */
 };

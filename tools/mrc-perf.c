@@ -90,6 +90,8 @@ static void set_opt(int fd, uint32_t opt, uint64_t val)
 
 /* -C: traffic class of every endpoint (MRC_OPT_CLASS), -1 = unset. */
 static int ep_class = -1;
+/* -b / --busy-poll: MRC_OPT_BUSY_POLL of every endpoint, microseconds. */
+static uint32_t busy_poll_us;
 
 static int ep_open(uint16_t port, uint32_t sndwin, uint64_t rcvbuf)
 {
@@ -107,6 +109,8 @@ static int ep_open(uint16_t port, uint32_t sndwin, uint64_t rcvbuf)
 	set_opt(fd, MRC_OPT_RCVBUF, rcvbuf);
 	if (ep_class >= 0)
 		set_opt(fd, MRC_OPT_CLASS, ep_class);
+	if (busy_poll_us)
+		set_opt(fd, MRC_OPT_BUSY_POLL, busy_poll_us);
 	return fd;
 }
 
@@ -561,9 +565,10 @@ static int run_client(struct opts *o)
 	client_open(o);
 	if (json)
 		printf("{\"mode\": \"%s\", \"node\": %u, \"port\": %u, "
-		       "\"window\": %u, \"endpoints\": %u, \"results\": [\n",
+		       "\"window\": %u, \"endpoints\": %u, "
+		       "\"busy_poll_us\": %u, \"results\": [\n",
 		       o->bw ? "bw" : "lat", o->node, o->port, o->window,
-		       o->endpoints);
+		       o->endpoints, busy_poll_us);
 	else if (o->bw)
 		printf(" #bytes     #iterations  BW[MB/s]       MsgRate[msg/s]\n");
 	else
@@ -585,9 +590,9 @@ static int run_client(struct opts *o)
 static void usage(int code)
 {
 	fprintf(code ? stderr : stdout,
-		"usage: mrc-perf -s [-p PORT]\n"
+		"usage: mrc-perf -s [-p PORT] [-b USEC]\n"
 		"       mrc-perf -c NODE [-p PORT] bw|lat [-m SIZE | -a] [-n ITERS]\n"
-		"                [-w WINDOW] [-e ENDPOINTS] [-C CLASS] [-j]\n"
+		"                [-w WINDOW] [-e ENDPOINTS] [-C CLASS] [-b USEC] [-j]\n"
 		"  -s            server: sink and acknowledge (bw), echo (lat)\n"
 		"  -c NODE       client of the server on node NODE\n"
 		"  -p PORT       server port (default %u)\n"
@@ -598,13 +603,18 @@ static void usage(int code)
 		"  -e ENDPOINTS  bw: client endpoints sharing ITERS (default 1)\n"
 		"  -C CLASS      traffic class of the endpoints: default, latency,\n"
 		"                bulk, background (or 0..3)\n"
+		"  -b USEC, --busy-poll[=USEC]\n"
+		"                a read that would wait polls mrc's completion\n"
+		"                queues for up to USEC us first (MRC_OPT_BUSY_POLL,\n"
+		"                default 0; --busy-poll alone: %u); give it to\n"
+		"                the server too\n"
 		"  -j            JSON on stdout\n"
 		"  -D PATH       device (default /dev/mrc)\n"
 		"bw prints BW in MB/s (10^6 B/s) from the first send until the\n"
 		"server confirmed every byte; lat prints half the round trip.\n"
 		"A run fails after MRC_PERF_TIMEOUT_S (environment, default 60)\n"
 		"seconds without progress.\n",
-		DEF_PORT);
+		DEF_PORT, MRC_DEV_BUSY_POLL_MAX);
 	exit(code);
 }
 
@@ -634,8 +644,25 @@ int main(int argc, char **argv)
 	if (to)
 		ack_timeout_ms = num(to, 1, 86400, "MRC_PERF_TIMEOUT_S") * 1000;
 
-	while ((c = getopt(argc, argv, "sc:p:m:an:w:e:jD:C:h")) != -1) {
+	static const struct option longopts[] = {
+		{ "busy-poll", optional_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+
+	while ((c = getopt_long(argc, argv, "sc:p:m:an:w:e:jD:C:b:h",
+				longopts, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			busy_poll_us = num(optarg, 0, MRC_DEV_BUSY_POLL_MAX,
+					   "busy-poll microseconds");
+			break;
+		case 'B':
+			busy_poll_us = optarg ?
+				num(optarg, 0, MRC_DEV_BUSY_POLL_MAX,
+				    "busy-poll microseconds") :
+				MRC_DEV_BUSY_POLL_MAX;
+			break;
 		case 'C':
 			/* mrc/core/names.c: the module's own class names */
 			ep_class = mrc_sched_class_parse(optarg);

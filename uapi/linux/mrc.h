@@ -126,6 +126,12 @@ enum mrc_dev_optname {
 				 * (enum mrc_class, default 0); applies to
 				 * later write()s
 				 */
+	MRC_OPT_BUSY_POLL = 6,	/* rw: microseconds a read() or poll() that
+				 * would wait first polls mrc's completion
+				 * queues itself (0..10000, default 0: never),
+				 * as SO_BUSY_POLL does; raising it needs
+				 * CAP_NET_ADMIN
+				 */
 };
 
 #define MRC_DEV_RCVBUF_MIN	4096ULL
@@ -133,6 +139,7 @@ enum mrc_dev_optname {
 #define MRC_DEV_RCVBUF_DEF	(16ULL << 20)
 #define MRC_DEV_SNDWIN_MAX	1024
 #define MRC_DEV_SNDWIN_DEF	64
+#define MRC_DEV_BUSY_POLL_MAX	10000
 
 /* MRC_IOC_STATS: the endpoint's counters. */
 struct mrc_dev_stats {
