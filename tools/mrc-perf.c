@@ -5,7 +5,7 @@
  *   mrc-perf -s [-p PORT]                       server: echoes (lat), sinks
  *                                               and acknowledges (bw)
  *   mrc-perf -c NODE [-p PORT] bw|lat [-m SIZE | -a] [-n ITERS]
- *            [-w WINDOW] [-e ENDPOINTS] [-j]
+ *            [-T SECS] [-w WINDOW] [-e ENDPOINTS] [-j]
  *
  * Protocol (messages between one client endpoint and the server keep their
  * order, so no data message needs a header): a client endpoint sends a
@@ -14,7 +14,11 @@
  * and answers ACK {msgs, bytes}; the client's clock runs from its first
  * send to the last ACK.  lat: it echoes each one back; the client sends
  * the next after the echo (ping-pong) and reports half the round trip, as
- * ib_send_lat does.  See Documentation/mrc/devmrc.rst.
+ * ib_send_lat does.  A run bounded by time (-T) ends early with a control
+ * message STOP {iters: data messages sent}: the server acknowledges (bw)
+ * or ends the session without an echo (lat).  Data messages cannot be
+ * taken for it: their bytes are 0x5a (bw) or 0xa5 (lat), never
+ * PERF_MAGIC.  See Documentation/mrc/devmrc.rst.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +43,7 @@
 #define PERF_START_BW	1
 #define PERF_START_LAT	2
 #define PERF_ACK	3
+#define PERF_STOP	4
 #define DEF_PORT	18515
 #define MAX_SESSIONS	1024
 /*
@@ -233,6 +238,17 @@ static void server_ack(int fd, struct session *s)
 	send_ctl(fd, s->node, s->port, &c);
 }
 
+/* A STOP control message (data messages never carry PERF_MAGIC). */
+static bool is_stop(const struct mrc_dev_recv_hdr *h, ssize_t len)
+{
+	struct perf_ctl c;
+
+	if (len != sizeof(c))
+		return false;
+	memcpy(&c, h + 1, sizeof(c));
+	return c.magic == PERF_MAGIC && c.type == PERF_STOP;
+}
+
 static int run_server(uint16_t port)
 {
 	struct mrc_dev_recv_hdr *h;
@@ -254,6 +270,13 @@ static int run_server(uint16_t port)
 			die("read");
 		}
 		s = session_of(h->src_node, h->src_port, false);
+		if (s && is_stop(h, len)) {
+			/* -T: the client sent all it will; the rest is off */
+			s->left = 0;
+			if (s->type == PERF_START_BW)
+				server_ack(fd, s);
+			continue;
+		}
 		if (s) {
 			s->left--;
 			s->msgs++;
@@ -302,6 +325,7 @@ struct opts {
 	uint16_t port;
 	bool bw, sweep;
 	uint64_t size, iters;
+	double secs;		/* -T: time bound of a size's run, 0 = none */
 	uint32_t window, endpoints;
 };
 
@@ -349,10 +373,31 @@ static void print_sep(void)
 	first_result = 0;
 }
 
+/*
+ * -T: the time is up; each endpoint still sending ends with a STOP that
+ * says how many data messages it sent (bw: the server acknowledges them).
+ */
+static void bw_stop(const struct opts *o, uint64_t *left, const uint64_t *sent)
+{
+	uint32_t i;
+
+	for (i = 0; i < o->endpoints; i++) {
+		struct perf_ctl c = { .magic = PERF_MAGIC, .type = PERF_STOP,
+				      .iters = sent[i] };
+
+		if (!left[i])
+			continue;	/* all sent: the server acks by count */
+		left[i] = 0;
+		send_ctl(eps[i], o->node, o->port, &c);
+	}
+}
+
 static void run_bw(const struct opts *o, uint64_t size)
 {
 	uint32_t ne = o->endpoints, i, acked = 0;
 	uint64_t *left = calloc(ne, sizeof(*left));
+	uint64_t *sent_ep = calloc(ne, sizeof(*sent_ep));
+	bool timed = false;
 	uint64_t total_msgs = 0, total_bytes = 0, sent = 0;
 	struct pollfd *pfd = calloc(ne, sizeof(*pfd));
 	char *buf = malloc(sizeof(struct mrc_dev_send_hdr) + size);
@@ -361,7 +406,7 @@ static void run_bw(const struct opts *o, uint64_t size)
 	double t0, t1, last_prog;
 	bool *done = calloc(ne, sizeof(*done));
 
-	if (!left || !pfd || !buf || !rbuf || !done)
+	if (!left || !sent_ep || !pfd || !buf || !rbuf || !done)
 		fail("out of memory");
 	memset(buf + sizeof(struct mrc_dev_send_hdr), 0x5a, size);
 	for (i = 0; i < ne; i++) {
@@ -378,6 +423,10 @@ static void run_bw(const struct opts *o, uint64_t size)
 	while (acked < ne) {
 		int n;
 
+		if (o->secs && !timed && now_s() - t0 >= o->secs) {
+			timed = true;
+			bw_stop(o, left, sent_ep);
+		}
 		for (i = 0; i < ne; i++)
 			pfd[i].events = POLLIN | (left[i] ? POLLOUT : 0);
 		n = poll(pfd, ne, ACK_TIMEOUT_MS);
@@ -393,6 +442,8 @@ static void run_bw(const struct opts *o, uint64_t size)
 			while (left[i] && (pfd[i].revents & POLLOUT)) {
 				int err;
 
+				if (o->secs && now_s() - t0 >= o->secs)
+					break;	/* STOP at the top of the loop */
 				err = send_msg(eps[i], buf, o->node, o->port,
 					       size);
 				if (err == -EAGAIN)
@@ -402,6 +453,7 @@ static void run_bw(const struct opts *o, uint64_t size)
 					die("bw: send");
 				}
 				left[i]--;
+				sent_ep[i]++;
 				sent++;
 			}
 			if (pfd[i].revents & POLLIN) {
@@ -432,10 +484,10 @@ static void run_bw(const struct opts *o, uint64_t size)
 	}
 	t1 = now_s();
 	check_failures();
-	if (total_msgs != o->iters || total_bytes != o->iters * size) {
+	if (total_msgs != sent || total_bytes != sent * size) {
 		fprintf(stderr, "mrc-perf: server got %" PRIu64 " msgs / %"
 			PRIu64 " B, expected %" PRIu64 " / %" PRIu64 "\n",
-			total_msgs, total_bytes, o->iters, o->iters * size);
+			total_msgs, total_bytes, sent, sent * size);
 		exit(1);
 	}
 	{
@@ -446,15 +498,17 @@ static void run_bw(const struct opts *o, uint64_t size)
 			print_sep();
 			printf("    {\"bytes\": %" PRIu64 ", \"iterations\": %"
 			       PRIu64 ", \"seconds\": %.6f, \"bw_MBps\": %.6f, "
-			       "\"msg_rate\": %.3f}", size, o->iters, dt, mbs,
-			       rate);
+			       "\"msg_rate\": %.3f, \"window\": %u, "
+			       "\"time_bound\": %s}", size, sent, dt, mbs,
+			       rate, o->window, timed ? "true" : "false");
 		} else {
 			printf(" %-10" PRIu64 " %-12" PRIu64 " %-14.2f %-14.1f\n",
-			       size, o->iters, mbs, rate);
+			       size, sent, mbs, rate);
 		}
 		fflush(stdout);
 	}
 	free(left);
+	free(sent_ep);
 	free(pfd);
 	free(buf);
 	free(rbuf);
@@ -478,7 +532,7 @@ static double pct(const uint64_t *v, uint64_t n, double p)
 static void run_lat(const struct opts *o, uint64_t size)
 {
 	uint64_t warm = o->iters / 10 < 100 ? o->iters / 10 : 100;
-	uint64_t total = o->iters + warm, i;
+	uint64_t total = o->iters + warm, i, nm;
 	uint64_t *rtt = calloc(o->iters ? o->iters : 1, sizeof(*rtt));
 	char *buf = malloc(sizeof(struct mrc_dev_send_hdr) + size);
 	size_t rcap = sizeof(struct mrc_dev_recv_hdr) + size;
@@ -486,7 +540,7 @@ static void run_lat(const struct opts *o, uint64_t size)
 	struct perf_ctl c = { .magic = PERF_MAGIC, .type = PERF_START_LAT,
 			      .size = size, .iters = total };
 	int fd = eps[0];
-	double t0 = now_s(), last_prog = t0;
+	double t0 = now_s(), last_prog = t0, tm = 0;
 
 	if (!rtt || !buf || !rbuf)
 		fail("out of memory");
@@ -499,6 +553,18 @@ static void run_lat(const struct opts *o, uint64_t size)
 		ssize_t len;
 		int err;
 
+		/*
+		 * -T: the warm-up takes at most a tenth of SECS, the measured
+		 * round trips SECS (at least one).
+		 */
+		if (o->secs && i < warm && now_s() - t0 >= o->secs / 10) {
+			warm = i;
+			total = o->iters + warm;
+		}
+		if (i == warm)
+			tm = now_s();
+		if (o->secs && i > warm && now_s() - tm >= o->secs)
+			break;
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		err = send_msg_wait(fd, buf, o->node, o->port, size);
 		if (err) {
@@ -535,22 +601,31 @@ static void run_lat(const struct opts *o, uint64_t size)
 				last_prog - t0);
 		}
 	}
+	if (i < c.iters) {	/* -T ended it: the server's session too */
+		struct perf_ctl stop = { .magic = PERF_MAGIC,
+					 .type = PERF_STOP, .iters = i };
+
+		send_ctl(fd, o->node, o->port, &stop);
+	}
 	check_failures();
-	qsort(rtt, o->iters, sizeof(*rtt), cmp_u64);
+	nm = i - warm;		/* measured round trips */
+	qsort(rtt, nm, sizeof(*rtt), cmp_u64);
 	if (json) {
 		print_sep();
 		printf("    {\"bytes\": %" PRIu64 ", \"iterations\": %" PRIu64
 		       ", \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f"
-		       ", \"p99_9_us\": %.2f, \"max_us\": %.2f}", size,
-		       o->iters, pct(rtt, o->iters, 0.5),
-		       pct(rtt, o->iters, 0.95), pct(rtt, o->iters, 0.99),
-		       pct(rtt, o->iters, 0.999), rtt[o->iters - 1] / 2000.0);
+		       ", \"p99_9_us\": %.2f, \"max_us\": %.2f, "
+		       "\"time_bound\": %s}", size,
+		       nm, pct(rtt, nm, 0.5),
+		       pct(rtt, nm, 0.95), pct(rtt, nm, 0.99),
+		       pct(rtt, nm, 0.999), rtt[nm - 1] / 2000.0,
+		       i < c.iters ? "true" : "false");
 	} else {
 		printf(" %-10" PRIu64 " %-12" PRIu64 " %-10.2f %-10.2f %-10.2f "
-		       "%-10.2f %-10.2f\n", size, o->iters,
-		       pct(rtt, o->iters, 0.5), pct(rtt, o->iters, 0.95),
-		       pct(rtt, o->iters, 0.99), pct(rtt, o->iters, 0.999),
-		       rtt[o->iters - 1] / 2000.0);
+		       "%-10.2f %-10.2f\n", size, nm,
+		       pct(rtt, nm, 0.5), pct(rtt, nm, 0.95),
+		       pct(rtt, nm, 0.99), pct(rtt, nm, 0.999),
+		       rtt[nm - 1] / 2000.0);
 	}
 	fflush(stdout);
 	free(rtt);
@@ -592,14 +667,19 @@ static void usage(int code)
 	fprintf(code ? stderr : stdout,
 		"usage: mrc-perf -s [-p PORT] [-b USEC]\n"
 		"       mrc-perf -c NODE [-p PORT] bw|lat [-m SIZE | -a] [-n ITERS]\n"
-		"                [-w WINDOW] [-e ENDPOINTS] [-C CLASS] [-b USEC] [-j]\n"
+		"                [-T SECS] [-w WINDOW] [-e ENDPOINTS] [-C CLASS]\n"
+		"                [-b USEC] [-j]\n"
 		"  -s            server: sink and acknowledge (bw), echo (lat)\n"
 		"  -c NODE       client of the server on node NODE\n"
 		"  -p PORT       server port (default %u)\n"
 		"  -m SIZE       message size in bytes (default 65536 bw, 2 lat)\n"
 		"  -a            sweep sizes 1, 2, 4 .. 1 MiB (or .. -m SIZE)\n"
 		"  -n ITERS      messages per size (default 1000)\n"
-		"  -w WINDOW     bw: sends outstanding per endpoint (default 64)\n"
+		"  -T SECS       also end a size's run after SECS seconds (bw: of\n"
+		"                sending; lat: of measured round trips, after a\n"
+		"                warm-up of at most SECS/10); 0 = no bound (default)\n"
+		"  -w WINDOW     bw: sends outstanding per endpoint (default 64;\n"
+		"                the counterpart of perftest's -t tx depth, 128)\n"
 		"  -e ENDPOINTS  bw: client endpoints sharing ITERS (default 1)\n"
 		"  -C CLASS      traffic class of the endpoints: default, latency,\n"
 		"                bulk, background (or 0..3)\n"
@@ -610,8 +690,9 @@ static void usage(int code)
 		"                the server too\n"
 		"  -j            JSON on stdout\n"
 		"  -D PATH       device (default /dev/mrc)\n"
-		"bw prints BW in MB/s (10^6 B/s) from the first send until the\n"
-		"server confirmed every byte; lat prints half the round trip.\n"
+		"bw prints BW in MB/s (10^6 B/s) and the message rate (messages/s,\n"
+		"perftest's MsgRate x 10^6) from the first send until the server\n"
+		"confirmed every message; lat prints half the round trip.\n"
 		"A run fails after MRC_PERF_TIMEOUT_S (environment, default 60)\n"
 		"seconds without progress.\n",
 		DEF_PORT, MRC_DEV_BUSY_POLL_MAX);
@@ -650,7 +731,7 @@ int main(int argc, char **argv)
 		{ }
 	};
 
-	while ((c = getopt_long(argc, argv, "sc:p:m:an:w:e:jD:C:b:h",
+	while ((c = getopt_long(argc, argv, "sc:p:m:an:T:w:e:jD:C:b:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -688,6 +769,19 @@ int main(int argc, char **argv)
 		case 'n':
 			o.iters = num(optarg, 1, 1ULL << 40, "iterations");
 			break;
+		case 'T': {
+			char *end;
+
+			errno = 0;
+			o.secs = strtod(optarg, &end);
+			if (errno || *end || end == optarg || o.secs < 0 ||
+			    o.secs > 86400) {
+				fprintf(stderr, "mrc-perf: bad seconds '%s' (0..86400)\n",
+					optarg);
+				exit(2);
+			}
+			break;
+		}
 		case 'w':
 			o.window = num(optarg, 1, MRC_DEV_SNDWIN_MAX, "window");
 			break;
