@@ -67,6 +67,16 @@ static void mrc_msg_op_free(struct mrc_msg_node *node, void *p)
 	kvfree(p);
 }
 
+static void *mrc_msg_op_buf_alloc(struct mrc_msg_node *node, size_t bytes)
+{
+	return mrc_msg_op_alloc(node, bytes);
+}
+
+static void mrc_msg_op_buf_put(struct mrc_msg_node *node, void *buf)
+{
+	kvfree(buf);
+}
+
 static u64 mrc_msg_op_knob(struct mrc_msg_node *node, unsigned int id)
 {
 	return mrc_knob(id);
@@ -157,6 +167,11 @@ static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 	}
 	mrc_msg_count_tx(peer->node_id, pi, pkt);
 	return 0;
+}
+
+/* The end of a burst: every packet was posted by mrc_msg_op_send(). */
+static void mrc_msg_op_flush(struct mrc_msg_peer *mp)
+{
 }
 
 static void mrc_msg_op_kick(struct mrc_msg_peer *mp)
@@ -271,11 +286,14 @@ static void mrc_msg_op_expire_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 static const struct mrc_msg_ops mrc_msg_ops = {
 	.alloc = mrc_msg_op_alloc,
 	.free = mrc_msg_op_free,
+	.buf_alloc = mrc_msg_op_buf_alloc,
+	.buf_put = mrc_msg_op_buf_put,
 	.knob = mrc_msg_op_knob,
 	.wall_seconds = mrc_msg_op_wall_seconds,
 	.count = mrc_msg_op_count,
 	.paths = mrc_msg_op_paths,
 	.send = mrc_msg_op_send,
+	.flush = mrc_msg_op_flush,
 	.kick = mrc_msg_op_kick,
 	.arm = mrc_msg_op_arm,
 	.path_changed = mrc_msg_op_path_changed,
