@@ -685,7 +685,7 @@ int mrc_ud_queue(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 	int err = 0;
 
 	BUILD_BUG_ON(MRC_WIRE_MAX_PAYLOAD > PAGE_SIZE);
-	BUILD_BUG_ON(MRC_UD_NTX & (MRC_UD_NTX - 1));
+	BUILD_BUG_ON_NOT_POWER_OF_2(MRC_UD_NTX);
 	if (ev >= ud->nqp)
 		return -EINVAL;
 	if (hlen > MRC_UD_TX_SLOT || plen > MRC_WIRE_MAX_PAYLOAD ||
