@@ -21,27 +21,13 @@ PY3=$(command -v /usr/bin/python3 python3 | head -n1)
 # CAP_NET_ADMIN
 NOCAPS=(setpriv --inh-caps=-all --bounding-set=-all --no-new-privs)
 
-read -r -d '' PY <<'EOF'
-import errno, fcntl, os, select, struct, sys, time
-
-MAGIC = 0xF7
-def ioc(d, nr, size): return (d << 30) | (size << 16) | (MAGIC << 8) | nr
-BIND = ioc(3, 1, 8)
-SETOPT = ioc(1, 2, 16)
-GETOPT = ioc(3, 3, 16)
-BUSY_POLL = 6
-
+# The checks, in Python, after the ABI (devmrc_abi.py).
+PY_ABI=$(<"$(dirname "$0")/devmrc_abi.py")
+read -r -d '' PY_CHECKS <<'EOF'
 def bound():
-    fd = os.open("/dev/mrc", os.O_RDWR | os.O_NONBLOCK)
-    fcntl.ioctl(fd, BIND, bytearray(struct.pack("=IHH", 8, 0, 0)))
+    fd = dev(os.O_NONBLOCK)
+    bind(fd, 0)
     return fd
-
-def setopt(fd, opt, v): fcntl.ioctl(fd, SETOPT, struct.pack("=IIQ", 16, opt, v))
-
-def getopt(fd, opt):
-    b = bytearray(struct.pack("=IIQ", 16, opt, 0))
-    fcntl.ioctl(fd, GETOPT, b)
-    return struct.unpack("=IIQ", b)[2]
 
 def expect_err(e, f, *a):
     try:
@@ -119,6 +105,7 @@ def spin(secs):
 
 globals()[sys.argv[1]](*sys.argv[2:])
 EOF
+PY=$PY_ABI$'\n'$PY_CHECKS
 
 py() { "$PY3" -c "$PY" "$@"; }
 

@@ -28,56 +28,9 @@ PY3=$(command -v /usr/bin/python3 python3 | head -n1)
 UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
 	--inh-caps=-all --bounding-set=-all --no-new-privs)
 
-# The checks, in Python (ioctl numbers from uapi/linux/mrc.h).
-read -r -d '' PY <<'EOF'
-import errno, os, select, struct, sys, time
-
-MAGIC = 0xF7
-def ioc(d, nr, size): return (d << 30) | (size << 16) | (MAGIC << 8) | nr
-BIND = ioc(3, 1, 8)
-SETOPT = ioc(1, 2, 16)
-GETOPT = ioc(3, 3, 16)
-STATS_SIZE = 8 + 12 * 8
-STATS = ioc(3, 4, STATS_SIZE)
-FLUSH = ioc(0, 5, 0)
-RCVBUF, SNDWIN, PORT, NODE = 1, 2, 3, 4
-STAT_NAMES = ("tx_msgs tx_bytes tx_done tx_failed tx_outstanding rx_msgs "
-              "rx_bytes rx_dropped rx_dropped_bytes rx_queued_msgs "
-              "rx_queued_bytes rx_next_len").split()
-import fcntl
-
-def dev(flags=0): return os.open("/dev/mrc", os.O_RDWR | flags)
-
-def bind(fd, port):
-    b = bytearray(struct.pack("=IHH", 8, port, 0))
-    fcntl.ioctl(fd, BIND, b)
-    return struct.unpack("=IHH", b)[1]
-
-def setopt(fd, opt, v): fcntl.ioctl(fd, SETOPT, struct.pack("=IIQ", 16, opt, v))
-
-def getopt(fd, opt):
-    b = bytearray(struct.pack("=IIQ", 16, opt, 0))
-    fcntl.ioctl(fd, GETOPT, b)
-    return struct.unpack("=IIQ", b)[2]
-
-def stats(fd):
-    b = bytearray(struct.pack("=Ii", STATS_SIZE, 0) + bytes(96))
-    fcntl.ioctl(fd, STATS, b)
-    v = struct.unpack("=Ii12Q", b)
-    d = dict(zip(STAT_NAMES, v[2:]))
-    d["last_error"] = v[1]
-    return d
-
-def send(fd, node, port, payload, version=1, extra=0):
-    return os.write(fd, struct.pack("=IIHHI", version, node, port, 0,
-                                     len(payload) + extra) + payload)
-
-def recv(fd, n=1 << 20):
-    m = os.read(fd, n)
-    node, port, flags, ln, _ = struct.unpack("=IHHII", m[:16])
-    assert ln == len(m) - 16, (ln, len(m))
-    return node, port, m[16:]
-
+# The checks, in Python, after the ABI (devmrc_abi.py).
+PY_ABI=$(<"$(dirname "$0")/devmrc_abi.py")
+read -r -d '' PY_CHECKS <<'EOF'
 def errno_of(f, *a):
     try:
         f(*a)
@@ -268,6 +221,7 @@ if sys.argv[1] == "echo":
 else:
     check(sys.argv[1], int(sys.argv[2]))
 EOF
+PY=$PY_ABI$'\n'$PY_CHECKS
 
 py() { python3 -c "$PY" "$@"; }
 
