@@ -15,10 +15,8 @@
 
 enum mrc_ev {
 	MRC_EV_SEND,		/* sends accepted by mrc_msg_send() */
-	MRC_EV_TX_POST,		/* datagrams posted (WRs), every type */
+	MRC_EV_TX_POST,		/* datagrams posted, every type */
 	MRC_EV_TX_SIGNALED,	/* ... of them with a signalled completion */
-	MRC_EV_TX_CHAIN,	/* ib_post_send() calls that posted them */
-	MRC_EV_TX_INLINE,	/* datagrams posted inline (control) */
 	MRC_EV_TX_DATA,		/* DATA packets posted (first and resent) */
 	MRC_EV_TX_SACK,		/* SACKs posted */
 	MRC_EV_TX_NACK,		/* NACKs posted */

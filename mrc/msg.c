@@ -80,18 +80,6 @@ static void mrc_msg_op_rx_free(struct mrc_msg_node *node, void *p,
 	mrc_rxpool_put(p, bytes);
 }
 
-/* A message's buffer: DATA sends reference it in place (ud.c). */
-static void *mrc_msg_op_buf_alloc(struct mrc_msg_node *node, size_t bytes)
-{
-	mrc_ev_inc(MRC_EV_ALLOC);
-	return mrc_ud_buf_alloc(bytes);
-}
-
-static void mrc_msg_op_buf_put(struct mrc_msg_node *node, void *buf)
-{
-	mrc_ud_buf_put(buf);
-}
-
 static u64 mrc_msg_op_knob(struct mrc_msg_node *node, unsigned int id)
 {
 	return mrc_knob(id);
@@ -137,7 +125,8 @@ static void mrc_msg_count_tx(u32 node, unsigned int pi,
 {
 	switch (pkt->type) {
 	case MRC_PKT_DATA:
-		mrc_ev_inc(MRC_EV_TX_DATA);	/* payload sent in place */
+		mrc_ev_inc(MRC_EV_TX_DATA);
+		mrc_ev_add(MRC_EV_COPY_TX, pkt->len);	/* into the ring */
 		trace_mrc_data_tx(node, pi, pkt->msg_id, pkt->offset,
 				  pkt->len);
 		break;
@@ -154,12 +143,7 @@ static void mrc_msg_count_tx(u32 node, unsigned int pi,
 	}
 }
 
-/*
- * Sends one packet on path @pi: a DATA packet is queued on the path's QP,
- * its payload in place in the message's buffer (@payload is m->buf +
- * pkt->offset), to be posted by mrc_msg_op_flush(); any other is posted
- * now, its body inline.
- */
+/* Posts one packet on path @pi: the header, then the payload or body. */
 static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 			   struct mrc_pkt *pkt, const void *payload)
 {
@@ -176,20 +160,9 @@ static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 	pkt->dst_node = peer->node_id;
 	pkt->token = peer->tx_token;	/* token branch */
 	mrc_wire_put_hdr(hdr, pkt);
-	if (payload && pkt->type == MRC_PKT_DATA) {
-		/* the message's buffer, from mrc_msg_op_buf_alloc() */
-		err = mrc_ud_queue(link->rail->ud, ev, link->ah,
-				   link->paths[ev].remote_qpn, hdr,
-				   sizeof(hdr),
-				   (u8 *)payload - pkt->offset, pkt->offset,
-				   pkt->len);
-		if (!err)
-			__set_bit(pi, peer->mk.tx_queued);
-	} else {
-		err = mrc_ud_send(link->rail->ud, ev, link->ah,
-				  link->paths[ev].remote_qpn, hdr, sizeof(hdr),
-				  pkt->body, pkt->len);
-	}
+	err = mrc_ud_send(link->rail->ud, ev, link->ah,
+			  link->paths[ev].remote_qpn, hdr, sizeof(hdr),
+			  payload ? payload : pkt->body, pkt->len);
 	if (err) {
 		if (err != -EAGAIN && err != -ENETDOWN)
 			pr_debug("send to %u: %d\n", peer->node_id, err);
@@ -197,23 +170,6 @@ static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 	}
 	mrc_msg_count_tx(peer->node_id, pi, pkt);
 	return 0;
-}
-
-/* The end of a burst: posts each path's queued DATA as one chain. */
-static void mrc_msg_op_flush(struct mrc_msg_peer *mp)
-{
-	struct mrc_peer *peer = mrc_msg_to_peer(mp);
-	unsigned int pi;
-
-	lockdep_assert_held(&peer->lock);
-	for_each_set_bit(pi, peer->mk.tx_queued, MRC_MSG_NPATHS) {
-		struct mrc_peer_link *link = mrc_msg_link(peer, pi);
-
-		/* a link is changed only under peer->lock: still the same */
-		if (link->rail)
-			mrc_ud_flush(link->rail->ud, pi % MRC_MSG_LINK_PATHS);
-	}
-	bitmap_zero(peer->mk.tx_queued, MRC_MSG_NPATHS);
 }
 
 static void mrc_msg_op_kick(struct mrc_msg_peer *mp)
@@ -330,14 +286,11 @@ static const struct mrc_msg_ops mrc_msg_ops = {
 	.free = mrc_msg_op_free,
 	.rx_alloc = mrc_msg_op_rx_alloc,
 	.rx_free = mrc_msg_op_rx_free,
-	.buf_alloc = mrc_msg_op_buf_alloc,
-	.buf_put = mrc_msg_op_buf_put,
 	.knob = mrc_msg_op_knob,
 	.wall_seconds = mrc_msg_op_wall_seconds,
 	.count = mrc_msg_op_count,
 	.paths = mrc_msg_op_paths,
 	.send = mrc_msg_op_send,
-	.flush = mrc_msg_op_flush,
 	.kick = mrc_msg_op_kick,
 	.arm = mrc_msg_op_arm,
 	.path_changed = mrc_msg_op_path_changed,

@@ -7,7 +7,6 @@
 #ifndef _MRC_MSG_H
 #define _MRC_MSG_H
 
-#include <linux/bitmap.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -30,8 +29,6 @@ struct mrc_msg_kpeer {
 	spinlock_t rx_lock;		/* the receiver half of peer->mp */
 	struct work_struct rx_work;	/* calls the endpoints' recv */
 	struct delayed_work rx_gc;	/* expires stalled messages */
-	/* Paths with DATA queued since the last flush; under peer->lock. */
-	DECLARE_BITMAP(tx_queued, MRC_MSG_NPATHS);
 };
 
 void mrc_msg_exit(void);

@@ -6,14 +6,10 @@
  * UDP source port is fixed per QP, so a QP *is* an entropy value: a path
  * through an ECMP fabric).  Every QP keeps MRC_UD_NRX receive buffers of
  * GRH + MRC_WIRE_MAX_PKT bytes posted, so no datagram mrc accepts can be
- * larger than a buffer.  Sends go through a FIFO ring of MRC_UD_NTX slots
- * per QP: the header in the slot, the payload mapped in place from the
- * message's buffer (struct mrc_ud_buf, which the send holds a reference
- * on), DATA packets posted in chains, control packets inline (ud.c has the
- * design notes).  A QP that enters ERROR (rxe does so on an oversized
- * datagram from anyone) is recovered automatically: moved to ERROR, its
- * flushed work requests collected, then RESET -> INIT -> RTR -> RTS and
- * every receive reposted.
+ * larger than a buffer.  A QP that enters ERROR anyway (rxe does so on an
+ * oversized datagram from anyone) is recovered automatically: moved to
+ * ERROR, its flushed work requests collected, then RESET -> INIT -> RTR ->
+ * RTS and every receive reposted.
  */
 #ifndef _MRC_UD_H
 #define _MRC_UD_H
@@ -26,15 +22,7 @@
 #define MRC_UD_QKEY	0x4d524331	/* "MRC1" */
 #define MRC_UD_RX_LEN	(sizeof(struct ib_grh) + MRC_WIRE_MAX_PKT)
 #define MRC_UD_NRX	128	/* receives posted per QP */
-#define MRC_UD_NTX	64	/* send ring slots per QP (rxe's limit), 2^n */
-/* Header room of a send slot: the largest control packet (a full NACK). */
-#define MRC_UD_TX_SLOT	512
-/* Inline data asked of the provider: a full NACK. */
-#define MRC_UD_INLINE	(MRC_WIRE_HDR_LEN + MRC_WIRE_NACK_MAX * 8)
-#define MRC_UD_CHAIN	16	/* WRs per ib_post_send() at most */
-#define MRC_UD_SIG_EVERY 16	/* a signalled WR at least this often */
-/* Gather entries: the header, a payload crossing one page boundary. */
-#define MRC_UD_TX_SGE	3
+#define MRC_UD_NTX	64	/* sends in flight per QP (rxe's limit) */
 
 struct mrc_rail;
 struct mrc_ud;
@@ -49,20 +37,12 @@ struct mrc_ud_rx {
 	bool posted;		/* under uqp->lock */
 };
 
-struct mrc_ud_buf;
-
-/*
- * One send slot.  Everything but cqe and uqp is written by whoever owns
- * the slot under uqp->lock: the poster from mrc_ud_tx_get() until it is
- * posted, then the provider until a completion reclaims it.
- */
 struct mrc_ud_tx {
 	struct ib_cqe cqe;
 	struct mrc_ud_qp *uqp;
-	struct ib_ud_wr wr;
-	struct ib_sge sge[MRC_UD_TX_SGE];
-	struct mrc_ud_buf *buf;	/* the payload's buffer (a reference) */
-	u8 npay;		/* payload entries mapped: sge[1..npay] */
+	void *buf;
+	u64 dma;
+	bool posted;		/* under uqp->lock */
 };
 
 enum mrc_uqp_state {
@@ -78,24 +58,16 @@ struct mrc_ud_qp {
 	struct ib_qp *qp;
 	u16 ev;				/* entropy value = index on the rail */
 
-	spinlock_t lock;		/* everything below, and rx/tx slots */
+	spinlock_t lock;		/* everything below, and rx/tx posted */
 	enum mrc_uqp_state state;
 	unsigned int rx_posted;
-	/*
-	 * The send ring, free-running indices (slot = index % MRC_UD_NTX):
-	 * [tx_tail, tx_post) posted and not yet known complete, [tx_post,
-	 * tx_head) queued (the pending chain, posted by the next flush),
-	 * the rest free.  The newest posted WR is always signalled.
-	 */
-	u32 tx_tail, tx_post, tx_head;
-	unsigned int tx_unsig;		/* WRs queued since a signalled one */
-	unsigned int max_inline;	/* the provider's, fixed at creation */
+	unsigned int tx_posted;
+	u16 tx_free[MRC_UD_NTX];	/* stack of free tx slot indices */
+	unsigned int ntx_free;
 	struct work_struct recover_work;
 
 	struct mrc_ud_rx rx[MRC_UD_NRX];
 	struct mrc_ud_tx tx[MRC_UD_NTX];
-	void *hdr;			/* MRC_UD_NTX * MRC_UD_TX_SLOT bytes */
-	u64 hdr_dma;			/* ... mapped once, to the device */
 };
 
 struct mrc_ud {
@@ -116,14 +88,7 @@ void mrc_ud_destroy(struct mrc_ud *ud);
 
 int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 		u32 rqpn, const void *hdr, unsigned int hlen,
-		const void *body, unsigned int blen);
-int mrc_ud_queue(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
-		 u32 rqpn, const void *hdr, unsigned int hlen,
-		 void *buf, u32 off, unsigned int plen);
-void mrc_ud_flush(struct mrc_ud *ud, unsigned int ev);
-
-void *mrc_ud_buf_alloc(size_t bytes);
-void mrc_ud_buf_put(void *buf);
+		const void *payload, unsigned int plen);
 
 int mrc_ud_inject_error(struct mrc_ud *ud, unsigned int ev);
 

@@ -131,14 +131,6 @@ struct mrc_msg_ops {
 	 */
 	void *(*rx_alloc)(struct mrc_msg_node *node, size_t bytes);
 	void (*rx_free)(struct mrc_msg_node *node, void *p, size_t bytes);
-	/*
-	 * A message's payload buffer, m->buf (@bytes, not zeroed), or NULL;
-	 * may sleep.  buf_put gives the engine's hold back: the host may keep
-	 * the buffer alive past it, for as long as its own sends reference it
-	 * (a DATA packet the device has not finished reading).
-	 */
-	void *(*buf_alloc)(struct mrc_msg_node *node, size_t bytes);
-	void (*buf_put)(struct mrc_msg_node *node, void *buf);
 	/* A knob's value (config.h, MRC_KNOB_*). */
 	u64 (*knob)(struct mrc_msg_node *node, unsigned int id);
 	/* Wall-clock seconds: the base of a new epoch. */
@@ -157,16 +149,10 @@ struct mrc_msg_ops {
 	 * Posts @pkt (the engine filled all but the node ids and the token)
 	 * with @payload on path @pi.  0, -EAGAIN (the send ring is full: the
 	 * packet was not sent), -ENETDOWN (the path is gone: try another) or
-	 * another error (counted as sent and lost).  A DATA packet's @payload
-	 * is its message's m->buf (from buf_alloc) + pkt->offset; the host
-	 * may send it from there, after the call, and may hold it back until
-	 * the next flush.  Any other packet's @payload is NULL: its body is
-	 * pkt->body, to be sent before the call returns.
+	 * another error (counted as sent and lost).
 	 */
 	int (*send)(struct mrc_msg_peer *mp, unsigned int pi,
 		    struct mrc_pkt *pkt, const void *payload);
-	/* End of a burst of sends: post what send held back. */
-	void (*flush)(struct mrc_msg_peer *mp);
 	/* Run mrc_msg_tx_run() soon; at @delay_ns from now at the latest. */
 	void (*kick)(struct mrc_msg_peer *mp);
 	void (*arm)(struct mrc_msg_peer *mp, u64 delay_ns);

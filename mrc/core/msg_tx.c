@@ -8,14 +8,10 @@
  *
  * Design notes
  *
- * Queue.  The host allocates a message (mrc_msg_tx_alloc(): its buffer,
- * from ops->buf_alloc, and scoreboard, txsb.c), copies the payload in and
- * queues it.  Each run walks the queue in order and, per packet, asks the
- * scheduler (sched.c) for an ACTIVE path and posts one DATA datagram on
- * it through ops->send, the payload in place in the message's buffer (the
- * host may keep the buffer past the message's free while its sends read
- * it); ops->flush ends the run, so that the host may post the run's
- * packets in batches.
+ * Queue.  The host allocates a message (mrc_msg_tx_alloc(): its buffer and
+ * scoreboard, txsb.c), copies the payload in and queues it.  Each run
+ * walks the queue in order and, per packet, asks the scheduler (sched.c)
+ * for an ACTIVE path and posts one DATA datagram on it through ops->send.
  * A packet is seg payload bytes (the host chooses seg from its rails'
  * MTU; paths whose MTU is smaller are skipped), all of one message carry
  * the same seg.  At most cwnd packets of a peer are in flight: a
@@ -282,14 +278,11 @@ static void push(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb, bool *more)
 			if (msg_rank(m->cls) == rank &&
 			    !push_msg(mp, cb, m, &run)) {
 				*more = run.more;
-				goto out;
+				return;
 			}
 	}
 	if (run.no_path && !mp->stuck_ns)
 		mp->stuck_ns = cb->now ? cb->now : 1;
-out:
-	/* The host may hold the burst's packets back to post them at once. */
-	mp->node->ops->flush(mp);
 }
 
 /* Gives back every packet of @m in flight (RELEASED). */
@@ -445,7 +438,7 @@ struct mrc_msg_tx *mrc_msg_tx_alloc(struct mrc_msg_node *node, u32 len,
 	m->len = len;
 	m->seg = seg;
 	m->cls = cls < MRC_SCHED_CLASS_NR ? cls : MRC_SCHED_CLASS_DEFAULT;
-	m->buf = node->ops->buf_alloc(node, len);
+	m->buf = node->ops->alloc(node, len);
 	m->sb_mem = node->ops->alloc(node, sbb);
 	if (!m->buf || !m->sb_mem) {
 		mrc_msg_tx_free(node, m);
@@ -466,7 +459,7 @@ void mrc_msg_tx_free(struct mrc_msg_node *node, struct mrc_msg_tx *m)
 {
 	atomic64_sub(m->mem, &node->tx_bytes);
 	if (m->buf)
-		node->ops->buf_put(node, m->buf);
+		node->ops->free(node, m->buf);
 	if (m->sb_mem)
 		node->ops->free(node, m->sb_mem);
 	node->ops->free(node, m);

@@ -75,9 +75,6 @@ struct host {
 	int send_err;			/* the next sends fail with this */
 	unsigned int send_err_n;	/* ... this many of them */
 	unsigned int sent, sent_data;	/* packets posted */
-	unsigned int flushes;		/* ends of bursts (ops->flush) */
-	unsigned int unflushed;		/* DATA sent since the last flush */
-	const u8 *data_base;		/* last DATA: payload - offset */
 	unsigned int kicks;		/* pending kick */
 	bool armed;
 	u64 arm_at;
@@ -210,11 +207,8 @@ static int host_send(struct mrc_msg_peer *mp, unsigned int pi,
 	hp->len = MRC_WIRE_HDR_LEN + pkt->len;
 	hp->pi = pi;
 	h->sent++;
-	if (pkt->type == MRC_PKT_DATA) {
+	if (pkt->type == MRC_PKT_DATA)
 		h->sent_data++;
-		h->unflushed++;
-		h->data_base = (const u8 *)payload - pkt->offset;
-	}
 	return 0;
 }
 
@@ -312,28 +306,16 @@ static void host_expire_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 	h->expire_at = h->now + delay_ns;
 }
 
-/* The end of a burst: host_send() wrote every packet at once already. */
-static void host_flush(struct mrc_msg_peer *mp)
-{
-	struct host *h = host_of(mp);
-
-	h->flushes++;
-	h->unflushed = 0;
-}
-
 static const struct mrc_msg_ops host_ops = {
 	.alloc = host_alloc,
 	.free = host_free,
 	.rx_alloc = host_rx_alloc,
 	.rx_free = host_rx_free,
-	.buf_alloc = host_alloc,
-	.buf_put = host_free,
 	.knob = host_knob,
 	.wall_seconds = host_wall,
 	.count = host_count,
 	.paths = host_paths,
 	.send = host_send,
-	.flush = host_flush,
 	.kick = host_kick,
 	.arm = host_arm,
 	.path_changed = host_path_changed,

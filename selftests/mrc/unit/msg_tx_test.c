@@ -503,32 +503,6 @@ static void tx_fail_all__releases_everything(void)
 	unpair();
 }
 
-/*
- * DATA goes out in place (payload = the message's buffer + offset, so the
- * host may send it from there) and every burst ends with a flush, so the
- * host may hold a burst's packets back and post them together.
- */
-static void tx_push__payload_in_place_then_flush(void)
-{
-	struct done_rec d = {};
-	struct mrc_msg_tx *m;
-	unsigned int f0;
-	int err;
-
-	pair();
-	f0 = A->flushes;
-	m = host_send_msg(A, NULL, 10 * SEG, 0, done_fn, &d, &err);
-	CHECK(m && !err, "queued: %d", err);
-	CHECK(A->sent_data == 10, "sent_data %u", A->sent_data);
-	CHECK(A->data_base == m->buf, "payload in the message's buffer");
-	CHECK(A->flushes > f0 && A->unflushed == 0,
-	      "the burst ended with a flush (%u, %u unflushed)", A->flushes,
-	      A->unflushed);
-	mrc_msg_tx_run(&A->mp, A->now);
-	CHECK(A->unflushed == 0, "a run ends with a flush too");
-	unpair();
-}
-
 static const struct tap_test tests[] = {
 	{ "tx_alloc__bounds", tx_alloc__bounds },
 	{ "tx_alloc__no_memory", tx_alloc__no_memory },
@@ -545,8 +519,6 @@ static const struct tap_test tests[] = {
 	{ "tx_run__stall_fails_etimedout", tx_run__stall_fails_etimedout },
 	{ "tx_push__ring_full_retries", tx_push__ring_full_retries },
 	{ "tx_push__latency_first", tx_push__latency_first },
-	{ "tx_push__payload_in_place_then_flush",
-	  tx_push__payload_in_place_then_flush },
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
 	{ "tx_nack__resends_ranges", tx_nack__resends_ranges },
 	{ "tx_restarted__renumbers_and_resends",
