@@ -36,44 +36,9 @@ ROOT_WITHOUT() {	# ROOT_WITHOUT CAP CMD...
 	setpriv --inh-caps=-"$cap" --bounding-set=-"$cap" "$@"
 }
 
-read -r -d '' PY <<'EOF'
-import errno, fcntl, os, select, struct, sys, time
-
-MAGIC = 0xF7
-def ioc(d, nr, size): return (d << 30) | (size << 16) | (MAGIC << 8) | nr
-BIND = ioc(3, 1, 8)
-SETOPT = ioc(1, 2, 16)
-STATS_SIZE = 8 + 12 * 8
-STATS = ioc(3, 4, STATS_SIZE)
-FLUSH = ioc(0, 5, 0)
-RCVBUF = 1
-STAT_NAMES = ("tx_msgs tx_bytes tx_done tx_failed tx_outstanding rx_msgs "
-              "rx_bytes rx_dropped rx_dropped_bytes rx_queued_msgs "
-              "rx_queued_bytes rx_next_len").split()
-
-def dev(flags=0): return os.open("/dev/mrc", os.O_RDWR | flags)
-
-def bind(fd, port):
-    b = bytearray(struct.pack("=IHH", 8, port, 0))
-    fcntl.ioctl(fd, BIND, b)
-    return struct.unpack("=IHH", b)[1]
-
-def setopt(fd, opt, v): fcntl.ioctl(fd, SETOPT, struct.pack("=IIQ", 16, opt, v))
-
-def stats(fd):
-    b = bytearray(struct.pack("=Ii", STATS_SIZE, 0) + bytes(96))
-    fcntl.ioctl(fd, STATS, b)
-    return dict(zip(STAT_NAMES, struct.unpack("=Ii12Q", b)[2:]))
-
-def send(fd, node, port, payload):
-    return os.write(fd, struct.pack("=IIHHI", 1, node, port, 0,
-                                     len(payload)) + payload)
-
-def recv(fd, n=4 << 20):
-    m = os.read(fd, n)
-    node, port, flags, ln, _ = struct.unpack("=IHHII", m[:16])
-    return node, port, m[16:]
-
+# The checks, in Python, after the ABI (devmrc_abi.py).
+PY_ABI=$(<"$(dirname "$0")/devmrc_abi.py")
+read -r -d '' PY_CHECKS <<'EOF'
 def errno_of(f, *a):
     try:
         f(*a)
@@ -222,6 +187,7 @@ if sys.argv[1] == "echo":
 else:
     check(sys.argv[1], int(sys.argv[2]))
 EOF
+PY=$PY_ABI$'\n'$PY_CHECKS
 
 knob() { cat "/sys/kernel/mrc/$1"; }
 
