@@ -44,6 +44,7 @@ enum mrc_ev {
 	MRC_EV_BUSY_POLL,	/* busy-poll passes over every CQ */
 	MRC_EV_BUSY_CQE,	/* completions handled by busy pollers */
 	MRC_EV_BUSY_HIT,	/* busy polls that found a message */
+	MRC_EV_RX_DIRECT,	/* messages delivered where their DATA arrived */
 	MRC_EV_NR
 };
 

@@ -21,8 +21,11 @@
  *    mrc_send().
  *  - ops->recv() is called once per message, in process context, one call
  *    at a time per sending node; @data is valid only during the call (copy
- *    what you keep).  It may call mrc_send(); it must not call
- *    mrc_ep_close() on its own endpoint.
+ *    what you keep).  It runs where the message's last packet was
+ *    received (the completion queue's poller, which waits for it) or in
+ *    a work item: keep it short.  It may call mrc_send(); it must not
+ *    call mrc_ep_close(), on its own endpoint or any other (the close
+ *    may wait for completions that this poller would handle).
  *  - mrc_ep_close() waits until every done() of the endpoint's sends has
  *    been called and no recv() runs; after it returns neither is called.
  */

@@ -12,8 +12,8 @@
  * mrc_msg_send(), from proto.c's SACK and NACK handlers, from peer.c
  * (paths going down, restarts) and from tx_work, which the engine kicks
  * and the peer's hrtimer arms.  Its receiver half runs under
- * peer->mk.rx_lock (BH spin): DATA from proto.c, rx_work (deliveries) and
- * rx_gc (expiry).  They never nest: a SACK is built under rx_lock and sent
+ * peer->mk.rx_lock (BH spin): DATA from proto.c, the deliveries (msg_rx.c:
+ * where the DATA arrived, or from rx_work) and rx_gc (expiry).  They never nest: a SACK is built under rx_lock and sent
  * under peer->lock after rx_lock is released.  Memory of messages is never
  * allocated under a lock: the engine says when it needs a context and the
  * caller allocates it unlocked.  done() and recv() are called in process
@@ -267,6 +267,10 @@ static void mrc_msg_op_deliver(struct mrc_msg_peer *mp)
 	struct mrc_peer *peer = mrc_msg_to_peer(mp);
 
 	lockdep_assert_held(&peer->mk.rx_lock);
+	if (peer->mk.rx_direct) {	/* mrc_msg_rx_data() delivers it */
+		peer->mk.rx_due = true;
+		return;
+	}
 	if (queue_work(system_wq, &peer->mk.rx_work))
 		mrc_ev_inc(MRC_EV_RX_KICK);
 }

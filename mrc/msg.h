@@ -21,7 +21,8 @@ struct mrc_ud_qp;
  * The engine's kernel binding, one per peer (beside its struct
  * mrc_msg_peer, peer->mp): the sender runs under peer->lock, from
  * tx_work (kicked) and the hrtimer (armed); the receiver under rx_lock,
- * its deliveries from rx_work and its expiry from rx_gc.
+ * its deliveries where the DATA arrived (at most a few per packet) or
+ * from rx_work, and its expiry from rx_gc.
  */
 struct mrc_msg_kpeer {
 	struct hrtimer timer;		/* RTO and retry tick (soft) */
@@ -29,7 +30,20 @@ struct mrc_msg_kpeer {
 	spinlock_t rx_lock;		/* the receiver half of peer->mp */
 	struct work_struct rx_work;	/* calls the endpoints' recv */
 	struct delayed_work rx_gc;	/* expires stalled messages */
+	/*
+	 * MRC_MK_DELIVERING: someone pops and delivers (msg_rx.c); one at a
+	 * time, so that messages reach their endpoints in order.
+	 */
+	unsigned long flags;
+	/*
+	 * Under rx_lock: the caller of the engine delivers what becomes
+	 * ready itself (rx_direct), and something did (rx_due).
+	 */
+	bool rx_direct;
+	bool rx_due;
 };
+
+#define MRC_MK_DELIVERING	0
 
 void mrc_msg_exit(void);
 

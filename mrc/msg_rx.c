@@ -4,8 +4,8 @@
  * DATA packets in (the engine's mrc_msg_rx_packet() under the peer's
  * rx_lock, the reassembly context allocated unlocked when the engine asks
  * for one), the SACK or NACK the arrival calls for, deliveries to the
- * endpoints from rx_work, the expiry clock (rx_gc), and the delivery
- * trace in debugfs.  The sender's half, the node and the peers' engine
+ * endpoints (where the DATA arrived, or from rx_work), the expiry clock
+ * (rx_gc), and the delivery trace in debugfs.  The sender's half, the node and the peers' engine
  * lifetime are msg.c; the locking is described there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -23,6 +23,12 @@
 #include "peer.h"
 #include "trace.h"
 #include "ud.h"
+
+/*
+ * Messages the receive handler delivers itself per DATA packet (in the
+ * CQ's poller, which waits for it); the rest go to rx_work.
+ */
+#define MRC_MSG_DIRECT_BUDGET	4
 
 /*
  * Delivery trace (debugfs mrc/deliveries): time and running byte count of
@@ -93,6 +99,112 @@ struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
 
 /* ---- receiver ---- */
 
+static void mrc_msg_trace_add(u32 len)
+{
+	struct mrc_msg_trace *t;
+
+	spin_lock_bh(&mrc_msg_trace_lock);
+	mrc_msg_trace_bytes += len;
+	t = &mrc_msg_trace[mrc_msg_trace_n++ % MRC_MSG_TRACE_N];
+	t->ns = ktime_get_ns();
+	t->bytes = mrc_msg_trace_bytes;
+	spin_unlock_bh(&mrc_msg_trace_lock);
+}
+
+/* Hands @rm to its endpoint (or counts it dropped), then frees it. */
+static void mrc_msg_deliver_one(struct mrc_msg_rx *rm)
+{
+	struct mrc_ep *ep = mrc_ep_get(rm->dst_port);
+
+	if (ep) {
+		void *buf = mrc_msg_rx_take_buf(rm);
+
+		mrc_ev_inc(MRC_EV_DELIVER);
+		trace_mrc_deliver(rm->src_node, rm->src_port, rm->dst_port,
+				  rm->r.msg_len);
+		mrc_ep_deliver(ep, rm->src_node, rm->src_port, &buf,
+			       rm->r.msg_len);
+		mrc_ep_put(ep);
+		/* the endpoint did not keep it (NULL if it did) */
+		mrc_msg_rx_buf_free(&mrc_msg_node, buf, rm->r.msg_len);
+		ms_inc(MRC_MS_RX_MSGS);
+		atomic64_add(rm->r.msg_len, &mrc_msg_stats[MRC_MS_RX_BYTES]);
+		mrc_msg_trace_add(rm->r.msg_len);
+	} else {
+		ms_inc(MRC_MS_RX_NO_EP);
+		pr_info_ratelimited("message from node %u to unbound port %u dropped\n",
+				    rm->src_node, rm->dst_port);
+	}
+	mrc_msg_rx_free(&mrc_msg_node, rm);
+}
+
+/*
+ * Delivers the peer's ready messages, in order, at most @budget of them;
+ * what is left goes to rx_work.  Returns how many were delivered here.
+ *
+ * One deliverer at a time (MRC_MK_DELIVERING), or two could pop
+ * consecutive messages and hand them over out of order.  A caller that
+ * finds the bit taken leaves: the owner looks at the deliver list again
+ * after letting go, under rx_lock, so a message that became ready while
+ * it held the bit (its producer saw the bit taken) is not left behind.
+ * Both sides order through rx_lock: the producer readies under it before
+ * trying the bit; the owner clears the bit before looking under it.
+ */
+static unsigned int mrc_msg_deliver_run(struct mrc_peer *peer,
+					unsigned int budget)
+{
+	struct mrc_msg_kpeer *mk = &peer->mk;
+	struct mrc_msg_rx *rm;
+	unsigned int n = 0;
+	bool more;
+
+	while (!test_and_set_bit(MRC_MK_DELIVERING, &mk->flags)) {
+		for (;;) {
+			if (n >= budget) {
+				rm = NULL;
+				break;
+			}
+			spin_lock_bh(&mk->rx_lock);
+			rm = mrc_msg_rx_pop(&peer->mp);
+			spin_unlock_bh(&mk->rx_lock);
+			if (!rm)
+				break;
+			mrc_msg_deliver_one(rm);
+			n++;
+			cond_resched();
+		}
+		clear_bit_unlock(MRC_MK_DELIVERING, &mk->flags);
+		smp_mb__after_atomic();
+		spin_lock_bh(&mk->rx_lock);
+		more = mrc_msg_rx_ready(&peer->mp);
+		spin_unlock_bh(&mk->rx_lock);
+		if (!more)
+			break;
+		if (n >= budget) {	/* the rest from rx_work */
+			if (queue_work(system_wq, &mk->rx_work))
+				mrc_ev_inc(MRC_EV_RX_KICK);
+			break;
+		}
+	}
+	return n;
+}
+
+/**
+ * mrc_msg_rx_workfn() - rx_work: hand every message ready to its endpoint
+ * @work: the peer's mk.rx_work
+ *
+ * Context: process (system_wq), no lock held: the endpoints' callbacks
+ * run here.
+ */
+void mrc_msg_rx_workfn(struct work_struct *work)
+{
+	struct mrc_peer *peer = container_of(work, struct mrc_peer,
+					     mk.rx_work);
+
+	mrc_ev_inc(MRC_EV_RX_WORK);
+	mrc_msg_deliver_run(peer, UINT_MAX);
+}
+
 /**
  * mrc_msg_rx_data() - a DATA packet arrived (proto.c, process context)
  * @uqp: the QP it arrived on
@@ -106,6 +218,7 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 {
 	struct mrc_msg_rx_out out = {};
 	enum mrc_drop_reason why;
+	bool due = false;
 	struct mrc_peer *peer;
 	unsigned int l, pi;
 
@@ -119,8 +232,12 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 			  pkt->len);
 	for (;;) {
 		spin_lock_bh(&peer->mk.rx_lock);
+		peer->mk.rx_direct = true;	/* deliveries: below */
 		why = mrc_msg_rx_packet(&peer->mp, pi, pkt, ktime_get_ns(),
 					&out);
+		peer->mk.rx_direct = false;
+		due |= peer->mk.rx_due;
+		peer->mk.rx_due = false;
 		spin_unlock_bh(&peer->mk.rx_lock);
 		if (!out.need_ctx)
 			break;
@@ -145,69 +262,16 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 		/* charge the arrival to the credit pacer */
 		mrc_credit_rx_data_hook(peer, pkt);
 	}
+	/*
+	 * A message became ready: hand it over here, after its SACK went
+	 * out, instead of waking rx_work (one hop less on the latency
+	 * path).  Bounded, as the CQ's poller waits for us.
+	 */
+	if (due)
+		mrc_ev_add(MRC_EV_RX_DIRECT,
+			   mrc_msg_deliver_run(peer, MRC_MSG_DIRECT_BUDGET));
 	mrc_peer_put(peer);
 	return why;
-}
-
-static void mrc_msg_trace_add(u32 len)
-{
-	struct mrc_msg_trace *t;
-
-	spin_lock_bh(&mrc_msg_trace_lock);
-	mrc_msg_trace_bytes += len;
-	t = &mrc_msg_trace[mrc_msg_trace_n++ % MRC_MSG_TRACE_N];
-	t->ns = ktime_get_ns();
-	t->bytes = mrc_msg_trace_bytes;
-	spin_unlock_bh(&mrc_msg_trace_lock);
-}
-
-/**
- * mrc_msg_rx_workfn() - rx_work: hand every message ready to its endpoint
- * @work: the peer's mk.rx_work
- *
- * Context: process (system_wq), no lock held: the endpoints' callbacks
- * run here.
- */
-void mrc_msg_rx_workfn(struct work_struct *work)
-{
-	struct mrc_peer *peer = container_of(work, struct mrc_peer,
-					     mk.rx_work);
-	struct mrc_msg_rx *rm;
-
-	mrc_ev_inc(MRC_EV_RX_WORK);
-	for (;;) {
-		struct mrc_ep *ep;
-
-		spin_lock_bh(&peer->mk.rx_lock);
-		rm = mrc_msg_rx_pop(&peer->mp);
-		spin_unlock_bh(&peer->mk.rx_lock);
-		if (!rm)
-			break;
-		ep = mrc_ep_get(rm->dst_port);
-		if (ep) {
-			void *buf = mrc_msg_rx_take_buf(rm);
-
-			mrc_ev_inc(MRC_EV_DELIVER);
-			trace_mrc_deliver(rm->src_node, rm->src_port,
-					  rm->dst_port, rm->r.msg_len);
-			mrc_ep_deliver(ep, rm->src_node, rm->src_port, &buf,
-				       rm->r.msg_len);
-			mrc_ep_put(ep);
-			/* the endpoint did not keep it (NULL if it did) */
-			mrc_msg_rx_buf_free(&mrc_msg_node, buf,
-					    rm->r.msg_len);
-			ms_inc(MRC_MS_RX_MSGS);
-			atomic64_add(rm->r.msg_len,
-				     &mrc_msg_stats[MRC_MS_RX_BYTES]);
-			mrc_msg_trace_add(rm->r.msg_len);
-		} else {
-			ms_inc(MRC_MS_RX_NO_EP);
-			pr_info_ratelimited("message from node %u to unbound port %u dropped\n",
-					    rm->src_node, rm->dst_port);
-		}
-		mrc_msg_rx_free(&mrc_msg_node, rm);
-		cond_resched();
-	}
 }
 
 /**

@@ -14,6 +14,8 @@
 #define MRC_MSG_CWND_MIN	8
 #define MRC_MSG_CWND_MAX	128
 #define MRC_MSG_BUDGET		128	/* packets per run */
+/* A send pushes in the caller's context while at most this many queued. */
+#define MRC_MSG_PUSH_NOW_MAX	4
 #define MRC_MSG_TICK_NS		(2 * NSEC_PER_MSEC)
 #define MRC_MSG_RETRY_NS	(250 * NSEC_PER_USEC)
 /*

@@ -479,6 +479,17 @@ void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 }
 
 /**
+ * mrc_msg_rx_ready() - whether a message waits to be delivered
+ * @mp: the peer's engine
+ *
+ * Return: true if mrc_msg_rx_pop() would return one.
+ */
+bool mrc_msg_rx_ready(const struct mrc_msg_peer *mp)
+{
+	return !list_empty(&mp->deliver);
+}
+
+/**
  * mrc_msg_rx_pop() - the next message to deliver
  * @mp: the peer's engine
  *

@@ -491,11 +491,14 @@ int mrc_msg_tx_queue(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u64 now)
 	msg_count(mp, MRC_MS_TX_MSGS, 1);
 	msg_count(mp, MRC_MS_TX_BYTES, m->len);
 	/*
-	 * Nothing else queued: send the first window right here (one hop
-	 * less on the latency path); later runs do the rest and the timer
-	 * takes over loss detection.
+	 * A short queue (a request/response exchange: the messages ahead
+	 * only wait for their SACKs): send right here, one workqueue hop
+	 * less on the latency path; the walk of the queue that push() does
+	 * stays a few entries.  A longer queue is the sender's work item's:
+	 * a bulk sender does not walk it once per message.  Later runs do
+	 * the rest and the timer takes over loss detection.
 	 */
-	if (idle)
+	if (idle || mp->ntx <= MRC_MSG_PUSH_NOW_MAX)
 		mrc_msg_tx_push_now(mp, now);
 	else
 		mp->node->ops->kick(mp);

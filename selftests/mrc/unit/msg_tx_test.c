@@ -10,6 +10,7 @@
 
 #include "tap.h"
 #include "msg_host.h"
+#include "../../../mrc/core/msg_int.h"	/* MRC_MSG_PUSH_NOW_MAX */
 
 #define T0		1000000000ULL	/* 1 s: any non-zero start */
 #define MS		1000000ULL
@@ -159,6 +160,40 @@ static void tx_queue__idle_sends_window_at_once(void)
 	      "the first window went out in the send call: %u of cwnd %u",
 	      A->sent_data, A->mp.cwnd);
 	CHECK(A->armed, "the timer takes over loss detection");
+	unpair();
+}
+
+/*
+ * Behind a short queue (earlier messages sent, waiting for their SACKs)
+ * a send still goes out in the call; behind a longer one it is left to
+ * the sender's run (a kick), so a bulk sender does not walk its queue
+ * once per message.
+ */
+static void tx_queue__short_queue_sends_at_once(void)
+{
+	unsigned int i, sent, kicks;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(err == 0 && A->sent_data == 1, "first: %d, sent %u", err,
+	      A->sent_data);
+	for (i = 2; i <= MRC_MSG_PUSH_NOW_MAX; i++) {
+		kicks = A->kicks;
+		host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+		CHECK(err == 0 && A->sent_data == i && A->kicks == kicks,
+		      "message %u of a short queue sent in the call: sent %u, kicks %u -> %u",
+		      i, A->sent_data, kicks, A->kicks);
+	}
+	sent = A->sent_data;
+	kicks = A->kicks;
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(err == 0 && A->sent_data == sent && A->kicks > kicks,
+	      "behind %u queued: left to the run (sent %u -> %u, kicks %u -> %u)",
+	      MRC_MSG_PUSH_NOW_MAX, sent, A->sent_data, kicks, A->kicks);
+	host_settle(A, B, T0 + 100 * MS);
+	CHECK(B->ndelivered == MRC_MSG_PUSH_NOW_MAX + 1, "all delivered: %u",
+	      B->ndelivered);
 	unpair();
 }
 
@@ -384,8 +419,9 @@ static void tx_push__latency_first(void)
 	int err;
 
 	pair();
+	/* Full rings for both send calls' pushes (the second tries lat). */
 	A->send_err = -EAGAIN;
-	A->send_err_n = 1;
+	A->send_err_n = 2;
 	bulk = host_send_msg(A, NULL, 8 * SEG, MRC_SCHED_CLASS_BULK, NULL,
 			     NULL, &err);
 	lat = host_send_msg(A, NULL, 100, MRC_SCHED_CLASS_LATENCY, NULL, NULL,
@@ -510,6 +546,8 @@ static const struct tap_test tests[] = {
 	{ "tx_queue__enobufs", tx_queue__enobufs },
 	{ "tx_queue__idle_sends_window_at_once",
 	  tx_queue__idle_sends_window_at_once },
+	{ "tx_queue__short_queue_sends_at_once",
+	  tx_queue__short_queue_sends_at_once },
 	{ "tx_sack__completes_and_frees", tx_sack__completes_and_frees },
 	{ "tx_sack__stale_and_forged", tx_sack__stale_and_forged },
 	{ "tx_run__rto_resends", tx_run__rto_resends },
