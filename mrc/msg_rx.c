@@ -174,6 +174,7 @@ static unsigned int mrc_msg_deliver_run(struct mrc_peer *peer,
 			cond_resched();
 		}
 		clear_bit_unlock(MRC_MK_DELIVERING, &mk->flags);
+		/* the bit is clear before we look (pairs with test_and_set) */
 		smp_mb__after_atomic();
 		spin_lock_bh(&mk->rx_lock);
 		more = mrc_msg_rx_ready(&peer->mp);
