@@ -13,8 +13,9 @@
  * (paths going down, restarts) and from tx_work, which the engine kicks
  * and the peer's hrtimer arms.  Its receiver half runs under
  * peer->mk.rx_lock (BH spin): DATA from proto.c, the deliveries (msg_rx.c:
- * where the DATA arrived, or from rx_work) and rx_gc (expiry).  They never nest: a SACK is built under rx_lock and sent
- * under peer->lock after rx_lock is released.  Memory of messages is never
+ * where the DATA arrived, or from rx_work) and rx_gc (expiry).  They
+ * never nest: a SACK is built under rx_lock and sent under peer->lock
+ * after rx_lock is released.  Memory of messages is never
  * allocated under a lock: the engine says when it needs a context and the
  * caller allocates it unlocked.  done() and recv() are called in process
  * context without locks.  Lock order (peer.c): mrc_rails_lock ->
