@@ -323,7 +323,12 @@ static enum hrtimer_restart mrc_msg_timer(struct hrtimer *t)
 
 	mrc_ev_inc(MRC_EV_TIMER);
 	spin_lock_bh(&peer->lock);
-	mrc_msg_op_kick(&peer->mp);
+	/*
+	 * Armed for the last send's loss detection, but its SACK came
+	 * first and nothing is queued: no run to do, no hop to tx_work.
+	 */
+	if (!mrc_msg_tx_idle(&peer->mp))
+		mrc_msg_op_kick(&peer->mp);
 	spin_unlock_bh(&peer->lock);
 	return HRTIMER_NORESTART;
 }

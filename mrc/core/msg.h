@@ -340,6 +340,8 @@ void mrc_msg_tx_free(struct mrc_msg_node *node, struct mrc_msg_tx *m);
  * still the caller's).
  */
 int mrc_msg_tx_queue(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u64 now);
+/* Nothing queued: a run would have nothing to send, scan or time out. */
+bool mrc_msg_tx_idle(const struct mrc_msg_peer *mp);
 /*
  * The timer or a kick came due: find losses, send what may go, fail the
  * queue if the peer is unreachable or stalled, arm the timer again.

@@ -506,6 +506,20 @@ int mrc_msg_tx_queue(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u64 now)
 }
 
 /**
+ * mrc_msg_tx_idle() - whether the sender has nothing queued
+ * @mp: the peer's engine
+ *
+ * With nothing queued nothing is in flight either: a run (mrc_msg_tx_run())
+ * would have nothing to send, no loss to look for and no stall to time.
+ *
+ * Return: true if the queue is empty.
+ */
+bool mrc_msg_tx_idle(const struct mrc_msg_peer *mp)
+{
+	return list_empty(&mp->txq);
+}
+
+/**
  * mrc_msg_tx_restarted() - the peer restarted
  * @mp: the peer's engine
  * @now: the caller's clock, ns
