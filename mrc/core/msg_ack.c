@@ -363,7 +363,8 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 		sack_losses(mp, m, &cb, sack.cum + 1 + sack.nbits);
 		drain_left(mp, &cb);
 	}
-	if (n > 0 || mrc_txsb_lost(&m->sb))
+	/* The window opened or a loss is to resend: a run, if any is left. */
+	if ((n > 0 || mrc_txsb_lost(&m->sb)) && !list_empty(&mp->txq))
 		mp->node->ops->kick(mp);
 	return MRC_DROP_NONE;
 }

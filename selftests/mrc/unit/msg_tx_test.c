@@ -219,6 +219,44 @@ static void tx_sack__completes_and_frees(void)
 	unpair();
 }
 
+/*
+ * The SACK that completes the last queued message leaves nothing to run:
+ * no kick (a request/response exchange paid a workqueue hop for it).
+ * One that leaves a message to send still kicks.
+ */
+static void tx_sack__last_ack_no_kick(void)
+{
+	struct done_rec d = { 0 };
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 100, 0, done_fn, &d, &err);
+	CHECK(err == 0 && A->sent_data == 1, "sent in the call");
+	host_pump(A);			/* DATA to B, B answers */
+	A->kicks = 0;
+	host_pump(B);			/* the SACK to A */
+	CHECK(d.calls == 1 && d.status == 0, "completed: %d %d", d.calls,
+	      d.status);
+	CHECK(A->kicks == 0, "no run asked for with nothing queued: %u",
+	      A->kicks);
+
+	/* two messages: the first one's SACK leaves one to run */
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	A->send_err = -EAGAIN;		/* the second waits in the queue */
+	A->send_err_n = 1;
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	host_pump(A);
+	A->kicks = 0;
+	host_pump(B);
+	CHECK(A->mp.ntx == 1 && A->kicks > 0,
+	      "one left queued (%u): a run is asked for (%u)", A->mp.ntx,
+	      A->kicks);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(A->mp.ntx == 0 && B->ndelivered == 3, "then all done: %u, %u",
+	      A->mp.ntx, B->ndelivered);
+	unpair();
+}
+
 /* Sends a SACK for @id on path 0 from B to A through the wire code. */
 static enum mrc_drop_reason sack_to_a(u64 id, u32 cum)
 {
@@ -548,6 +586,7 @@ static const struct tap_test tests[] = {
 	  tx_queue__idle_sends_window_at_once },
 	{ "tx_queue__short_queue_sends_at_once",
 	  tx_queue__short_queue_sends_at_once },
+	{ "tx_sack__last_ack_no_kick", tx_sack__last_ack_no_kick },
 	{ "tx_sack__completes_and_frees", tx_sack__completes_and_frees },
 	{ "tx_sack__stale_and_forged", tx_sack__stale_and_forged },
 	{ "tx_run__rto_resends", tx_run__rto_resends },
