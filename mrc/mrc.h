@@ -107,6 +107,7 @@ struct mrc_rail {
 	 * (state ERROR), destroyed after the rail is unlisted.
 	 */
 	struct mrc_ud *ud;
+	atomic_t nah;			/* AHs on ud's PD (ah.c) */
 };
 
 extern struct mutex mrc_rails_lock;
@@ -136,6 +137,12 @@ void mrc_rail_release(struct kobject *kobj);
 
 int mrc_rail_init(void);
 void mrc_rail_exit(void);
+
+/* ---- address handles on a rail's PD (ah.c) ---- */
+
+struct ib_ah *mrc_ah_create(struct mrc_rail *rail, struct rdma_ah_attr *attr);
+void mrc_ah_release(struct mrc_rail *rail, struct ib_ah *ah);
+void mrc_ah_wait_all(struct mrc_rail *rail);
 
 /* ---- sysfs (sysfs.c) ---- */
 

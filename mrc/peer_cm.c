@@ -215,24 +215,26 @@ static int mrc_cm_check(const void *data, u8 len, u32 src_node, u32 dst_node)
 	return cm->nqp;
 }
 
-/* The rail of a cm id's device and port, referenced; NULL if none. */
-static struct mrc_rail *mrc_cm_rail(struct rdma_cm_id *id)
+/*
+ * The listed rail with QPs of a cm id's device and port; NULL if none.
+ * Under mrc_rails_lock, held for as long as the caller uses rail->ud: a
+ * rail being removed (rail.c mrc_ib_remove()) leaves the list under this
+ * lock before its QPs and PD go, and before its links are let go of, so
+ * nothing read here or attached to a link under the lock outlives them
+ * unseen (ah.c).
+ */
+static struct mrc_rail *mrc_cm_rail_locked(struct rdma_cm_id *id)
 {
-	struct mrc_rail *rail, *found = NULL;
+	struct mrc_rail *rail;
 
+	lockdep_assert_held(&mrc_rails_lock);
 	if (!id->device)
 		return NULL;
-	mutex_lock(&mrc_rails_lock);
-	list_for_each_entry(rail, &mrc_rails, node) {
+	list_for_each_entry(rail, &mrc_rails, node)
 		if (rail->ibdev == id->device && rail->port == id->port_num &&
-		    rail->ud) {
-			kobject_get(&rail->kobj);
-			found = rail;
-			break;
-		}
-	}
-	mutex_unlock(&mrc_rails_lock);
-	return found;
+		    rail->ud)
+			return rail;
+	return NULL;
 }
 
 /* Client side: the link's SIDR exchange. */
@@ -258,8 +260,10 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 		err = rdma_resolve_route(id, MRC_CM_TIMEOUT_MS);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		rail = mrc_cm_rail(id);
+		mutex_lock(&mrc_rails_lock);
+		rail = mrc_cm_rail_locked(id);
 		if (!rail) {
+			mutex_unlock(&mrc_rails_lock);
 			err = -ENODEV;
 			break;
 		}
@@ -269,7 +273,7 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 		link->token_due = false;	/* this request tells it */
 		spin_unlock_bh(&peer->lock);
 		mrc_cm_fill(&cm, rail, peer->node_id, token, flags);
-		kobject_put(&rail->kobj);
+		mutex_unlock(&mrc_rails_lock);
 		param.private_data = &cm;
 		param.private_data_len = sizeof(cm);
 		param.qkey = MRC_UD_QKEY;
@@ -283,15 +287,21 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 			err = nqp;
 			break;
 		}
-		rail = mrc_cm_rail(id);
+		/*
+		 * The rail lock until the AH is on the link: a rail removed
+		 * meanwhile either is not found here or finds the link
+		 * (mrc_peers_rail_removed()).
+		 */
+		mutex_lock(&mrc_rails_lock);
+		rail = mrc_cm_rail_locked(id);
 		if (!rail) {
+			mutex_unlock(&mrc_rails_lock);
 			err = -ENODEV;
 			break;
 		}
-		ah = rdma_create_ah(rail->ud->pd, &ev->param.ud.ah_attr,
-				    RDMA_CREATE_AH_SLEEPABLE);
+		ah = mrc_ah_create(rail, &ev->param.ud.ah_attr);
 		if (IS_ERR(ah)) {
-			kobject_put(&rail->kobj);
+			mutex_unlock(&mrc_rails_lock);
 			err = PTR_ERR(ah);
 			break;
 		}
@@ -326,6 +336,7 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 					      link);
 		mrc_peer_arm(peer);
 		spin_unlock_bh(&peer->lock);
+		mutex_unlock(&mrc_rails_lock);
 		if (restarted)
 			mrc_msg_peer_restarted(peer);
 		pr_info("peer %u plane %u resolved: %s, %u paths\n",
@@ -350,9 +361,7 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 	if (err || ev->event == RDMA_CM_EVENT_ESTABLISHED)
 		mrc_peer_kick(peer);	/* the work destroys the id */
 	if (old_ah)
-		rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
-	if (old_rail)
-		kobject_put(&old_rail->kobj);
+		mrc_ah_release(old_rail, old_ah);
 	return 0;
 }
 
@@ -450,10 +459,8 @@ void mrc_peer_workfn(struct work_struct *work)
 
 		if (done)
 			rdma_destroy_id(done);
-		if (old_ah) {
-			rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
-			kobject_put(&old_rail->kobj);
-		}
+		if (old_ah)
+			mrc_ah_release(old_rail, old_ah);
 		if (start && mrc_link_resolve(link))
 			again = true;
 	}
@@ -502,7 +509,19 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	if (!node || mrc_cm_check(req, ev->param.ud.private_data_len, 0,
 				  node) < 0)
 		goto reject;
-	rail = mrc_cm_rail(id);
+	/*
+	 * The reply, while the rail lock keeps rail->ud alive
+	 * (mrc_cm_rail_locked()); a reply goes wherever the request came
+	 * from: no token in it.  The reference is for the compare below.
+	 */
+	mutex_lock(&mrc_rails_lock);
+	rail = mrc_cm_rail_locked(id);
+	if (rail) {
+		kobject_get(&rail->kobj);
+		mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node), 0, 0);
+		param.qp_num = mrc_ud_qpn(rail->ud, 0);
+	}
+	mutex_unlock(&mrc_rails_lock);
 	if (!rail)
 		goto reject;
 	/* A HELLO from a restarted peer: start over with it. */
@@ -529,9 +548,6 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 			mrc_peer_kick(peer);
 		mrc_peer_put(peer);
 	}
-	/* A reply goes wherever the request came from: no token in it. */
-	mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node), 0, 0);
-	param.qp_num = mrc_ud_qpn(rail->ud, 0);
 	param.qkey = MRC_UD_QKEY;
 	param.private_data = &cm;
 	param.private_data_len = sizeof(cm);
