@@ -60,6 +60,25 @@ LIST_HEAD(mrc_peers);		/* RCU */
 static DEFINE_XARRAY(mrc_peer_ids);
 static unsigned int mrc_npeers;		/* under mrc_peers_lock */
 u32 mrc_incarnation;			/* ours, drawn at load; never 0 */
+static atomic_t mrc_peer_incs;		/* peers added since load */
+
+/**
+ * mrc_peer_inc_draw() - the incarnation a newly added peer sees of us
+ *
+ * Different for every peer object made since load (peer_cm.c,
+ * "Incarnations"), and after a reload as random as mrc_incarnation.
+ *
+ * Return: a non-zero incarnation.
+ */
+u32 mrc_peer_inc_draw(void)
+{
+	u32 inc;
+
+	do
+		inc = mrc_incarnation + atomic_inc_return(&mrc_peer_incs);
+	while (!inc);
+	return inc;
+}
 
 #define MRC_PEERS_MAX		1024
 
@@ -156,6 +175,7 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 	peer->node_id = node;
 	peer->nlinks = naddrs;
 	peer->rx_token = mrc_token_draw(0);	/* told in our requests */
+	peer->local_inc = mrc_peer_inc_draw();	/* a new one of us */
 	spin_lock_init(&peer->lock);
 	hrtimer_init(&peer->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	peer->timer.function = mrc_peer_timer;

@@ -37,6 +37,19 @@
  * after our requests went out, or was removed and added again).  Every
  * link is then resolved again once its current exchange ends.
  * Documentation/mrc/protocol.rst, "Tokens".
+ *
+ * Incarnations.  The incarnation a HELLO carries tells the receiver
+ * whether the sender still holds what it knew of the receiver: a new one
+ * means it does not (it restarted), and the receiver starts its queued
+ * messages to it over under a new epoch and forgets its partial ones
+ * (mrc_peer_note_inc()).  Deleting and adding a peer again wipes that
+ * state as surely as a reload, while the module's incarnation stays: the
+ * other side kept sending its old sequence numbers to a receiver that
+ * started from the beginning, which held them for ever (acknowledged,
+ * never delivered) until it refused any more.  So the incarnation is per
+ * peer object (peer->local_inc, mrc_peer_inc_draw()), in our requests to
+ * it and in our replies to its requests; a reply to a node that is not
+ * a peer carries the module's, which no peer object of ours has.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -110,10 +123,11 @@ static void mrc_peer_token_due(struct mrc_peer *peer)
 
 /*
  * Fills the CM private data for @rail.  @token: our rx_token for the
- * peer in a request (and @flags), 0 in a reply.
+ * peer in a request (and @flags), 0 in a reply.  @inc: the incarnation
+ * the receiver sees of us ("Incarnations").
  */
 static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
-			u32 dst_node, u64 token, u16 flags)
+			u32 dst_node, u32 inc, u64 token, u16 flags)
 {
 	unsigned int i, n = min_t(unsigned int, rail->ud->nqp, MRC_CM_MAX_QPS);
 
@@ -125,7 +139,7 @@ static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
 	cm->rail_id = cpu_to_be32(rail->id);
 	for (i = 0; i < n; i++)
 		cm->qpn[i] = cpu_to_be32(mrc_ud_qpn(rail->ud, i));
-	cm->incarnation = cpu_to_be32(mrc_incarnation);
+	cm->incarnation = cpu_to_be32(inc);
 	cm->token = cpu_to_be64(token);
 	cm->flags = cpu_to_be16(flags);
 }
@@ -272,7 +286,8 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 		flags = peer->tx_token ? 0 : MRC_CM_F_NEED_TOKEN;
 		link->token_due = false;	/* this request tells it */
 		spin_unlock_bh(&peer->lock);
-		mrc_cm_fill(&cm, rail, peer->node_id, token, flags);
+		mrc_cm_fill(&cm, rail, peer->node_id, peer->local_inc, token,
+			    flags);
 		mutex_unlock(&mrc_rails_lock);
 		param.private_data = &cm;
 		param.private_data_len = sizeof(cm);
@@ -509,6 +524,7 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	if (!node || mrc_cm_check(req, ev->param.ud.private_data_len, 0,
 				  node) < 0)
 		goto reject;
+	peer = mrc_peer_get(be32_to_cpu(req->src_node));
 	/*
 	 * The reply, while the rail lock keeps rail->ud alive
 	 * (mrc_cm_rail_locked()); a reply goes wherever the request came
@@ -518,14 +534,17 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	rail = mrc_cm_rail_locked(id);
 	if (rail) {
 		kobject_get(&rail->kobj);
-		mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node), 0, 0);
+		mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node),
+			    peer ? peer->local_inc : mrc_incarnation, 0, 0);
 		param.qp_num = mrc_ud_qpn(rail->ud, 0);
 	}
 	mutex_unlock(&mrc_rails_lock);
-	if (!rail)
+	if (!rail) {
+		if (peer)
+			mrc_peer_put(peer);
 		goto reject;
+	}
 	/* A HELLO from a restarted peer: start over with it. */
-	peer = mrc_peer_get(be32_to_cpu(req->src_node));
 	if (peer) {
 		spin_lock_bh(&peer->lock);
 		restarted = mrc_peer_note_inc(peer,
