@@ -55,6 +55,7 @@ enum mrc_mod_stat {
 	MRC_MOD_STAT_NOTIFY_FAILED,	/* events not sent (no memory) */
 	MRC_MOD_STAT_REFRESHES,		/* rail refresh passes */
 	MRC_MOD_STAT_UD_CREATE_FAILED,	/* rails left without QPs */
+	MRC_MOD_STAT_CM_NOT_PEER,	/* SIDR requests from non-peers */
 	MRC_MOD_STAT_NR
 };
 

@@ -48,8 +48,11 @@
  * started from the beginning, which held them for ever (acknowledged,
  * never delivered) until it refused any more.  So the incarnation is per
  * peer object (peer->local_inc, mrc_peer_inc_draw()), in our requests to
- * it and in our replies to its requests; a reply to a node that is not
- * a peer carries the module's, which no peer object of ours has.
+ * it and in our replies to its requests.  A request from a node that is
+ * not a peer is rejected (stats/cm_not_peer): an answer would have to
+ * carry an incarnation no later peer object of that node has, and the
+ * other side would count a restart twice; nothing can use a link to a
+ * node that drops everything it sends anyway.  It retries every second.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -525,6 +528,10 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 				  node) < 0)
 		goto reject;
 	peer = mrc_peer_get(be32_to_cpu(req->src_node));
+	if (!peer) {
+		mrc_mod_stat_inc(MRC_MOD_STAT_CM_NOT_PEER);
+		goto reject;
+	}
 	/*
 	 * The reply, while the rail lock keeps rail->ud alive
 	 * (mrc_cm_rail_locked()); a reply goes wherever the request came
@@ -535,38 +542,34 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	if (rail) {
 		kobject_get(&rail->kobj);
 		mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node),
-			    peer ? peer->local_inc : mrc_incarnation, 0, 0);
+			    peer->local_inc, 0, 0);
 		param.qp_num = mrc_ud_qpn(rail->ud, 0);
 	}
 	mutex_unlock(&mrc_rails_lock);
 	if (!rail) {
-		if (peer)
-			mrc_peer_put(peer);
+		mrc_peer_put(peer);
 		goto reject;
 	}
 	/* A HELLO from a restarted peer: start over with it. */
-	if (peer) {
-		spin_lock_bh(&peer->lock);
-		restarted = mrc_peer_note_inc(peer,
-					      be32_to_cpu(req->incarnation),
-					      NULL);
-		/* Or only its rail behind this one was replaced. */
-		moved = !restarted && mrc_peer_note_rail(peer, rail, req);
-		/* The token to put in our packets to it (requests only). */
-		token = be64_to_cpu(req->token);
-		if (token)
-			peer->tx_token = token;
-		if (be16_to_cpu(req->flags) & MRC_CM_F_NEED_TOKEN) {
-			mrc_peer_token_due(peer);
-			moved = true;
-		}
-		spin_unlock_bh(&peer->lock);
-		if (restarted)
-			mrc_msg_peer_restarted(peer);
-		if (restarted || moved)
-			mrc_peer_kick(peer);
-		mrc_peer_put(peer);
+	spin_lock_bh(&peer->lock);
+	restarted = mrc_peer_note_inc(peer, be32_to_cpu(req->incarnation),
+				      NULL);
+	/* Or only its rail behind this one was replaced. */
+	moved = !restarted && mrc_peer_note_rail(peer, rail, req);
+	/* The token to put in our packets to it (requests only). */
+	token = be64_to_cpu(req->token);
+	if (token)
+		peer->tx_token = token;
+	if (be16_to_cpu(req->flags) & MRC_CM_F_NEED_TOKEN) {
+		mrc_peer_token_due(peer);
+		moved = true;
 	}
+	spin_unlock_bh(&peer->lock);
+	if (restarted)
+		mrc_msg_peer_restarted(peer);
+	if (restarted || moved)
+		mrc_peer_kick(peer);
+	mrc_peer_put(peer);
 	param.qkey = MRC_UD_QKEY;
 	param.private_data = &cm;
 	param.private_data_len = sizeof(cm);
