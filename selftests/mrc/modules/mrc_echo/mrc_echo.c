@@ -333,6 +333,12 @@ static void echo_workfn(struct work_struct *work)
 			atomic_dec(&echo_inflight);
 			atomic64_inc(&st_send_err);
 			pr_err_ratelimited("mrc_echo: mrc_send: %d\n", err);
+			/*
+			 * Sleep: a work item that never does keeps the other
+			 * work of its CPU's pool (mrc's deliveries) from
+			 * running, and so a `peer del` waiting for them.
+			 */
+			msleep(1);
 			continue;
 		}
 		atomic64_inc(&st_sent);
