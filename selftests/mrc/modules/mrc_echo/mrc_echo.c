@@ -26,7 +26,9 @@
  * off), recv() sleeps that long and then sends the message back to its
  * sender's endpoint from inside recv(), as the API allows: teardown.sh
  * closes such an endpoint (rmmod) while deliveries run (replied,
- * reply_err, reply_ok, reply_failed count it).
+ * reply_err, reply_ok, reply_failed count it).  reply_node sends the
+ * replies to port 7 of that node instead (teardown.sh: a configured
+ * peer that is not there, so that a reply's done() comes seconds later).
  *
  * /sys/kernel/debug/mrc_echo/stats prints the counters, among them the
  * receiver's delivery timeline since the last reset: rx_gap_max_us is
@@ -73,6 +75,10 @@ MODULE_PARM_DESC(nports, "endpoints to open: port .. port + nports - 1 (1..8)");
 static int reply_ms = -1;
 module_param(reply_ms, int, 0444);
 MODULE_PARM_DESC(reply_ms, "recv() sleeps this long (ms), then sends the message back (-1: no reply)");
+
+static uint reply_node;
+module_param(reply_node, uint, 0444);
+MODULE_PARM_DESC(reply_node, "node the replies go to, port 7 (0: the sender's node and port)");
 
 static uint window = ECHO_WINDOW;
 module_param(window, uint, 0644);
@@ -197,6 +203,10 @@ static void echo_reply(struct mrc_ep *ep, u32 src_node, u16 src_port,
 		       const void *data, u32 len)
 {
 	msleep(reply_ms);
+	if (reply_node) {
+		src_node = reply_node;
+		src_port = 7;
+	}
 	if (mrc_send(ep, src_node, src_port, data, len, echo_reply_done, NULL))
 		atomic64_inc(&st_reply_err);
 	else
