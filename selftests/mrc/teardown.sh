@@ -29,13 +29,14 @@
 #    paths are active again and a transfer each way completes whole.
 # C. Closing a consumer whose recv() sends: node 2 loads mrc_echo with
 #    reply_ms=REPLY_MS (recv() sleeps, then sends a reply) and unloads it
-#    while node 1's messages keep arriving, CLOSE_CYCLES times
-#    (MRC_TEARDOWN_CLOSE_CYCLES, default 5).  The replies go to peer
-#    GHOST, configured but absent, so each one's done() comes only after
-#    peer_timeout_ms (-EHOSTUNREACH): an unload that returned before a
-#    reply sent from recv() had completed leaves that done() to run in
-#    freed module memory (an Oops).  Each unload must succeed after
-#    replies were sent from recv(); nothing may run after it
+#    while the first recv() sleeps, with node 1's messages arriving,
+#    CLOSE_CYCLES times (MRC_TEARDOWN_CLOSE_CYCLES, default 5).  No reply
+#    is pending then, so a close that waits for the sends first goes on
+#    at once.  The reply goes to peer GHOST, configured but absent, so its
+#    done() comes only after peer_timeout_ms (-EHOSTUNREACH): an unload
+#    that returned before that reply completed leaves the done() to run
+#    in freed module memory (an Oops).  Each unload must succeed, and
+#    nothing may run after it
 #    (finding 4: mrc_ep_close() waited for the sends before the recv()s,
 #    and a reply sent after that wait completed in unloaded code; 13: the
 #    wake-up after the last send touched a freed endpoint).
@@ -66,7 +67,7 @@ MAXLEN=65536		# stress traffic: many small messages
 STREAM=1000000		# messages queued by a stress job (stopped, never all sent)
 CHECK_COUNT=30		# messages each way in a check transfer
 CHECK_MAXLEN=262144
-REPLY_MS=50
+REPLY_MS=5000		# case C: the time recv() sleeps before it replies
 GHOST=3			# case C: a configured peer with no VM behind it
 
 source "$MRC_LIB_DIR/echo_lib.sh"
@@ -92,7 +93,7 @@ chk_no_av_errors() {
 		sh -c '! dmesg | grep -E "Unable to find AH matching ah_num|Failed no address vector|PDs don.t match for AH and QP"'
 }
 
-replied_at_least() { [ "$(echo_stat replied)" -ge "$1" ]; }
+recv_started() { [ "$(echo_stat recv_calls)" -ge 1 ]; }
 
 some_active() { [ "$(active_paths "$1")" -gt 0 ] 2>/dev/null; }
 echo_idle() { [ "$(echo_stat busy)" = 0 ]; }
@@ -302,8 +303,12 @@ case_c() {
 		if is_node 1; then
 			stress_start "$o" "$((i + 10))"
 		else
-			wait_for "cycle $i: replies sent from recv()" 120 replied_at_least 3
-			ok "cycle $i: rmmod mrc_echo while its recv() replies" \
+			# The first recv() sleeps REPLY_MS: unload meanwhile,
+			# when no reply is pending yet.
+			wait_for "cycle $i: the first recv() runs" 120 \
+				recv_started
+			chk_echo_stat "cycle $i: no reply sent yet" replied = 0
+			ok "cycle $i: rmmod mrc_echo while its recv() is about to reply" \
 				rmmod mrc_echo
 		fi
 		barrier "closed-$i"

@@ -26,7 +26,8 @@
  * off), recv() sleeps that long and then sends the message back to its
  * sender's endpoint from inside recv(), as the API allows: teardown.sh
  * closes such an endpoint (rmmod) while deliveries run (replied,
- * reply_err, reply_ok, reply_failed count it).  reply_node sends the
+ * reply_err, reply_ok, reply_failed count it; recv_calls counts the
+ * calls of recv() as they start).  reply_node sends the
  * replies to port 7 of that node instead (teardown.sh: a configured
  * peer that is not there, so that a reply's done() comes seconds later).
  *
@@ -100,7 +101,7 @@ static atomic64_t echo_inflight_bytes;
 
 static atomic64_t st_sent, st_done_ok, st_done_err, st_send_err, st_rx,
 	st_rx_bytes, st_rx_bad, st_rx_order, st_tx_bytes, st_done_unreach,
-	st_replied, st_reply_err, st_reply_ok, st_reply_failed;
+	st_replied, st_reply_err, st_reply_ok, st_reply_failed, st_recv_calls;
 static atomic_t st_err_last;
 
 /* Delivery timeline since the last reset, under seq_lock (ns). */
@@ -219,6 +220,7 @@ static void echo_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 	u64 now = ktime_get_ns();
 	u32 seq;
 
+	atomic64_inc(&st_recv_calls);
 	if (reply_ms >= 0)
 		echo_reply(ep, src_node, src_port, data, len);
 
@@ -386,6 +388,7 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 		atomic64_set(&st_reply_err, 0);
 		atomic64_set(&st_reply_ok, 0);
 		atomic64_set(&st_reply_failed, 0);
+		atomic64_set(&st_recv_calls, 0);
 		atomic_set(&st_err_last, 0);
 		spin_lock(&seq_lock);
 		rx_first_ns = 0;
@@ -447,6 +450,7 @@ static int echo_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "reply_err %lld\n", atomic64_read(&st_reply_err));
 	seq_printf(s, "reply_ok %lld\n", atomic64_read(&st_reply_ok));
 	seq_printf(s, "reply_failed %lld\n", atomic64_read(&st_reply_failed));
+	seq_printf(s, "recv_calls %lld\n", atomic64_read(&st_recv_calls));
 	spin_lock(&seq_lock);
 	first = rx_first_ns;
 	last = rx_last_ns;
