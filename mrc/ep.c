@@ -8,11 +8,20 @@
  * open and close; lookups run under RCU).  An endpoint is refcounted: the
  * table holds one reference, each delivery in progress another.  Every
  * accepted send counts in ep->pending until its done() has returned.
- * mrc_ep_close() unlists the endpoint (no new deliveries find it), waits
- * for pending to drop to zero (bounded: a message either completes or
- * fails after the peer's unreachable timeout), then drops the table's
- * reference and waits for deliveries in progress; the memory goes after
- * an RCU grace period, since lookups may still be touching it.
+ * mrc_ep_close() unlists the endpoint (no new deliveries find it), drops
+ * the table's reference and waits for the deliveries in progress, and
+ * only then waits for pending to drop to zero (bounded: a message either
+ * completes or fails after the peer's unreachable timeout).  In this
+ * order because recv() may send: a send it makes is counted before the
+ * delivery's reference goes, so the wait for pending sees it.  done() may
+ * send too; that send is counted before its own done() returns.  The
+ * memory goes after an RCU grace period, since lookups may still be
+ * touching it.
+ *
+ * The last mrc_ep_sent_done() wakes mrc_ep_close() through
+ * wake_up_var(), whose wait queue is not in the endpoint: once pending is
+ * zero the closer may free the endpoint at once, even before the waker,
+ * preempted right after its decrement, gets to the wake-up.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +30,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
+#include <linux/wait_bit.h>
 #include <linux/xarray.h>
 
 #include "mrc.h"
@@ -33,8 +43,10 @@ struct mrc_ep {
 	const struct mrc_ep_ops *ops;
 	void *ctx;
 	refcount_t ref;			/* table + deliveries in progress */
-	atomic_t pending;		/* sends whose done() has not returned */
-	wait_queue_head_t wq;		/* pending reaching 0 */
+	atomic_t pending;		/* sends whose done() has not returned;
+					 * its last drop wakes the closer
+					 * (wake_up_var())
+					 */
 	struct completion released;	/* ref reaching 0 */
 	struct rcu_head rcu;
 };
@@ -67,7 +79,6 @@ struct mrc_ep *mrc_ep_open(u16 port, const struct mrc_ep_ops *ops, void *ctx)
 	ep->ctx = ctx;
 	refcount_set(&ep->ref, 1);
 	atomic_set(&ep->pending, 0);
-	init_waitqueue_head(&ep->wq);
 	init_completion(&ep->released);
 	err = xa_insert(&mrc_eps, port, ep, GFP_KERNEL);
 	if (err) {
@@ -91,9 +102,10 @@ EXPORT_SYMBOL_GPL(mrc_ep_open);
 void mrc_ep_close(struct mrc_ep *ep)
 {
 	xa_erase(&mrc_eps, ep->port);
-	wait_event(ep->wq, !atomic_read(&ep->pending));
+	/* Deliveries first: a recv() may still send (ep.c, top). */
 	if (!refcount_dec_and_test(&ep->ref))
 		wait_for_completion(&ep->released);
+	wait_var_event(&ep->pending, !atomic_read(&ep->pending));
 	kfree_rcu(ep, rcu);
 }
 EXPORT_SYMBOL_GPL(mrc_ep_close);
@@ -236,8 +248,12 @@ EXPORT_SYMBOL_GPL(mrc_ep_class);
  */
 void mrc_ep_sent_done(struct mrc_ep *ep)
 {
+	/*
+	 * Nothing of @ep is touched after the decrement: the closer may
+	 * free it as soon as it reads zero (ep.c, top).
+	 */
 	if (atomic_dec_and_test(&ep->pending))
-		wake_up_all(&ep->wq);
+		wake_up_var(&ep->pending);
 }
 
 /**

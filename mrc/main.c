@@ -44,6 +44,7 @@ const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR] = {
 	[MRC_MOD_STAT_NOTIFY_FAILED]	= "notify_failed",
 	[MRC_MOD_STAT_REFRESHES]	= "refreshes",
 	[MRC_MOD_STAT_UD_CREATE_FAILED]	= "ud_create_failed",
+	[MRC_MOD_STAT_CM_NOT_PEER]	= "cm_not_peer",
 };
 
 /**
@@ -145,9 +146,15 @@ MRC_CONFIG_KNOBS(MRC_KNOB_PARAM)
  * sit on them, peers before the endpoints whose messages they carry
  * (consumers hold module references: no endpoint is left when peers
  * go), /dev/mrc after everything it uses (its open files hold module
- * references), debugfs last (its files show the others' state).  The
- * receive memory pool stops after everything that gives memory back to
- * it (messages, peers, /dev/mrc).
+ * references), debugfs after the others (its files show their state).
+ * The receive memory pool stops after everything that gives memory back
+ * to it (messages, peers, /dev/mrc).  The netlink family comes last and
+ * goes first: its requests drive every other part (a PEER_ADD makes
+ * timers, work and cm ids), so none may arrive before they are all up
+ * or after any of them began to stop; genl_unregister_family() returns
+ * only once no request of the family runs.  Events the parts send
+ * before it is registered or after it is gone find no listener and are
+ * not sent (mrc_nl_event_new()).
  */
 static const struct {
 	const char *name;
@@ -157,7 +164,6 @@ static const struct {
 	{ "cq", mrc_cq_init, mrc_cq_exit },
 	{ "ud", mrc_ud_init, mrc_ud_exit },
 	{ "sysfs", mrc_sysfs_init, mrc_sysfs_exit },
-	{ "netlink", mrc_nl_init, mrc_nl_exit },
 	{ "rails", mrc_rail_init, mrc_rail_exit },
 	{ "sched", mrc_schedcfg_init, NULL },
 	{ "rxpool", mrc_rxpool_init, mrc_rxpool_exit },
@@ -167,6 +173,7 @@ static const struct {
 	{ "peers", mrc_peer_init, mrc_peer_exit },
 	{ "/dev/mrc", mrc_dev_init, mrc_dev_exit },
 	{ "debugfs", mrc_debugfs_init, mrc_debugfs_exit },
+	{ "netlink", mrc_nl_init, mrc_nl_exit },
 };
 
 /* Stops parts [0, @n) in reverse. */

@@ -55,6 +55,7 @@ enum mrc_mod_stat {
 	MRC_MOD_STAT_NOTIFY_FAILED,	/* events not sent (no memory) */
 	MRC_MOD_STAT_REFRESHES,		/* rail refresh passes */
 	MRC_MOD_STAT_UD_CREATE_FAILED,	/* rails left without QPs */
+	MRC_MOD_STAT_CM_NOT_PEER,	/* SIDR requests from non-peers */
 	MRC_MOD_STAT_NR
 };
 
@@ -107,6 +108,7 @@ struct mrc_rail {
 	 * (state ERROR), destroyed after the rail is unlisted.
 	 */
 	struct mrc_ud *ud;
+	atomic_t nah;			/* AHs on ud's PD (ah.c) */
 };
 
 extern struct mutex mrc_rails_lock;
@@ -136,6 +138,12 @@ void mrc_rail_release(struct kobject *kobj);
 
 int mrc_rail_init(void);
 void mrc_rail_exit(void);
+
+/* ---- address handles on a rail's PD (ah.c) ---- */
+
+struct ib_ah *mrc_ah_create(struct mrc_rail *rail, struct rdma_ah_attr *attr);
+void mrc_ah_release(struct mrc_rail *rail, struct ib_ah *ah);
+void mrc_ah_wait_all(struct mrc_rail *rail);
 
 /* ---- sysfs (sysfs.c) ---- */
 

@@ -16,9 +16,11 @@
  * removal unlinks it, marks it dead (no more timer or work), then - still
  * under mrc_peers_lock, which no cm handler or peer work takes, so waiting
  * in rdma_destroy_id for a running handler is safe - destroys cm ids,
- * address handles and rail references, and drops the list's reference.
- * peer->lock (spin, BH) protects links and paths; sends happen under it,
- * so an address handle is never destroyed while in use.
+ * takes each address handle off its link under peer->lock, releases it
+ * (ah.c: after the sends posted with it) with its rail reference, and
+ * drops the list's reference.  peer->lock (spin, BH) protects links and
+ * paths; every send checks link->ah under it, so an address handle is
+ * never destroyed while a sender can still take it.
  * Lock order: mrc_rails_lock -> mrc_peers_lock -> peer->lock -> QP locks.
  *
  * Messages (msg.c) ride on the paths: their sender state is under
@@ -58,6 +60,25 @@ LIST_HEAD(mrc_peers);		/* RCU */
 static DEFINE_XARRAY(mrc_peer_ids);
 static unsigned int mrc_npeers;		/* under mrc_peers_lock */
 u32 mrc_incarnation;			/* ours, drawn at load; never 0 */
+static atomic_t mrc_peer_incs;		/* peers added since load */
+
+/**
+ * mrc_peer_inc_draw() - the incarnation a newly added peer sees of us
+ *
+ * Different for every peer object made since load (peer_cm.c,
+ * "Incarnations"), and after a reload as random as mrc_incarnation.
+ *
+ * Return: a non-zero incarnation.
+ */
+u32 mrc_peer_inc_draw(void)
+{
+	u32 inc;
+
+	do
+		inc = mrc_incarnation + atomic_inc_return(&mrc_peer_incs);
+	while (!inc);
+	return inc;
+}
 
 #define MRC_PEERS_MAX		1024
 
@@ -154,6 +175,7 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 	peer->node_id = node;
 	peer->nlinks = naddrs;
 	peer->rx_token = mrc_token_draw(0);	/* told in our requests */
+	peer->local_inc = mrc_peer_inc_draw();	/* a new one of us */
 	spin_lock_init(&peer->lock);
 	hrtimer_init(&peer->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	peer->timer.function = mrc_peer_timer;
@@ -216,13 +238,24 @@ static void mrc_peer_destroy(struct mrc_peer *peer)
 	mrc_msg_peer_stop(peer);	/* fails its messages, frees buffers */
 	for (l = 0; l < peer->nlinks; l++) {
 		struct mrc_peer_link *link = &peer->links[l];
+		struct mrc_rail *rail;
+		struct ib_ah *ah;
 
-		if (link->ah)
-			rdma_destroy_ah(link->ah, RDMA_DESTROY_AH_SLEEPABLE);
-		if (link->rail)
-			kobject_put(&link->rail->kobj);
+		/*
+		 * Off the link under the lock first: a SACK, NACK, GRANT,
+		 * PROBE_REPLY or RAIL_DOWN sender that found the peer before
+		 * it left the list checks link->ah under this lock, and may
+		 * still be about to post with it.
+		 */
+		spin_lock_bh(&peer->lock);
+		ah = link->ah;
+		rail = link->rail;
 		link->ah = NULL;
 		link->rail = NULL;
+		link->npaths = 0;
+		spin_unlock_bh(&peer->lock);
+		if (ah)
+			mrc_ah_release(rail, ah);
 	}
 	mrc_peer_put(peer);
 }

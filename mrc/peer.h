@@ -77,6 +77,10 @@ struct mrc_peer {
 	u32 remote_inc;			/* peer's incarnation, 0 = unknown;
 					 * under lock
 					 */
+	u32 local_inc;			/* the incarnation this peer sees of
+					 * us (peer_cm.c "Incarnations"); set
+					 * at add, never 0, constant
+					 */
 	/*
 	 * Path authentication (wire version 3, peer.c "Tokens"), under
 	 * lock: rx_token is the random secret this node expects in every

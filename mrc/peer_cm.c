@@ -37,6 +37,22 @@
  * after our requests went out, or was removed and added again).  Every
  * link is then resolved again once its current exchange ends.
  * Documentation/mrc/protocol.rst, "Tokens".
+ *
+ * Incarnations.  The incarnation a HELLO carries tells the receiver
+ * whether the sender still holds what it knew of the receiver: a new one
+ * means it does not (it restarted), and the receiver starts its queued
+ * messages to it over under a new epoch and forgets its partial ones
+ * (mrc_peer_note_inc()).  Deleting and adding a peer again wipes that
+ * state as surely as a reload, while the module's incarnation stays: the
+ * other side kept sending its old sequence numbers to a receiver that
+ * started from the beginning, which held them for ever (acknowledged,
+ * never delivered) until it refused any more.  So the incarnation is per
+ * peer object (peer->local_inc, mrc_peer_inc_draw()), in our requests to
+ * it and in our replies to its requests.  A request from a node that is
+ * not a peer is rejected (stats/cm_not_peer): an answer would have to
+ * carry an incarnation no later peer object of that node has, and the
+ * other side would count a restart twice; nothing can use a link to a
+ * node that drops everything it sends anyway.  It retries every second.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -110,10 +126,11 @@ static void mrc_peer_token_due(struct mrc_peer *peer)
 
 /*
  * Fills the CM private data for @rail.  @token: our rx_token for the
- * peer in a request (and @flags), 0 in a reply.
+ * peer in a request (and @flags), 0 in a reply.  @inc: the incarnation
+ * the receiver sees of us ("Incarnations").
  */
 static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
-			u32 dst_node, u64 token, u16 flags)
+			u32 dst_node, u32 inc, u64 token, u16 flags)
 {
 	unsigned int i, n = min_t(unsigned int, rail->ud->nqp, MRC_CM_MAX_QPS);
 
@@ -125,7 +142,7 @@ static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
 	cm->rail_id = cpu_to_be32(rail->id);
 	for (i = 0; i < n; i++)
 		cm->qpn[i] = cpu_to_be32(mrc_ud_qpn(rail->ud, i));
-	cm->incarnation = cpu_to_be32(mrc_incarnation);
+	cm->incarnation = cpu_to_be32(inc);
 	cm->token = cpu_to_be64(token);
 	cm->flags = cpu_to_be16(flags);
 }
@@ -215,24 +232,26 @@ static int mrc_cm_check(const void *data, u8 len, u32 src_node, u32 dst_node)
 	return cm->nqp;
 }
 
-/* The rail of a cm id's device and port, referenced; NULL if none. */
-static struct mrc_rail *mrc_cm_rail(struct rdma_cm_id *id)
+/*
+ * The listed rail with QPs of a cm id's device and port; NULL if none.
+ * Under mrc_rails_lock, held for as long as the caller uses rail->ud: a
+ * rail being removed (rail.c mrc_ib_remove()) leaves the list under this
+ * lock before its QPs and PD go, and before its links are let go of, so
+ * nothing read here or attached to a link under the lock outlives them
+ * unseen (ah.c).
+ */
+static struct mrc_rail *mrc_cm_rail_locked(struct rdma_cm_id *id)
 {
-	struct mrc_rail *rail, *found = NULL;
+	struct mrc_rail *rail;
 
+	lockdep_assert_held(&mrc_rails_lock);
 	if (!id->device)
 		return NULL;
-	mutex_lock(&mrc_rails_lock);
-	list_for_each_entry(rail, &mrc_rails, node) {
+	list_for_each_entry(rail, &mrc_rails, node)
 		if (rail->ibdev == id->device && rail->port == id->port_num &&
-		    rail->ud) {
-			kobject_get(&rail->kobj);
-			found = rail;
-			break;
-		}
-	}
-	mutex_unlock(&mrc_rails_lock);
-	return found;
+		    rail->ud)
+			return rail;
+	return NULL;
 }
 
 /* Client side: the link's SIDR exchange. */
@@ -258,8 +277,10 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 		err = rdma_resolve_route(id, MRC_CM_TIMEOUT_MS);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		rail = mrc_cm_rail(id);
+		mutex_lock(&mrc_rails_lock);
+		rail = mrc_cm_rail_locked(id);
 		if (!rail) {
+			mutex_unlock(&mrc_rails_lock);
 			err = -ENODEV;
 			break;
 		}
@@ -268,8 +289,9 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 		flags = peer->tx_token ? 0 : MRC_CM_F_NEED_TOKEN;
 		link->token_due = false;	/* this request tells it */
 		spin_unlock_bh(&peer->lock);
-		mrc_cm_fill(&cm, rail, peer->node_id, token, flags);
-		kobject_put(&rail->kobj);
+		mrc_cm_fill(&cm, rail, peer->node_id, peer->local_inc, token,
+			    flags);
+		mutex_unlock(&mrc_rails_lock);
 		param.private_data = &cm;
 		param.private_data_len = sizeof(cm);
 		param.qkey = MRC_UD_QKEY;
@@ -283,15 +305,21 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 			err = nqp;
 			break;
 		}
-		rail = mrc_cm_rail(id);
+		/*
+		 * The rail lock until the AH is on the link: a rail removed
+		 * meanwhile either is not found here or finds the link
+		 * (mrc_peers_rail_removed()).
+		 */
+		mutex_lock(&mrc_rails_lock);
+		rail = mrc_cm_rail_locked(id);
 		if (!rail) {
+			mutex_unlock(&mrc_rails_lock);
 			err = -ENODEV;
 			break;
 		}
-		ah = rdma_create_ah(rail->ud->pd, &ev->param.ud.ah_attr,
-				    RDMA_CREATE_AH_SLEEPABLE);
+		ah = mrc_ah_create(rail, &ev->param.ud.ah_attr);
 		if (IS_ERR(ah)) {
-			kobject_put(&rail->kobj);
+			mutex_unlock(&mrc_rails_lock);
 			err = PTR_ERR(ah);
 			break;
 		}
@@ -326,6 +354,7 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 					      link);
 		mrc_peer_arm(peer);
 		spin_unlock_bh(&peer->lock);
+		mutex_unlock(&mrc_rails_lock);
 		if (restarted)
 			mrc_msg_peer_restarted(peer);
 		pr_info("peer %u plane %u resolved: %s, %u paths\n",
@@ -350,9 +379,7 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 	if (err || ev->event == RDMA_CM_EVENT_ESTABLISHED)
 		mrc_peer_kick(peer);	/* the work destroys the id */
 	if (old_ah)
-		rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
-	if (old_rail)
-		kobject_put(&old_rail->kobj);
+		mrc_ah_release(old_rail, old_ah);
 	return 0;
 }
 
@@ -450,10 +477,8 @@ void mrc_peer_workfn(struct work_struct *work)
 
 		if (done)
 			rdma_destroy_id(done);
-		if (old_ah) {
-			rdma_destroy_ah(old_ah, RDMA_DESTROY_AH_SLEEPABLE);
-			kobject_put(&old_rail->kobj);
-		}
+		if (old_ah)
+			mrc_ah_release(old_rail, old_ah);
 		if (start && mrc_link_resolve(link))
 			again = true;
 	}
@@ -502,36 +527,49 @@ static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 	if (!node || mrc_cm_check(req, ev->param.ud.private_data_len, 0,
 				  node) < 0)
 		goto reject;
-	rail = mrc_cm_rail(id);
-	if (!rail)
-		goto reject;
-	/* A HELLO from a restarted peer: start over with it. */
 	peer = mrc_peer_get(be32_to_cpu(req->src_node));
-	if (peer) {
-		spin_lock_bh(&peer->lock);
-		restarted = mrc_peer_note_inc(peer,
-					      be32_to_cpu(req->incarnation),
-					      NULL);
-		/* Or only its rail behind this one was replaced. */
-		moved = !restarted && mrc_peer_note_rail(peer, rail, req);
-		/* The token to put in our packets to it (requests only). */
-		token = be64_to_cpu(req->token);
-		if (token)
-			peer->tx_token = token;
-		if (be16_to_cpu(req->flags) & MRC_CM_F_NEED_TOKEN) {
-			mrc_peer_token_due(peer);
-			moved = true;
-		}
-		spin_unlock_bh(&peer->lock);
-		if (restarted)
-			mrc_msg_peer_restarted(peer);
-		if (restarted || moved)
-			mrc_peer_kick(peer);
-		mrc_peer_put(peer);
+	if (!peer) {
+		mrc_mod_stat_inc(MRC_MOD_STAT_CM_NOT_PEER);
+		goto reject;
 	}
-	/* A reply goes wherever the request came from: no token in it. */
-	mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node), 0, 0);
-	param.qp_num = mrc_ud_qpn(rail->ud, 0);
+	/*
+	 * The reply, while the rail lock keeps rail->ud alive
+	 * (mrc_cm_rail_locked()); a reply goes wherever the request came
+	 * from: no token in it.  The reference is for the compare below.
+	 */
+	mutex_lock(&mrc_rails_lock);
+	rail = mrc_cm_rail_locked(id);
+	if (rail) {
+		kobject_get(&rail->kobj);
+		mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node),
+			    peer->local_inc, 0, 0);
+		param.qp_num = mrc_ud_qpn(rail->ud, 0);
+	}
+	mutex_unlock(&mrc_rails_lock);
+	if (!rail) {
+		mrc_peer_put(peer);
+		goto reject;
+	}
+	/* A HELLO from a restarted peer: start over with it. */
+	spin_lock_bh(&peer->lock);
+	restarted = mrc_peer_note_inc(peer, be32_to_cpu(req->incarnation),
+				      NULL);
+	/* Or only its rail behind this one was replaced. */
+	moved = !restarted && mrc_peer_note_rail(peer, rail, req);
+	/* The token to put in our packets to it (requests only). */
+	token = be64_to_cpu(req->token);
+	if (token)
+		peer->tx_token = token;
+	if (be16_to_cpu(req->flags) & MRC_CM_F_NEED_TOKEN) {
+		mrc_peer_token_due(peer);
+		moved = true;
+	}
+	spin_unlock_bh(&peer->lock);
+	if (restarted)
+		mrc_msg_peer_restarted(peer);
+	if (restarted || moved)
+		mrc_peer_kick(peer);
+	mrc_peer_put(peer);
 	param.qkey = MRC_UD_QKEY;
 	param.private_data = &cm;
 	param.private_data_len = sizeof(cm);

@@ -14,6 +14,7 @@
 extern struct mutex mrc_peers_lock;	/* writers of mrc_peers */
 extern struct list_head mrc_peers;	/* RCU */
 extern u32 mrc_incarnation;		/* ours, drawn at load; never 0 */
+u32 mrc_peer_inc_draw(void);
 
 /* peer_cm.c */
 void mrc_peer_kick(struct mrc_peer *peer);

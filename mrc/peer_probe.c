@@ -270,7 +270,10 @@ void mrc_peers_rail_changed(struct mrc_rail *rail, bool active)
  *
  * Every path on the rail gives back what it has in flight and is DEAD;
  * its link lets go of its address handle and the rail before the rail's
- * PD goes, and tells the peer (RAIL_DOWN).  From rail.c.
+ * PD goes (the caller then waits for AHs released elsewhere, ah.c), and
+ * tells the peer (RAIL_DOWN).  From rail.c, after the rail left mrc_rails:
+ * no link is attached to it after this (peer_cm.c attaches under
+ * mrc_rails_lock to listed rails only).
  *
  * Context: process.
  */
@@ -306,8 +309,7 @@ void mrc_peers_rail_removed(struct mrc_rail *rail)
 			}
 			spin_unlock_bh(&peer->lock);
 			if (ah) {
-				rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
-				kobject_put(&rail->kobj);
+				mrc_ah_release(rail, ah);
 				mrc_peer_kick(peer);
 			}
 		}

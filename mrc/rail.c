@@ -526,6 +526,7 @@ static void mrc_ib_remove(struct ib_device *ibdev, void *client_data)
 			continue;
 		mrc_sysfs_rail_del(mdev->rails[i]);
 		mrc_peers_rail_removed(mdev->rails[i]);
+		mrc_ah_wait_all(mdev->rails[i]);	/* before the PD (ah.c) */
 		mrc_ud_destroy(mdev->rails[i]->ud);
 		mdev->rails[i]->ud = NULL;
 		kobject_put(&mdev->rails[i]->kobj);

@@ -32,6 +32,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "mrc.h"
 #include "cq.h"
@@ -274,9 +275,13 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock_bh(&uqp->lock);
 	tx->posted = false;
 	uqp->tx_posted--;
+	uqp->tx_completed++;
 	uqp->tx_free[uqp->ntx_free++] = tx - uqp->tx;
 	requeue = mrc_ud_drained_locked(uqp);
 	spin_unlock_bh(&uqp->lock);
+	/* A fence (mrc_ud_tx_fence()) may wait: count before its check. */
+	smp_mb();
+	wake_up_var(&uqp->tx_completed);
 	if (requeue)
 		queue_work(system_highpri_wq, &uqp->recover_work);
 }
@@ -379,6 +384,54 @@ int mrc_ud_inject_error(struct mrc_ud *ud, unsigned int ev)
 	if (!err)
 		mrc_ud_qp_broken(uqp);
 	return err;
+}
+
+/* Has every send posted before @target completions come back? */
+static bool mrc_ud_tx_passed(struct mrc_ud_qp *uqp, u64 target)
+{
+	bool passed;
+
+	spin_lock_bh(&uqp->lock);
+	passed = uqp->tx_completed >= target;
+	spin_unlock_bh(&uqp->lock);
+	return passed;
+}
+
+/**
+ * mrc_ud_tx_fence() - wait until the sends posted so far have completed
+ * @ud: the rail's UD state (alive: not destroyed before this returns)
+ *
+ * A posted UD send refers to its address handle until its completion
+ * (rxe looks the AH up by index when it builds the packet), so an AH may
+ * be destroyed only after every send that may carry it is back; the
+ * caller has made sure no new send can take it (unlinked it under
+ * peer->lock).  A send queue completes in order, so the sends posted
+ * before this call are back once the QP's completion count reaches what
+ * had completed plus what was posted when it was called.  Flushed sends
+ * (a QP in recovery) count too.  Bounded by the provider: every posted
+ * signalled send completes; after 5 s a warning says which QP is stuck
+ * and the wait goes on.
+ *
+ * Context: process; sleeps.
+ */
+void mrc_ud_tx_fence(struct mrc_ud *ud)
+{
+	unsigned int i;
+
+	might_sleep();
+	for (i = 0; i < ud->nqp; i++) {
+		struct mrc_ud_qp *uqp = &ud->qps[i];
+		u64 target;
+
+		spin_lock_bh(&uqp->lock);
+		target = uqp->tx_completed + uqp->tx_posted;
+		spin_unlock_bh(&uqp->lock);
+		while (!wait_var_event_timeout(&uqp->tx_completed,
+					       mrc_ud_tx_passed(uqp, target),
+					       5 * HZ))
+			pr_warn("%s: QP %u (ev %u): posted sends not back after 5 s, an address handle waits for them\n",
+				ud->rail->name, uqp->qp->qp_num, uqp->ev);
+	}
 }
 
 static void mrc_ud_qp_free_bufs(struct mrc_ud_qp *uqp)

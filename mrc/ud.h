@@ -62,6 +62,9 @@ struct mrc_ud_qp {
 	enum mrc_uqp_state state;
 	unsigned int rx_posted;
 	unsigned int tx_posted;
+	u64 tx_completed;		/* sends back from the CQ, ever; a
+					 * fence waits on it (wake_up_var)
+					 */
 	u16 tx_free[MRC_UD_NTX];	/* stack of free tx slot indices */
 	unsigned int ntx_free;
 	struct work_struct recover_work;
@@ -91,6 +94,7 @@ int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 		const void *payload, unsigned int plen);
 
 int mrc_ud_inject_error(struct mrc_ud *ud, unsigned int ev);
+void mrc_ud_tx_fence(struct mrc_ud *ud);
 
 /* QP number of entropy value @ev. */
 static inline u32 mrc_ud_qpn(const struct mrc_ud *ud, unsigned int ev)

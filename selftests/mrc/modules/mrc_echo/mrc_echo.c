@@ -19,6 +19,17 @@
  *                                      the last sequence number seen
  *                                      from each node (soak.sh restarts
  *                                      a peer, whose numbers start over)
+ *   stop                               end the running send job after
+ *                                      its current message (teardown.sh)
+ *
+ * With the module parameter reply_ms set (0 or more; -1, the default, is
+ * off), recv() sleeps that long and then sends the message back to its
+ * sender's endpoint from inside recv(), as the API allows: teardown.sh
+ * closes such an endpoint (rmmod) while deliveries run (replied,
+ * reply_err, reply_ok, reply_failed count it; recv_calls counts the
+ * calls of recv() as they start).  reply_node sends the
+ * replies to port 7 of that node instead (teardown.sh: a configured
+ * peer that is not there, so that a reply's done() comes seconds later).
  *
  * /sys/kernel/debug/mrc_echo/stats prints the counters, among them the
  * receiver's delivery timeline since the last reset: rx_gap_max_us is
@@ -39,6 +50,7 @@
  */
 #include <linux/crc32.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
@@ -61,6 +73,14 @@ MODULE_PARM_DESC(nports, "endpoints to open: port .. port + nports - 1 (1..8)");
 #define ECHO_MAGIC	0x6d726345	/* "mrcE" */
 #define ECHO_WINDOW	16
 
+static int reply_ms = -1;
+module_param(reply_ms, int, 0444);
+MODULE_PARM_DESC(reply_ms, "recv() sleeps this long (ms), then sends the message back (-1: no reply)");
+
+static uint reply_node;
+module_param(reply_node, uint, 0444);
+MODULE_PARM_DESC(reply_node, "node the replies go to, port 7 (0: the sender's node and port)");
+
 static uint window = ECHO_WINDOW;
 module_param(window, uint, 0644);
 MODULE_PARM_DESC(window, "sends in flight at most (1..16; 1: closed loop)");
@@ -80,7 +100,8 @@ static atomic_t echo_inflight;
 static atomic64_t echo_inflight_bytes;
 
 static atomic64_t st_sent, st_done_ok, st_done_err, st_send_err, st_rx,
-	st_rx_bytes, st_rx_bad, st_rx_order, st_tx_bytes, st_done_unreach;
+	st_rx_bytes, st_rx_bad, st_rx_order, st_tx_bytes, st_done_unreach,
+	st_replied, st_reply_err, st_reply_ok, st_reply_failed, st_recv_calls;
 static atomic_t st_err_last;
 
 /* Delivery timeline since the last reset, under seq_lock (ns). */
@@ -98,6 +119,7 @@ static struct {
 	u16 port;
 	bool fixed;
 	bool busy;
+	bool stop;
 } echo_job;
 
 static u32 echo_rand(u32 *s)
@@ -171,11 +193,36 @@ static int echo_check(const u8 *data, u32 len, u32 *seq)
 	return ok ? 0 : -EBADMSG;
 }
 
+/* done() of a reply sent from recv(). */
+static void echo_reply_done(void *ctx, int status)
+{
+	atomic64_inc(status ? &st_reply_failed : &st_reply_ok);
+}
+
+/* reply_ms: sleep in recv(), then send the message back from there. */
+static void echo_reply(struct mrc_ep *ep, u32 src_node, u16 src_port,
+		       const void *data, u32 len)
+{
+	msleep(reply_ms);
+	if (reply_node) {
+		src_node = reply_node;
+		src_port = 7;
+	}
+	if (mrc_send(ep, src_node, src_port, data, len, echo_reply_done, NULL))
+		atomic64_inc(&st_reply_err);
+	else
+		atomic64_inc(&st_replied);
+}
+
 static void echo_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 		      u16 src_port, const void *data, u32 len)
 {
 	u64 now = ktime_get_ns();
 	u32 seq;
+
+	atomic64_inc(&st_recv_calls);
+	if (reply_ms >= 0)
+		echo_reply(ep, src_node, src_port, data, len);
 
 	spin_lock(&seq_lock);
 	if (!rx_first_ns)
@@ -264,7 +311,7 @@ static void echo_workfn(struct work_struct *work)
 
 	if (!buf)
 		goto out;
-	for (i = 0; i < echo_job.count; i++) {
+	for (i = 0; i < echo_job.count && !READ_ONCE(echo_job.stop); i++) {
 		u32 len = echo_rand(&s) % echo_job.maxlen + 1;
 		u32 seed = echo_rand(&s);
 		struct echo_tx *tx;
@@ -297,7 +344,13 @@ static void echo_workfn(struct work_struct *work)
 			atomic64_sub(len, &echo_inflight_bytes);
 			atomic_dec(&echo_inflight);
 			atomic64_inc(&st_send_err);
-			pr_err("mrc_echo: mrc_send: %d\n", err);
+			pr_err_ratelimited("mrc_echo: mrc_send: %d\n", err);
+			/*
+			 * Sleep: a work item that never does keeps the other
+			 * work of its CPU's pool (mrc's deliveries) from
+			 * running, and so a `peer del` waiting for them.
+			 */
+			msleep(1);
 			continue;
 		}
 		atomic64_inc(&st_sent);
@@ -331,6 +384,11 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 		atomic64_set(&st_rx_order, 0);
 		atomic64_set(&st_tx_bytes, 0);
 		atomic64_set(&st_done_unreach, 0);
+		atomic64_set(&st_replied, 0);
+		atomic64_set(&st_reply_err, 0);
+		atomic64_set(&st_reply_ok, 0);
+		atomic64_set(&st_reply_failed, 0);
+		atomic64_set(&st_recv_calls, 0);
 		atomic_set(&st_err_last, 0);
 		spin_lock(&seq_lock);
 		rx_first_ns = 0;
@@ -343,6 +401,10 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 		spin_unlock(&seq_lock);
 		return n;
 	}
+	if (!strncmp(cmd, "stop", 4)) {
+		WRITE_ONCE(echo_job.stop, true);
+		return n;
+	}
 	n_args = sscanf(cmd, "send %u %u %u %u %u %u", &node, &p, &count,
 			&maxlen, &seed, &fixed);
 	if (n_args < 5 || !maxlen || maxlen > MRC_MSG_MAX_LEN ||
@@ -351,6 +413,7 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 	if (READ_ONCE(echo_job.busy))
 		return -EBUSY;
 	echo_job.busy = true;
+	echo_job.stop = false;
 	echo_job.node = node;
 	echo_job.port = p;
 	echo_job.count = count;
@@ -383,6 +446,11 @@ static int echo_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "done_ehostunreach %lld\n",
 		   atomic64_read(&st_done_unreach));
 	seq_printf(s, "done_err_last_status %d\n", atomic_read(&st_err_last));
+	seq_printf(s, "replied %lld\n", atomic64_read(&st_replied));
+	seq_printf(s, "reply_err %lld\n", atomic64_read(&st_reply_err));
+	seq_printf(s, "reply_ok %lld\n", atomic64_read(&st_reply_ok));
+	seq_printf(s, "reply_failed %lld\n", atomic64_read(&st_reply_failed));
+	seq_printf(s, "recv_calls %lld\n", atomic64_read(&st_recv_calls));
 	spin_lock(&seq_lock);
 	first = rx_first_ns;
 	last = rx_last_ns;
