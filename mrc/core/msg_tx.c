@@ -43,7 +43,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
 	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
-	"rx_gone_pkts", "ctl_tx_errors",
+	"rx_gone_pkts", "ctl_tx_errors", "params_refused",
 };
 
 /**
