@@ -192,6 +192,9 @@ struct mrc_msg_node {
 	const struct mrc_msg_ops *ops;
 	void *host;			/* the host's, untouched */
 	atomic64_t rx_bytes;		/* reassembly buffers, all peers */
+	atomic64_t rx_peers;		/* peers with rx_mem > 0 (msg_rx.c,
+					 * Admission: the fair share)
+					 */
 	atomic64_t tx_bytes;		/* queued messages and scoreboards */
 	/*
 	 * When a latency-class message was last queued or delivered on this
@@ -294,8 +297,9 @@ struct mrc_msg_peer {
 	u32 rx_next[MRC_MSG_LANES];	/* next sequence number to deliver,
 					 * per lane (class)
 					 */
-	u64 rx_last_ns;			/* last DATA from the peer, ns */
+	u64 rx_last_ns;			/* last progress from the peer, ns */
 	unsigned int nrx;		/* contexts: rxq + held + deliver */
+	u64 rx_mem;			/* their message bytes */
 	struct list_head rxq;		/* struct mrc_msg_rx, incomplete */
 	struct list_head held;		/* complete, predecessors missing */
 	struct list_head deliver;	/* complete, in order, to deliver */
