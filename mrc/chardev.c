@@ -420,6 +420,26 @@ static __poll_t mrc_dev_poll(struct file *file, poll_table *wait)
 
 /* ---- ioctls ---- */
 
+/*
+ * Messages delivered to an endpoint whose bind was rolled back (between
+ * mrc_ep_open() and mrc_ep_close()): dropped and counted.
+ */
+static void mrc_dev_rxq_purge(struct mrc_dev_file *f)
+{
+	struct mrc_dev_msg *m, *tmp;
+	LIST_HEAD(gone);
+
+	spin_lock_bh(&f->rxq_lock);
+	list_splice_init(&f->rxq, &gone);
+	f->rx_dropped += f->rxq_msgs;
+	f->rx_dropped_bytes += f->rxq_bytes;
+	f->rxq_msgs = 0;
+	f->rxq_bytes = 0;
+	spin_unlock_bh(&f->rxq_lock);
+	list_for_each_entry_safe(m, tmp, &gone, node)
+		mrc_dev_msg_free(m);
+}
+
 static int mrc_dev_bind(struct mrc_dev_file *f, void __user *arg)
 {
 	struct mrc_dev_bind b;
@@ -458,10 +478,20 @@ static int mrc_dev_bind(struct mrc_dev_file *f, void __user *arg)
 	err = PTR_ERR_OR_ZERO(ep);
 	if (err)
 		goto out;
+	/*
+	 * The port goes back to user space before the endpoint is
+	 * published: a bind that fails with EFAULT leaves the file unbound
+	 * and the port free, as if it had never been tried.
+	 */
+	if (put_user(b.port, (u16 __user *)(arg +
+					    offsetof(struct mrc_dev_bind, port)))) {
+		mrc_ep_close(ep);
+		mrc_dev_rxq_purge(f);
+		err = -EFAULT;
+		goto out;
+	}
 	/* Published: write(), poll() and GETOPT read it locklessly. */
 	smp_store_release(&f->ep, ep);
-	err = put_user(b.port, (u16 __user *)(arg +
-					      offsetof(struct mrc_dev_bind, port)));
 	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
 out:
 	mutex_unlock(&f->lock);
@@ -608,22 +638,31 @@ static int mrc_dev_flush(struct mrc_dev_file *f)
 	return atomic_xchg(&f->err, 0);
 }
 
+/*
+ * An ioctl number without its size field.  The structures carry their
+ * own size (their first member) and grow at the end; a program built
+ * against a newer, longer struct encodes a larger size in the number,
+ * which must still reach the handler (copy_struct_from_user() then takes
+ * what it knows and refuses a non-zero tail it does not), not -ENOTTY.
+ */
+#define MRC_IOC_NOSIZE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
 static long mrc_dev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
 	struct mrc_dev_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case MRC_IOC_BIND:
+	switch (MRC_IOC_NOSIZE(cmd)) {
+	case MRC_IOC_NOSIZE(MRC_IOC_BIND):
 		return mrc_dev_bind(f, uarg);
-	case MRC_IOC_SETOPT:
+	case MRC_IOC_NOSIZE(MRC_IOC_SETOPT):
 		return mrc_dev_setopt(f, uarg);
-	case MRC_IOC_GETOPT:
+	case MRC_IOC_NOSIZE(MRC_IOC_GETOPT):
 		return mrc_dev_getopt(f, uarg);
-	case MRC_IOC_STATS:
+	case MRC_IOC_NOSIZE(MRC_IOC_STATS):
 		return mrc_dev_stats(f, uarg);
-	case MRC_IOC_FLUSH:
+	case MRC_IOC_FLUSH:	/* no argument: its size must be 0 */
 		return mrc_dev_flush(f);
 	}
 	return -ENOTTY;

@@ -187,6 +187,41 @@ def check(name, peer):
         expect("dropped bytes", 6000, st["rx_dropped_bytes"])
         node, port, data = recv(fd)
         expect("the kept message", b"\0" * 3000, data)
+    elif name == "bind_abi":
+        import ctypes, mmap
+        # A longer struct (16 bytes, zero tail) encodes another size in
+        # the ioctl number: it still reaches BIND, as do STATS and GETOPT.
+        b = bytearray(struct.pack("=IHH8x", 16, 0, 0))
+        expect("BIND, 16-byte struct", 0, fcntl.ioctl(fd, ioc(3, 1, 16), b))
+        port = struct.unpack("=IHH8x", b)[1]
+        expect("its port written back", port, getopt(fd, PORT))
+        b = bytearray(struct.pack("=Ii", STATS_SIZE + 8, 0) + bytes(104))
+        fcntl.ioctl(fd, ioc(3, 4, STATS_SIZE + 8), b)
+        expect("STATS, longer struct: its size", STATS_SIZE,
+               struct.unpack("=I", b[:4])[0])
+        b = bytearray(struct.pack("=IIQ8x", 24, PORT, 0))
+        fcntl.ioctl(fd, ioc(3, 3, 24), b)
+        expect("GETOPT, longer struct", port, struct.unpack("=IIQ8x", b)[2])
+        fd2 = dev()
+        expect("longer struct, non-zero tail", "E2BIG", errno_of(
+            fcntl.ioctl, fd2, ioc(3, 1, 16), struct.pack("=IHHQ", 16, 0, 0, 1)))
+        # A struct that can be read but not written back: EFAULT, and
+        # the file stays unbound, the port free.
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
+        page = mmap.mmap(-1, 4096)
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
+        for want in (7123, 0):
+            page[0:8] = struct.pack("=IHH", 8, want, 0)
+            expect("mprotect read-only", 0, libc.mprotect(addr, 4096, 1))
+            r = libc.ioctl(fd2, BIND, addr)
+            expect("BIND port %d into a read-only struct" % want, "EFAULT",
+                   errno.errorcode.get(ctypes.get_errno()) if r < 0 else r)
+            expect("mprotect read-write", 0, libc.mprotect(addr, 4096, 3))
+            expect("still unbound", 0, getopt(fd2, PORT))
+        expect("the port is free", 7123, bind(dev(), 7123))
+        expect("the file binds afterwards", 7124, bind(fd2, 7124))
     elif name == "efault":
         import ctypes, mmap
         bind(fd, 0)
@@ -261,6 +296,8 @@ run_guest() {
 			py unbound 2
 		ok 'bind 0 gives an ephemeral port; rebind EINVAL; taken port EADDRINUSE' \
 			py bind 2
+		ok 'longer ioctl structs reach their handler; BIND EFAULT leaves the file unbound' \
+			py bind_abi 2
 		ok 'bad send headers: EINVAL / EMSGSIZE; unknown node EHOSTUNREACH' \
 			py badhdr 2
 		ok 'options: defaults, bounds, read-only, versioned struct size' \
