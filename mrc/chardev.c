@@ -365,7 +365,7 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 		if (err)
 			return err;
 	}
-	tx = kmalloc(sizeof(*tx), GFP_KERNEL);
+	tx = kmalloc(sizeof(*tx), GFP_KERNEL_ACCOUNT);
 	if (!tx) {
 		err = -ENOMEM;
 		goto unreserve;
@@ -674,7 +674,7 @@ static int mrc_dev_open(struct inode *inode, struct file *file)
 {
 	struct mrc_dev_file *f;
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
 	mutex_init(&f->lock);

@@ -206,10 +206,17 @@ struct mrc_msg_node {
 	u64 lat_ns;
 };
 
+/*
+ * Owners (endpoints) counted apart for the fair share of tx_msgs_per_peer
+ * (msg_tx.c); more owners than this share the last slot.
+ */
+#define MRC_MSG_TX_OWNERS	16
+
 /* One message being sent. */
 struct mrc_msg_tx {
 	struct list_head node;		/* on mp->txq or mp->done */
 	void *owner;			/* the host's (its endpoint) */
+	u8 own;				/* its slot in mp->tx_own[] */
 	void (*done)(void *ctx, int status);
 	void *ctx;
 	int status;
@@ -257,6 +264,10 @@ struct mrc_msg_peer {
 					 * message of each lane (class)
 					 */
 	u32 ntx_rank[MRC_MSG_RANKS];	/* queued messages per send rank */
+	struct {
+		const void *owner;	/* valid while n > 0 */
+		u32 n;			/* its messages queued */
+	} tx_own[MRC_MSG_TX_OWNERS];
 	struct mrc_sched sched;
 	u8 policy;			/* sched: the peer's own policy, or
 					 * MRC_SCHED_POLICY_GLOBAL (the knob)
