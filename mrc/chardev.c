@@ -30,10 +30,21 @@
  * queue lock, copies to user space without it and only then unlinks the
  * entry: a short buffer (EMSGSIZE) or a fault leaves it queued.
  *
- * Lifetime: release() closes the endpoint first; mrc_ep_close() waits for
- * every done() and recv() of it, after which nothing refers to the file's
- * state and the queue is freed.  Only the file's own endpoint delivers to
- * its queue, so no process can read another endpoint's messages.
+ * Lifetime: the file's state is referenced by the file and by each
+ * accepted send (f->ref).  release() waits for the sends interruptibly
+ * and at most peer_timeout_ms, then drops the file's reference and
+ * returns, whatever is still queued (a send may take up to 4 x
+ * peer_timeout_ms, or longer while a peer keeps acking slowly: waiting
+ * for that uninterruptibly made processes unkillable and tripped
+ * hung-task reports).  Whoever drops the last reference closes the endpoint and
+ * frees the state: release() itself, or the last done() through a work
+ * item (mrc_dev_wq: done() may not sleep).  mrc_ep_close() then waits for
+ * that done() to return and for any recv(), after which nothing refers to
+ * the state.  Until then the port stays bound and what arrives for it is
+ * dropped (rx_dropped); a released file with sends left holds a module
+ * reference, so mrc cannot be unloaded under it.  Only the file's own
+ * endpoint delivers to its queue, so no process can read another
+ * endpoint's messages.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,6 +61,7 @@
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "mrc.h"
 #include "mrc_api.h"
@@ -89,7 +101,14 @@ struct mrc_dev_file {
 	atomic_t err;			/* pending send error (-errno) or 0 */
 	atomic_t last_err;
 	atomic64_t tx_msgs, tx_bytes, tx_done, tx_failed;
+
+	refcount_t ref;			/* the file + one per accepted send */
+	bool released;			/* READ_ONCE: release() ran */
+	struct work_struct close_work;	/* the last done() after release() */
 };
+
+/* Runs the close of released files whose last send just completed. */
+static struct workqueue_struct *mrc_dev_wq;
 
 /* ---- receive ---- */
 
@@ -112,7 +131,9 @@ static bool mrc_dev_recv_buf(struct mrc_ep *ep, void *ctx, u32 src_node,
 	bool fits;
 
 	spin_lock_bh(&f->rxq_lock);
-	fits = !f->rxq_bytes || f->rxq_bytes + len <= limit;
+	/* Nobody will read it: the file was closed, its sends linger. */
+	fits = !READ_ONCE(f->released) &&
+	       (!f->rxq_bytes || f->rxq_bytes + len <= limit);
 	spin_unlock_bh(&f->rxq_lock);
 	if (fits) {
 		m = mrc_rxpool_get(sizeof(*m));
@@ -277,6 +298,9 @@ static void mrc_dev_sent(void *ctx, int status)
 	atomic_dec(&f->outstanding);
 	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM |
 				   (status ? EPOLLERR : 0));
+	/* The last reference after release(): close in process context. */
+	if (refcount_dec_and_test(&f->ref))
+		queue_work(mrc_dev_wq, &f->close_work);
 }
 
 static u64 mrc_dev_sndbuf(void)
@@ -365,13 +389,14 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 		if (err)
 			return err;
 	}
-	tx = kmalloc(sizeof(*tx), GFP_KERNEL);
+	tx = kmalloc(sizeof(*tx), GFP_KERNEL_ACCOUNT);
 	if (!tx) {
 		err = -ENOMEM;
 		goto unreserve;
 	}
 	tx->f = f;
 	tx->len = h.len;
+	refcount_inc(&f->ref);		/* dropped by mrc_dev_sent() */
 	/* The payload goes from user space straight into the message. */
 	iov_iter_ubuf(&from, ITER_SOURCE, (char __user *)buf + sizeof(h),
 		      h.len);
@@ -384,6 +409,7 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 	return count;
 
 free_tx:
+	refcount_dec(&f->ref);		/* the file's own remains */
 	kfree(tx);
 unreserve:
 	atomic64_sub(h.len, &f->tx_queued);
@@ -419,6 +445,26 @@ static __poll_t mrc_dev_poll(struct file *file, poll_table *wait)
 }
 
 /* ---- ioctls ---- */
+
+/*
+ * Messages delivered to an endpoint whose bind was rolled back (between
+ * mrc_ep_open() and mrc_ep_close()): dropped and counted.
+ */
+static void mrc_dev_rxq_purge(struct mrc_dev_file *f)
+{
+	struct mrc_dev_msg *m, *tmp;
+	LIST_HEAD(gone);
+
+	spin_lock_bh(&f->rxq_lock);
+	list_splice_init(&f->rxq, &gone);
+	f->rx_dropped += f->rxq_msgs;
+	f->rx_dropped_bytes += f->rxq_bytes;
+	f->rxq_msgs = 0;
+	f->rxq_bytes = 0;
+	spin_unlock_bh(&f->rxq_lock);
+	list_for_each_entry_safe(m, tmp, &gone, node)
+		mrc_dev_msg_free(m);
+}
 
 static int mrc_dev_bind(struct mrc_dev_file *f, void __user *arg)
 {
@@ -458,10 +504,20 @@ static int mrc_dev_bind(struct mrc_dev_file *f, void __user *arg)
 	err = PTR_ERR_OR_ZERO(ep);
 	if (err)
 		goto out;
+	/*
+	 * The port goes back to user space before the endpoint is
+	 * published: a bind that fails with EFAULT leaves the file unbound
+	 * and the port free, as if it had never been tried.
+	 */
+	if (put_user(b.port, (u16 __user *)(arg +
+					    offsetof(struct mrc_dev_bind, port)))) {
+		mrc_ep_close(ep);
+		mrc_dev_rxq_purge(f);
+		err = -EFAULT;
+		goto out;
+	}
 	/* Published: write(), poll() and GETOPT read it locklessly. */
 	smp_store_release(&f->ep, ep);
-	err = put_user(b.port, (u16 __user *)(arg +
-					      offsetof(struct mrc_dev_bind, port)));
 	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM);
 out:
 	mutex_unlock(&f->lock);
@@ -608,22 +664,31 @@ static int mrc_dev_flush(struct mrc_dev_file *f)
 	return atomic_xchg(&f->err, 0);
 }
 
+/*
+ * An ioctl number without its size field.  The structures carry their
+ * own size (their first member) and grow at the end; a program built
+ * against a newer, longer struct encodes a larger size in the number,
+ * which must still reach the handler (copy_struct_from_user() then takes
+ * what it knows and refuses a non-zero tail it does not), not -ENOTTY.
+ */
+#define MRC_IOC_NOSIZE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
 static long mrc_dev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
 	struct mrc_dev_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case MRC_IOC_BIND:
+	switch (MRC_IOC_NOSIZE(cmd)) {
+	case MRC_IOC_NOSIZE(MRC_IOC_BIND):
 		return mrc_dev_bind(f, uarg);
-	case MRC_IOC_SETOPT:
+	case MRC_IOC_NOSIZE(MRC_IOC_SETOPT):
 		return mrc_dev_setopt(f, uarg);
-	case MRC_IOC_GETOPT:
+	case MRC_IOC_NOSIZE(MRC_IOC_GETOPT):
 		return mrc_dev_getopt(f, uarg);
-	case MRC_IOC_STATS:
+	case MRC_IOC_NOSIZE(MRC_IOC_STATS):
 		return mrc_dev_stats(f, uarg);
-	case MRC_IOC_FLUSH:
+	case MRC_IOC_FLUSH:	/* no argument: its size must be 0 */
 		return mrc_dev_flush(f);
 	}
 	return -ENOTTY;
@@ -631,11 +696,38 @@ static long mrc_dev_ioctl(struct file *file, unsigned int cmd,
 
 /* ---- open / release ---- */
 
+/*
+ * The last reference is gone: close the endpoint (waits for the done()
+ * that dropped it to return, and for any recv()) and free the state.
+ */
+static void mrc_dev_free(struct mrc_dev_file *f)
+{
+	struct mrc_dev_msg *m, *tmp;
+
+	if (f->ep)
+		mrc_ep_close(f->ep);
+	list_for_each_entry_safe(m, tmp, &f->rxq, node)
+		mrc_dev_msg_free(m);
+	mutex_destroy(&f->lock);
+	mutex_destroy(&f->rd_lock);
+	kfree(f);
+}
+
+static void mrc_dev_close_work(struct work_struct *work)
+{
+	mrc_dev_free(container_of(work, struct mrc_dev_file, close_work));
+	/*
+	 * Taken by release(); mrc_dev_exit() cannot run before this put and
+	 * its destroy_workqueue() waits for this function to return.
+	 */
+	module_put(THIS_MODULE);
+}
+
 static int mrc_dev_open(struct inode *inode, struct file *file)
 {
 	struct mrc_dev_file *f;
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
 	mutex_init(&f->lock);
@@ -645,6 +737,8 @@ static int mrc_dev_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&f->rxq);
 	f->rcvbuf = MRC_DEV_RCVBUF_DEF;
 	f->sndwin = MRC_DEV_SNDWIN_DEF;
+	refcount_set(&f->ref, 1);
+	INIT_WORK(&f->close_work, mrc_dev_close_work);
 	file->private_data = f;
 	return stream_open(inode, file);
 }
@@ -652,16 +746,24 @@ static int mrc_dev_open(struct inode *inode, struct file *file)
 static int mrc_dev_release(struct inode *inode, struct file *file)
 {
 	struct mrc_dev_file *f = file->private_data;
-	struct mrc_dev_msg *m, *tmp;
 
-	/* Waits for every done() and recv(): nothing refers to f after. */
-	if (f->ep)
-		mrc_ep_close(f->ep);
-	list_for_each_entry_safe(m, tmp, &f->rxq, node)
-		mrc_dev_msg_free(m);
-	mutex_destroy(&f->lock);
-	mutex_destroy(&f->rd_lock);
-	kfree(f);
+	/*
+	 * Give the accepted sends a chance to complete first, as close()
+	 * always did, but interruptibly (a signal, or a process being
+	 * killed, stops the wait; no hung-task report) and for at most
+	 * peer_timeout_ms; what is left completes after we return.
+	 */
+	wait_event_interruptible_timeout(f->wq, !atomic_read(&f->outstanding),
+					 msecs_to_jiffies(mrc_knob(MRC_KNOB_peer_timeout_ms)));
+	WRITE_ONCE(f->released, true);
+	/* The file's own module reference holds until we return. */
+	__module_get(THIS_MODULE);
+	if (refcount_dec_and_test(&f->ref)) {
+		mrc_dev_free(f);
+		module_put(THIS_MODULE);
+	} else {
+		mrc_ev_inc(MRC_EV_DEV_CLOSE_DEFERRED);
+	}
 	return 0;
 }
 
@@ -691,7 +793,15 @@ static struct miscdevice mrc_dev_misc = {
  */
 int mrc_dev_init(void)
 {
-	return misc_register(&mrc_dev_misc);
+	int err;
+
+	mrc_dev_wq = alloc_workqueue("mrc_dev", 0, 0);
+	if (!mrc_dev_wq)
+		return -ENOMEM;
+	err = misc_register(&mrc_dev_misc);
+	if (err)
+		destroy_workqueue(mrc_dev_wq);
+	return err;
 }
 
 /**
@@ -700,4 +810,6 @@ int mrc_dev_init(void)
 void mrc_dev_exit(void)
 {
 	misc_deregister(&mrc_dev_misc);
+	/* Every released file's close has run (module references). */
+	destroy_workqueue(mrc_dev_wq);
 }

@@ -45,6 +45,7 @@ const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR] = {
 	[MRC_MOD_STAT_REFRESHES]	= "refreshes",
 	[MRC_MOD_STAT_UD_CREATE_FAILED]	= "ud_create_failed",
 	[MRC_MOD_STAT_CM_NOT_PEER]	= "cm_not_peer",
+	[MRC_MOD_STAT_PARAMS_REFUSED]	= "params_refused",
 };
 
 /**

@@ -56,6 +56,9 @@ enum mrc_mod_stat {
 	MRC_MOD_STAT_REFRESHES,		/* rail refresh passes */
 	MRC_MOD_STAT_UD_CREATE_FAILED,	/* rails left without QPs */
 	MRC_MOD_STAT_CM_NOT_PEER,	/* SIDR requests from non-peers */
+	MRC_MOD_STAT_PARAMS_REFUSED,	/* path/sched params from the knobs
+					 * refused, defaults used instead
+					 */
 	MRC_MOD_STAT_NR
 };
 

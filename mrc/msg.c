@@ -58,10 +58,16 @@ static struct mrc_peer_link *mrc_msg_link(struct mrc_peer *peer,
 
 /* ---- the engine's operations ---- */
 
+/*
+ * Send-side memory (a message, its buffer and scoreboard), taken in the
+ * sender's context: charged to its memory cgroup, so a /dev/mrc user
+ * cannot make the node hold more than its cgroup allows (kernel
+ * consumers sending from a kernel thread are charged to the root).
+ */
 static void *mrc_msg_op_alloc(struct mrc_msg_node *node, size_t bytes)
 {
 	mrc_ev_inc(MRC_EV_ALLOC);
-	return kvmalloc(bytes, GFP_KERNEL);
+	return kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
 }
 
 static void mrc_msg_op_free(struct mrc_msg_node *node, void *p)

@@ -631,11 +631,6 @@ static const struct genl_small_ops mrc_genl_ops[] = {
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{
-		.cmd	= MRC_CMD_PEER_GET,
-		.doit	= mrc_nl_peer_get_doit,
-		.dumpit	= mrc_nl_peer_get_dumpit,
-	},
-	{
 		.cmd	= MRC_CMD_CLASS_GET,
 		.doit	= mrc_nl_class_get_doit,
 		.dumpit	= mrc_nl_class_get_dumpit,
@@ -657,6 +652,20 @@ static const struct genl_small_ops mrc_genl_ops[] = {
 	},
 };
 
+/*
+ * Commands that need more than a small op: PEER_GET's dump asks for
+ * messages large enough for one peer (mrc_nl_peer_get_start()).  The
+ * family's policy applies, as for the small ops.
+ */
+static const struct genl_ops mrc_genl_full_ops[] = {
+	{
+		.cmd	= MRC_CMD_PEER_GET,
+		.doit	= mrc_nl_peer_get_doit,
+		.start	= mrc_nl_peer_get_start,
+		.dumpit	= mrc_nl_peer_get_dumpit,
+	},
+};
+
 struct genl_family mrc_genl_family __ro_after_init = {
 	.name		= MRC_GENL_NAME,
 	.version	= MRC_GENL_VERSION,
@@ -664,6 +673,8 @@ struct genl_family mrc_genl_family __ro_after_init = {
 	.policy		= mrc_policy,
 	.netnsok	= false,
 	.module		= THIS_MODULE,
+	.ops		= mrc_genl_full_ops,
+	.n_ops		= ARRAY_SIZE(mrc_genl_full_ops),
 	.small_ops	= mrc_genl_ops,
 	.n_small_ops	= ARRAY_SIZE(mrc_genl_ops),
 	.mcgrps		= mrc_mcgrps,
@@ -764,7 +775,8 @@ void mrc_nl_peer_event(struct mrc_peer *peer, u8 cmd)
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = mrc_nl_event_new(MRC_NL_PEER_SIZE, cmd, GFP_KERNEL, &hdr);
+	msg = mrc_nl_event_new(mrc_nl_peer_size(peer->nlinks), cmd, GFP_KERNEL,
+			       &hdr);
 	if (msg)
 		mrc_nl_event_send(msg, hdr, mrc_peer_fill(msg, peer),
 				  GFP_KERNEL);

@@ -9,9 +9,6 @@
 
 #include <net/genetlink.h>
 
-/* A peer with 8 planes x 24 paths fits in a message of this size. */
-#define MRC_NL_PEER_SIZE	32768
-
 extern struct genl_family mrc_genl_family;
 extern const struct nla_policy mrc_peer_policy[MRC_PEER_A_MAX + 1];
 
@@ -22,7 +19,9 @@ int mrc_nl_parse_nest(struct genl_info *info, int type, struct nlattr **tb,
 /* netlink_peer.c */
 int mrc_nl_peer_add_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info);
+size_t mrc_nl_peer_size(unsigned int nlinks);
 int mrc_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info);
+int mrc_nl_peer_get_start(struct netlink_callback *cb);
 int mrc_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int mrc_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info);
 

@@ -328,6 +328,65 @@ int mrc_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info)
 	return mrc_peer_del(nla_get_u32(tb[MRC_PEER_A_NODE]), info->extack);
 }
 
+/* The most a PATH nest takes (mrc_peer_fill_path()), longest rail name. */
+static size_t mrc_nl_path_size(void)
+{
+	return nla_total_size(0) +			/* the nest */
+	       4 * nla_total_size(sizeof(u32)) +	/* plane, entropy,
+							 * state, prev_state
+							 */
+	       nla_total_size(MRC_RAIL_NAME_MAX) +	/* rail */
+	       6 * nla_total_size(sizeof(u32)) +	/* qpns, rto, inflight,
+							 * srtt, weight
+							 */
+	       9 * nla_total_size_64bit(sizeof(u64));	/* counters, bytes */
+}
+
+/**
+ * mrc_nl_peer_size() - the most a PEER_GET message of a peer takes
+ * @nlinks: the peer's links (addresses), 1..MRC_PEER_MAX_ADDRS
+ *
+ * What mrc_peer_fill() can put, with every link resolved with the most
+ * QPs the entropy knob allows and the longest rail names, so that the
+ * answer never fails with -EMSGSIZE: 8 links x 24 paths take about
+ * 60 KB, more than the 32 KiB a netlink dump is given by default.
+ *
+ * Return: the payload size for genlmsg_new() (header included).
+ */
+size_t mrc_nl_peer_size(unsigned int nlinks)
+{
+	size_t paths = (size_t)nlinks * mrc_knobs[MRC_KNOB_entropy].max;
+
+	return GENL_HDRLEN +
+	       nla_total_size(0) +			/* MRC_A_PEER */
+	       4 * nla_total_size(sizeof(u32)) +	/* node, policies,
+							 * paths_active
+							 */
+	       2 * nla_total_size_64bit(sizeof(u64)) +	/* fallbacks, explores */
+	       nla_total_size(0) +			/* ADDRS */
+	       nlinks * nla_total_size(sizeof(struct in6_addr)) +
+	       paths * mrc_nl_path_size() +
+	       nla_total_size(0) +			/* CREDIT */
+	       __MRC_CREDIT_STAT_MAX * nla_total_size_64bit(sizeof(u64));
+}
+
+/**
+ * mrc_nl_peer_get_start() - MRC_CMD_PEER_GET dump: before the first part
+ * @cb: the dump's state
+ *
+ * A dump's messages are 32 KiB at most unless the family asks for more;
+ * one peer's message must fit in one, so ask for the largest
+ * (mrc_nl_peer_size()).  A reader needs a receive buffer that large
+ * (mrcctl's is 64 KiB).
+ *
+ * Return: 0.
+ */
+int mrc_nl_peer_get_start(struct netlink_callback *cb)
+{
+	cb->min_dump_alloc = nlmsg_total_size(mrc_nl_peer_size(MRC_PEER_MAX_ADDRS));
+	return 0;
+}
+
 /**
  * mrc_nl_peer_get_doit() - MRC_CMD_PEER_GET of one peer
  * @skb: the request
@@ -353,7 +412,7 @@ int mrc_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	err = -ENOMEM;
-	msg = genlmsg_new(MRC_NL_PEER_SIZE, GFP_KERNEL);
+	msg = genlmsg_new(mrc_nl_peer_size(peer->nlinks), GFP_KERNEL);
 	if (!msg)
 		goto put;
 	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,

@@ -34,12 +34,21 @@
 /**
  * mrc_peer_path_params() - the path parameters of the knobs
  * @pp: filled in: keepalive probe_ms, RTO bound rto_max_ms
+ *
+ * Built and checked by mrc_path_params_knobs(); should the check refuse
+ * them (the knob ranges make that impossible) the defaults are used and
+ * stats/params_refused counts it.
  */
 void mrc_peer_path_params(struct mrc_path_params *pp)
 {
-	mrc_path_params_default(pp);
-	pp->keepalive_ns = mrc_knob(MRC_KNOB_probe_ms) * NSEC_PER_MSEC;
-	pp->rtt.rto_max_ns = mrc_knob(MRC_KNOB_rto_max_ms) * NSEC_PER_MSEC;
+	const char *why;
+
+	if (mrc_path_params_knobs(pp, mrc_knob(MRC_KNOB_probe_ms),
+				  mrc_knob(MRC_KNOB_rto_max_ms), 0, &why)) {
+		mrc_mod_stat_inc(MRC_MOD_STAT_PARAMS_REFUSED);
+		pr_warn_ratelimited("path parameters refused (%s); defaults used\n",
+				    why);
+	}
 }
 
 /* ---- timer ---- */

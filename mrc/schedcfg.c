@@ -71,16 +71,10 @@ void mrc_schedcfg_params(struct mrc_sched_params *sp, u8 peer_policy)
 		     mrc_knob(MRC_KNOB_sched_policy);
 	/*
 	 * A class whose rails still have live paths (assumed bad after a
-	 * loss or a timeout, probed) waits this long for one of them to
-	 * answer before it falls back (sched.h): a quarter of the
-	 * peer_timeout_ms knob (750 ms by default), so that a class whose
-	 * rails silently stopped working falls back well before its
-	 * messages would fail.  A loaded rail answers far sooner (figures:
-	 * "Timer defaults" in Documentation/mrc/design-decisions.rst).
-	 */
-	sp->fallback_grace_ns = mrc_knob(MRC_KNOB_peer_timeout_ms) / 4 *
-				NSEC_PER_MSEC;
-	/*
+	 * loss or a timeout, probed) waits a quarter of the peer_timeout_ms
+	 * knob (750 ms by default, at most 4 s) for one of them to answer
+	 * before it falls back (sched.h); a loaded rail answers far sooner
+	 * (figures: "Timer defaults" in Documentation/mrc/design-decisions.rst).
 	 * Exploration (sched.h) only for paths that their keepalive (a
 	 * probe every probe_ms on an idle ACTIVE path, which refreshes the
 	 * RTT) has not refreshed for two intervals: 500 ms by default.
@@ -88,8 +82,8 @@ void mrc_schedcfg_params(struct mrc_sched_params *sp, u8 peer_policy)
 	 * waits on it (what the library's 50 ms cost a request/response:
 	 * Documentation/mrc/sched.rst).
 	 */
-	sp->explore_ns = min_t(u64, 2ULL * mrc_knob(MRC_KNOB_probe_ms) *
-				    NSEC_PER_MSEC, MRC_SCHED_EXPLORE_MAX_NS);
+	mrc_sched_params_knobs(sp, mrc_knob(MRC_KNOB_peer_timeout_ms),
+			       mrc_knob(MRC_KNOB_probe_ms));
 }
 
 /**

@@ -103,7 +103,7 @@ enum mrc_msg_stat {
 	MRC_MS_RX_EXPIRED, MRC_MS_REO_LOSS_PKTS, MRC_MS_NACKS_TX,
 	MRC_MS_NACKS_RX, MRC_MS_PEER_RESTARTS, MRC_MS_CWND_CUTS,
 	MRC_MS_TX_TIMEOUT, MRC_MS_BG_YIELDS, MRC_MS_BULK_YIELDS,
-	MRC_MS_RX_GONE_PKTS, MRC_MS_CTL_TX_ERRORS,
+	MRC_MS_RX_GONE_PKTS, MRC_MS_CTL_TX_ERRORS, MRC_MS_PARAMS_REFUSED,
 	MRC_MS_NR
 };
 
@@ -192,6 +192,9 @@ struct mrc_msg_node {
 	const struct mrc_msg_ops *ops;
 	void *host;			/* the host's, untouched */
 	atomic64_t rx_bytes;		/* reassembly buffers, all peers */
+	atomic64_t rx_peers;		/* peers with rx_mem > 0 (msg_rx.c,
+					 * Admission: the fair share)
+					 */
 	atomic64_t tx_bytes;		/* queued messages and scoreboards */
 	/*
 	 * When a latency-class message was last queued or delivered on this
@@ -203,10 +206,17 @@ struct mrc_msg_node {
 	u64 lat_ns;
 };
 
+/*
+ * Owners (endpoints) counted apart for the fair share of tx_msgs_per_peer
+ * (msg_tx.c); more owners than this share the last slot.
+ */
+#define MRC_MSG_TX_OWNERS	16
+
 /* One message being sent. */
 struct mrc_msg_tx {
 	struct list_head node;		/* on mp->txq or mp->done */
 	void *owner;			/* the host's (its endpoint) */
+	u8 own;				/* its slot in mp->tx_own[] */
 	void (*done)(void *ctx, int status);
 	void *ctx;
 	int status;
@@ -254,6 +264,10 @@ struct mrc_msg_peer {
 					 * message of each lane (class)
 					 */
 	u32 ntx_rank[MRC_MSG_RANKS];	/* queued messages per send rank */
+	struct {
+		const void *owner;	/* valid while n > 0 */
+		u32 n;			/* its messages queued */
+	} tx_own[MRC_MSG_TX_OWNERS];
 	struct mrc_sched sched;
 	u8 policy;			/* sched: the peer's own policy, or
 					 * MRC_SCHED_POLICY_GLOBAL (the knob)
@@ -294,8 +308,9 @@ struct mrc_msg_peer {
 	u32 rx_next[MRC_MSG_LANES];	/* next sequence number to deliver,
 					 * per lane (class)
 					 */
-	u64 rx_last_ns;			/* last DATA from the peer, ns */
+	u64 rx_last_ns;			/* last progress from the peer, ns */
 	unsigned int nrx;		/* contexts: rxq + held + deliver */
+	u64 rx_mem;			/* their message bytes */
 	struct list_head rxq;		/* struct mrc_msg_rx, incomplete */
 	struct list_head held;		/* complete, predecessors missing */
 	struct list_head deliver;	/* complete, in order, to deliver */

@@ -29,22 +29,23 @@
  */
 #include "msg_int.h"
 
-/* The same parameters as the path keepalives: rto_max_ms bounds both. */
+/*
+ * The same parameters as the path keepalives (rto_max_ms bounds both), but
+ * data packets wait behind queues (a bottleneck's, the receiver's CPU): an
+ * RTO shorter than those waits only resends what is still on its way.
+ * Knob data_rto_min_ms, at most rto_max_ms.  The knob ranges make every
+ * combination valid (path_test.c sweeps them); a refused one would leave
+ * the defaults and is counted.
+ */
 static void msg_path_params(struct mrc_msg_peer *mp,
 			    struct mrc_path_params *pp)
 {
-	mrc_path_params_default(pp);
-	pp->keepalive_ns = msg_knob(mp, MRC_KNOB_probe_ms) * NSEC_PER_MSEC;
-	pp->rtt.rto_max_ns = msg_knob(mp, MRC_KNOB_rto_max_ms) * NSEC_PER_MSEC;
-	/*
-	 * Data packets wait behind queues (a bottleneck's, the receiver's
-	 * CPU): an RTO shorter than those waits only resends what is still
-	 * on its way.  Knob data_rto_min_ms, at most rto_max_ms.
-	 */
-	pp->rtt.rto_min_ns = min_t(u64, msg_knob(mp,
-						 MRC_KNOB_data_rto_min_ms) *
-					NSEC_PER_MSEC, pp->rtt.rto_max_ns);
-	pp->rtt.rto_init_ns = max(pp->rtt.rto_init_ns, pp->rtt.rto_min_ns);
+	const char *why;
+
+	if (mrc_path_params_knobs(pp, msg_knob(mp, MRC_KNOB_probe_ms),
+				  msg_knob(mp, MRC_KNOB_rto_max_ms),
+				  msg_knob(mp, MRC_KNOB_data_rto_min_ms), &why))
+		mp->node->ops->count(mp->node, MRC_MS_PARAMS_REFUSED, 1);
 }
 
 /**

@@ -83,6 +83,7 @@ static inline void msg_retire(struct mrc_msg_peer *mp, struct mrc_msg_tx *m)
 	list_move_tail(&m->node, &mp->done);
 	mp->ntx--;
 	mp->ntx_rank[msg_rank(m->cls)]--;
+	mp->tx_own[m->own].n--;
 }
 
 void mrc_msg_cb_init(struct mrc_msg_cb *cb, struct mrc_msg_peer *mp, u64 now);

@@ -9,13 +9,26 @@
  * Design notes
  *
  * Admission.  DATA -> the message's context (found by msg_id in the
- * peer's lists, or made: bounded by the rx_msgs_per_peer knob's contexts
- * per peer and rx_buffer_mb of buffers overall; past that the packet is
- * dropped as no_memory and the sender retransmits - except for the
- * message that blocks delivery, which is always admitted, so held
- * messages cannot deadlock the peer) -> payload copied at its offset ->
- * reasm.c bookkeeping.  Contexts are allocated without the lock: the
- * first call says need_ctx, the host allocates and calls again.
+ * peer's lists, or made, if admit() lets it) -> payload copied at its
+ * offset -> reasm.c bookkeeping.  Contexts are allocated without the
+ * lock: the first call says need_ctx, the host allocates and calls again.
+ * A packet refused a context is dropped as no_memory and the sender
+ * retransmits it.  The bounds, per peer and for the node, count every
+ * context on the peer's lists, the deliver list included, so a slow
+ * reader holds back its own peer's traffic and nobody else's:
+ *  - a peer holds at most rx_msgs_per_peer contexts, and at most its fair
+ *    share of rx_buffer_mb in message bytes: rx_buffer_mb divided by the
+ *    number of peers holding any (itself included), as the credit grants
+ *    share the drain rate; all peers together at most rx_buffer_mb;
+ *  - the message that blocks its lane's delivery (seq == rx_next) gets
+ *    some room beyond those, or held messages could wait for it forever:
+ *    MRC_MSG_LANES more contexts, one MRC_MSG_MAX_BYTES message beyond
+ *    the peer's share and, node-wide, one beyond rx_buffer_mb.  Whatever
+ *    the number of peers, the node's reassembly memory stays below
+ *    rx_buffer_mb + MRC_MSG_MAX_BYTES.
+ * Every such message completes (its sender is alive and it is admitted)
+ * or expires, and the deliver list drains without new arrivals, so the
+ * room comes back: no deadlock.
  *
  * Answers.  A SACK goes back on the arrival path every MRC_MSG_SACK_EVERY
  * new packets, for LAST/ACK_NOW/RETRANS packets, on completion and for
@@ -35,8 +48,12 @@
  * sender has given them up (it fails what it cannot send within one
  * peer_timeout_ms): mrc_msg_rx_expire() frees the incomplete ones
  * (rx_expired) and delivers the complete held ones, whose sender was told
- * they arrived; ordering resumes after the last of them.  So a peer that
- * vanishes for good leaves no reassembly memory behind.  But a sender
+ * they arrived; ordering resumes after the last of them.  "New" is a
+ * packet with new bytes, or one refused for memory (the sender is alive,
+ * we are the bottleneck); duplicates are not, so a peer that drips a
+ * duplicate every few seconds does not keep its contexts alive.  So a peer
+ * that
+ * vanishes for good, or drips, leaves no reassembly memory behind.  But a sender
  * whose paths answer probes gives up only after MRC_MSG_STALL_MULT peer
  * timeouts without progress: if its DATA was black-holed for more than
  * two and then gets through again, a message the receiver gave up on (or
@@ -69,6 +86,29 @@ static void seq_reset(u32 *next)
 
 	for (lane = 0; lane < MRC_MSG_LANES; lane++)
 		next[lane] = lane << MRC_MSG_LANE_SHIFT;
+}
+
+/*
+ * @rm joins the peer's lists (charge) or leaves them (uncharge): the
+ * peer's context count and bytes, and the node's count of peers holding
+ * any (the fair share's divisor).
+ */
+static void rx_charge(struct mrc_msg_peer *mp, struct mrc_msg_rx *rm)
+{
+	if (!mp->rx_mem)
+		atomic64_add(1, &mp->node->rx_peers);
+	mp->rx_mem += rm->r.msg_len;
+	mp->nrx++;
+}
+
+static void rx_uncharge(struct mrc_msg_peer *mp, struct mrc_msg_rx *rm)
+{
+	if (WARN_ON_ONCE(!mp->nrx || mp->rx_mem < rm->r.msg_len))
+		return;
+	mp->nrx--;
+	mp->rx_mem -= rm->r.msg_len;
+	if (!mp->rx_mem)
+		atomic64_sub(1, &mp->node->rx_peers);
 }
 
 /* A context: the struct, then its reassembly bitmap (8-byte aligned). */
@@ -261,7 +301,7 @@ static void new_epoch(struct mrc_msg_peer *mp, u32 epoch)
 	list_splice_tail_init(&mp->held, &mp->deliver);
 	list_for_each_entry_safe(rm, tmp, &mp->rxq, node) {
 		list_del(&rm->node);
-		mp->nrx--;
+		rx_uncharge(mp, rm);
 		count(mp, MRC_MS_RX_DISCARDED, 1);
 		mrc_msg_rx_free(mp->node, rm);
 	}
@@ -294,14 +334,34 @@ whole:
 	return rm;
 }
 
-/* Whether a new context for @pkt fits the per-peer and node bounds. */
-static bool admit(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt)
+/*
+ * Whether a new context for @pkt fits the bounds (Admission above);
+ * @head: it is the message its lane's delivery waits for; @counted: its
+ * buffer is allocated already, in node->rx_bytes.
+ */
+static bool admit(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
+		  bool head, bool counted)
 {
 	const struct mrc_msg_ops *ops = mp->node->ops;
 	u64 limit = ops->knob(mp->node, MRC_KNOB_rx_buffer_mb) << 20;
+	u64 max_msgs = ops->knob(mp->node, MRC_KNOB_rx_msgs_per_peer);
+	u64 node = (u64)atomic64_read(&mp->node->rx_bytes);
+	s64 peers = atomic64_read(&mp->node->rx_peers);
+	u64 extra = head ? MRC_MSG_MAX_BYTES : 0;
+	u64 share;
 
-	return mp->nrx < ops->knob(mp->node, MRC_KNOB_rx_msgs_per_peer) &&
-	       (u64)atomic64_read(&mp->node->rx_bytes) + pkt->msg_len <= limit;
+	if (counted)
+		node -= min_t(u64, node, pkt->msg_len);
+	/* The fair share's divisor counts this peer, busy or not yet. */
+	if (!mp->rx_mem)
+		peers++;
+	peers = clamp_t(s64, peers, 1, U32_MAX);
+	share = div_u64(limit, (u32)peers);
+	if (head)
+		max_msgs += MRC_MSG_LANES;
+	return mp->nrx < max_msgs &&
+	       mp->rx_mem + pkt->msg_len <= share + extra &&
+	       node + pkt->msg_len <= limit + extra;
 }
 
 /**
@@ -337,7 +397,6 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		return MRC_DROP_UNKNOWN_PEER;
 	if (!mp->rx_epoch_valid || (s32)(epoch - mp->rx_epoch) > 0)
 		new_epoch(mp, epoch);
-	mp->rx_last_ns = now;
 	if (epoch != mp->rx_epoch)
 		return MRC_DROP_DUPLICATE;	/* given up by its sender */
 	if (mp->rx_epoch_gone) {	/* given up by us (see Expiry) */
@@ -361,18 +420,18 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		    out->fresh->r.msg_len != pkt->msg_len ||
 		    out->fresh->r.seg != pkt->seg)
 			return MRC_DROP_BAD_FIELD;	/* host bug */
+		/* Checked again: others may have taken memory meanwhile. */
+		if (!admit(mp, pkt, seq == mp->rx_next[lane], true))
+			goto no_memory;
 		rm = out->fresh;
 		out->fresh = NULL;
 		list_add_tail(&rm->node, &mp->rxq);
-		mp->nrx++;
+		rx_charge(mp, rm);
 		mp->node->ops->expire_arm(mp, idle_ns(mp));
 	}
 	if (!rm) {
-		/* Bounded; the message that blocks delivery always fits. */
-		if (seq != mp->rx_next[lane] && !admit(mp, pkt)) {
-			count(mp, MRC_MS_RX_NO_MEM, 1);
-			return MRC_DROP_NO_MEMORY;
-		}
+		if (!admit(mp, pkt, seq == mp->rx_next[lane], false))
+			goto no_memory;
 		out->need_ctx = true;
 		return MRC_DROP_NONE;
 	}
@@ -382,6 +441,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 			       pkt->len)) {
 	case MRC_REASM_NEW:
 		memcpy((u8 *)rm->buf + pkt->offset, pkt->body, pkt->len);
+		mp->rx_last_ns = now;
 		out->nholes = nack_due(mp, pi, rm, now, out->holes);
 		out->new_bytes = true;
 		if (++rm->since_sack >= MRC_MSG_SACK_EVERY ||
@@ -391,6 +451,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		break;
 	case MRC_REASM_COMPLETE:
 		memcpy((u8 *)rm->buf + pkt->offset, pkt->body, pkt->len);
+		mp->rx_last_ns = now;
 		out->new_bytes = true;
 		out->sack = true;
 		/* the SACK is taken before rm may be popped and freed */
@@ -413,6 +474,11 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		mrc_reasm_sack(&rm->r, &out->rs);
 	}
 	return MRC_DROP_NONE;
+no_memory:
+	/* The sender is alive and will retry: that is news (Expiry). */
+	mp->rx_last_ns = now;
+	count(mp, MRC_MS_RX_NO_MEM, 1);
+	return MRC_DROP_NO_MEMORY;
 }
 
 /**
@@ -503,7 +569,7 @@ struct mrc_msg_rx *mrc_msg_rx_pop(struct mrc_msg_peer *mp)
 	rm = list_first_entry_or_null(&mp->deliver, struct mrc_msg_rx, node);
 	if (rm) {
 		list_del(&rm->node);
-		mp->nrx--;
+		rx_uncharge(mp, rm);
 	}
 	return rm;
 }
@@ -540,7 +606,7 @@ void mrc_msg_rx_expire(struct mrc_msg_peer *mp, u64 now,
 	}
 	list_for_each_entry_safe(rm, tmp, &mp->rxq, node) {
 		list_move_tail(&rm->node, gone);
-		mp->nrx--;
+		rx_uncharge(mp, rm);
 		count(mp, MRC_MS_RX_EXPIRED, 1);
 	}
 	mp->rx_epoch_gone = true;	/* see Expiry */
@@ -592,5 +658,8 @@ void mrc_msg_rx_drain(struct mrc_msg_peer *mp, struct list_head *gone)
 	list_splice_init(&mp->rxq, gone);
 	list_splice_init(&mp->held, gone);
 	list_splice_init(&mp->deliver, gone);
+	if (mp->rx_mem)
+		atomic64_sub(1, &mp->node->rx_peers);
 	mp->nrx = 0;
+	mp->rx_mem = 0;
 }

@@ -43,7 +43,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
 	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
-	"rx_gone_pkts", "ctl_tx_errors",
+	"rx_gone_pkts", "ctl_tx_errors", "params_refused",
 };
 
 /**
@@ -465,21 +465,67 @@ void mrc_msg_tx_free(struct mrc_msg_node *node, struct mrc_msg_tx *m)
 	node->ops->free(node, m);
 }
 
+/*
+ * The slot of @owner in mp->tx_own[]: its own if it has messages queued,
+ * else a free one, else the last (shared by the owners beyond
+ * MRC_MSG_TX_OWNERS).  *@owners: the owners with messages queued, this
+ * one included.
+ */
+static unsigned int own_slot(struct mrc_msg_peer *mp, const void *owner,
+			     unsigned int *owners)
+{
+	unsigned int i, slot = MRC_MSG_TX_OWNERS, free = MRC_MSG_TX_OWNERS;
+
+	*owners = 0;
+	for (i = 0; i < MRC_MSG_TX_OWNERS; i++) {
+		if (!mp->tx_own[i].n) {
+			if (free == MRC_MSG_TX_OWNERS)
+				free = i;
+			continue;
+		}
+		(*owners)++;
+		if (mp->tx_own[i].owner == owner)
+			slot = i;
+	}
+	if (slot == MRC_MSG_TX_OWNERS) {
+		slot = free < MRC_MSG_TX_OWNERS ? free : MRC_MSG_TX_OWNERS - 1;
+		if (!mp->tx_own[slot].n)
+			(*owners)++;
+	}
+	return slot;
+}
+
 /**
  * mrc_msg_tx_queue() - queue a message and send what may go at once
  * @mp: the peer's engine
- * @m: from mrc_msg_tx_alloc(), filled in
+ * @m: from mrc_msg_tx_alloc(), filled in (m->owner: its endpoint)
  * @now: the caller's clock, ns
  *
- * Return: 0, or -ENOBUFS if the peer already has tx_msgs_per_peer
- * messages queued (@m is still the caller's).
+ * The tx_msgs_per_peer knob bounds the peer's queue, and each owner
+ * (endpoint) gets a fair share of it: the bound divided by the owners
+ * with messages queued to this peer, itself included.  So one endpoint's
+ * flood of small sends cannot make every other endpoint's send fail:
+ * once it holds its share it is refused, and the others get the slots
+ * its completions free.
+ *
+ * Return: 0, or -ENOBUFS if the peer's queue is full or @m's owner
+ * holds its share (@m is still the caller's).
  */
 int mrc_msg_tx_queue(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u64 now)
 {
+	u64 limit = msg_knob(mp, MRC_KNOB_tx_msgs_per_peer);
 	bool idle = list_empty(&mp->txq);
+	unsigned int slot, owners;
 
-	if (mp->ntx >= msg_knob(mp, MRC_KNOB_tx_msgs_per_peer))
+	if (mp->ntx >= limit)
 		return -ENOBUFS;
+	slot = own_slot(mp, m->owner, &owners);
+	if (mp->tx_own[slot].n >= max_t(u64, 1, div_u64(limit, owners)))
+		return -ENOBUFS;
+	if (!mp->tx_own[slot].n)
+		mp->tx_own[slot].owner = m->owner;
+	mp->tx_own[slot].n++;
+	m->own = slot;
 	if (idle)	/* the stall clock starts now */
 		mp->progress_ns = now;
 	m->msg_id = next_id(mp, m->cls);

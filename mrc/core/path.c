@@ -82,12 +82,71 @@ int mrc_path_params_check(const struct mrc_path_params *pp, const char **why)
 		*why = "probe interval above its maximum";
 		return -EINVAL;
 	}
-	if (pp->probe_max_ns > MRC_PATH_INTERVAL_MAX_NS ||
-	    pp->keepalive_ns > MRC_PATH_INTERVAL_MAX_NS) {
-		*why = "probe or keepalive interval above 4 s";
+	if (pp->probe_max_ns > MRC_PATH_INTERVAL_MAX_NS) {
+		*why = "probe interval above 4 s";
+		return -EINVAL;
+	}
+	if (pp->keepalive_ns > MRC_PATH_KEEPALIVE_MAX_NS) {
+		*why = "keepalive interval above 60 s";
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/**
+ * mrc_path_params_knobs() - the path parameters of the module's knobs
+ * @pp: filled in: the defaults with the knobs' values over them
+ * @probe_ms: keepalive interval of an idle ACTIVE path (probe_ms knob)
+ * @rto_max_ms: upper bound of the RTO (rto_max_ms knob)
+ * @rto_min_ms: lower bound of the RTO, capped at @rto_max_ms (and the
+ *	initial RTO raised to it); 0 keeps the default
+ * @why: set to a static reason when the result is refused
+ *
+ * The one place where knob values in ms become path parameters in ns, so
+ * that the products are computed in u64 and checked before they are
+ * narrowed: the knobs' ranges cross 2^32 ns (probe_ms 4295), where a u32
+ * product would wrap to a tiny interval.  The result goes through
+ * mrc_path_params_check(); a refused one is replaced by the defaults, so
+ * the caller always gets usable parameters.
+ *
+ * Return: 0, or -EINVAL with *@why set and @pp the defaults.
+ */
+int mrc_path_params_knobs(struct mrc_path_params *pp, u64 probe_ms,
+			  u64 rto_max_ms, u64 rto_min_ms, const char **why)
+{
+	u64 ka_ns, max_ns, min_ns;
+	int err;
+
+	mrc_path_params_default(pp);
+	/* Above these a product could wrap even in u64. */
+	if (probe_ms > U32_MAX || rto_max_ms > U32_MAX || rto_min_ms > U32_MAX) {
+		*why = "knob value out of range";
+		return -EINVAL;
+	}
+	ka_ns = probe_ms * NSEC_PER_MSEC;
+	max_ns = rto_max_ms * NSEC_PER_MSEC;
+	min_ns = min_t(u64, rto_min_ms * NSEC_PER_MSEC, max_ns);
+	if (max_ns > MRC_RTT_RTO_LIMIT_NS) {
+		*why = "rto_max above 4 s";
+		return -EINVAL;
+	}
+	pp->keepalive_ns = ka_ns;
+	pp->rtt.rto_max_ns = (u32)max_ns;
+	if (min_ns) {
+		pp->rtt.rto_min_ns = (u32)min_ns;
+		pp->rtt.rto_init_ns = max_t(u32, pp->rtt.rto_init_ns,
+					    pp->rtt.rto_min_ns);
+	}
+	/* A small rto_max bounds the defaults below it too. */
+	pp->rtt.rto_min_ns = min_t(u32, pp->rtt.rto_min_ns, pp->rtt.rto_max_ns);
+	pp->rtt.rto_init_ns = min_t(u32, pp->rtt.rto_init_ns,
+				    pp->rtt.rto_max_ns);
+	pp->rtt.var_floor_ns = min_t(u32, pp->rtt.var_floor_ns,
+				     pp->rtt.rto_max_ns);
+	err = mrc_path_params_check(pp, why);
+	if (err)
+		mrc_path_params_default(pp);
+	return err;
 }
 
 /**

@@ -87,8 +87,13 @@ enum mrc_path_done {
 	MRC_PATH_DONE_NR
 };
 
-/* Upper bound of the probe and keepalive intervals: 4 s (fits a u32). */
+/* Upper bound of the probe retry intervals: 4 s (fits a u32). */
 #define MRC_PATH_INTERVAL_MAX_NS	4000000000U
+/*
+ * Upper bound of the keepalive interval: 60 s, above the probe_ms knob's
+ * 10 s.  A u64: the knob's range crosses 2^32 ns (4295 ms).
+ */
+#define MRC_PATH_KEEPALIVE_MAX_NS	60000000000ULL
 /* mrc_path_deadline() when no timer is needed. */
 #define MRC_PATH_NEVER			U64_MAX
 
@@ -96,7 +101,7 @@ struct mrc_path_params {
 	struct mrc_rtt_params rtt;
 	u32 probe_ns;		/* first probe retry interval */
 	u32 probe_max_ns;	/* cap of the doubling retry interval */
-	u32 keepalive_ns;	/* probe an idle ACTIVE path; 0 = never */
+	u64 keepalive_ns;	/* probe an idle ACTIVE path; 0 = never */
 };
 
 /*
@@ -174,6 +179,8 @@ struct mrc_path {
 
 void mrc_path_params_default(struct mrc_path_params *pp);
 int mrc_path_params_check(const struct mrc_path_params *pp, const char **why);
+int mrc_path_params_knobs(struct mrc_path_params *pp, u64 probe_ms,
+			  u64 rto_max_ms, u64 rto_min_ms, const char **why);
 
 void mrc_path_init(struct mrc_path *p, u32 local_rail, u32 remote_rail,
 		   u16 entropy, u64 now);

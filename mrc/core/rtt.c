@@ -46,8 +46,8 @@ int mrc_rtt_params_check(const struct mrc_rtt_params *p, const char **why)
 		*why = "rto_min must be above 0";
 		return -EINVAL;
 	}
-	if (p->rto_max_ns > MRC_RTT_MAX_NS) {
-		*why = "rto_max above 1 s";
+	if (p->rto_max_ns > MRC_RTT_RTO_LIMIT_NS) {
+		*why = "rto_max above 4 s";
 		return -EINVAL;
 	}
 	if (p->rto_min_ns > p->rto_max_ns) {

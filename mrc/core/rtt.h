@@ -21,8 +21,14 @@
 
 #include "compat.h"
 
-/* Upper bound of any RTT sample, RTO or RTT parameter: 1 s. */
+/* Upper bound of any RTT sample: 1 s. */
 #define MRC_RTT_MAX_NS		1000000000U
+/*
+ * Upper bound of the RTO parameters (rto_max_ns and what it bounds): 4 s,
+ * above the rto_max_ms knob's 2 s and within a u32; the RTO is computed
+ * in u64, so a 4 s RTO shifted by MRC_RTT_BACKOFF_LIMIT cannot overflow.
+ */
+#define MRC_RTT_RTO_LIMIT_NS	4000000000U
 /* Most doublings of the RTO that mrc_rtt_params.max_backoff may allow. */
 #define MRC_RTT_BACKOFF_LIMIT	16
 

@@ -69,6 +69,31 @@ void mrc_sched_params_default(struct mrc_sched_params *sp)
 }
 
 /**
+ * mrc_sched_params_knobs() - the knob-derived scheduling intervals
+ * @sp: its fallback_grace_ns and explore_ns are set
+ * @peer_timeout_ms: the peer_timeout_ms knob
+ * @probe_ms: the probe_ms knob
+ *
+ * Class fallback grace: a quarter of @peer_timeout_ms, so that a class
+ * whose rails silently stopped working falls back well before its
+ * messages would fail.  Exploration: two keepalive intervals (2 x
+ * @probe_ms).  Both computed in u64 and capped at 4 s
+ * (MRC_SCHED_EXPLORE_MAX_NS, what mrc_sched_params_check() accepts): the
+ * knobs' ranges cross 2^32 ns (peer_timeout_ms 17180), where a u32
+ * product would wrap to a tiny grace.  A 4 s grace is still a quarter or
+ * less of a peer timeout that long.
+ */
+void mrc_sched_params_knobs(struct mrc_sched_params *sp, u64 peer_timeout_ms,
+			    u64 probe_ms)
+{
+	u64 cap_ms = MRC_SCHED_EXPLORE_MAX_NS / NSEC_PER_MSEC;
+
+	sp->fallback_grace_ns = min_t(u64, peer_timeout_ms / 4, cap_ms) *
+				NSEC_PER_MSEC;
+	sp->explore_ns = min_t(u64, probe_ms, cap_ms / 2) * 2 * NSEC_PER_MSEC;
+}
+
+/**
  * mrc_sched_params_check() - check scheduling parameters
  * @sp: the parameters
  * @why: set to a static reason when @sp is refused

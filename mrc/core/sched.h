@@ -152,7 +152,7 @@ struct mrc_sched_params {
  * Defaults.  Policy: round-robin here; the kernel passes packet lengths
  * and classes and takes its policy from the sched_policy knob, whose
  * default is load-aware (schedcfg.c).  Class fallback grace: 0 here; the
- * kernel uses a quarter of peer_timeout_ms.  Exploration: at most 1 pick in
+ * kernel uses a quarter of peer_timeout_ms, at most 4 s.  Exploration: at most 1 pick in
  * 128 (0.8% of the packets; but a request/response of two 2-packet
  * messages takes 4 picks, so up to 3% of its round trips), for paths
  * silent for 50 ms here.  The kernel makes that two keepalive intervals
@@ -208,6 +208,8 @@ struct mrc_sched {
 
 void mrc_sched_params_default(struct mrc_sched_params *sp);
 int mrc_sched_params_check(const struct mrc_sched_params *sp, const char **why);
+void mrc_sched_params_knobs(struct mrc_sched_params *sp, u64 peer_timeout_ms,
+			    u64 probe_ms);
 
 void mrc_sched_init(struct mrc_sched *s);
 

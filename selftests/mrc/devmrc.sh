@@ -6,10 +6,15 @@
 # (Documentation/mrc/devmrc.rst): bad ioctl -> ENOTTY, unbound send ->
 # EDESTADDRREQ, ephemeral and duplicate binds, bad headers and options,
 # non-blocking read on an empty queue -> EAGAIN, poll, a short read buffer
-# -> EMSGSIZE with the message kept, two endpoints on one node seeing only
-# their own messages, the bounded receive queue dropping and counting,
-# root-only device mode and low ports refused without CAP_NET_BIND_SERVICE,
-# a payload user space cannot read -> EFAULT with nothing sent or held;
+# -> EMSGSIZE with the message kept, ioctl structs longer than the
+# kernel's reaching their handler, a BIND whose port cannot be written
+# back -> EFAULT with the file unbound and the port free, two endpoints on
+# one node seeing only their own messages, the bounded receive queue
+# dropping and counting, root-only device mode and low ports refused
+# without CAP_NET_BIND_SERVICE,
+# a payload user space cannot read -> EFAULT with nothing sent or held, a
+# close() with a send stuck that waits interruptibly and leaves the send
+# to complete afterwards;
 # then mrc-perf bw and lat runs (figures as diagnostics), and the data
 # path's counters (debugfs mrc/events) against what moved: one copy into
 # the message and one into the send ring per byte sent, one placement and
@@ -187,6 +192,41 @@ def check(name, peer):
         expect("dropped bytes", 6000, st["rx_dropped_bytes"])
         node, port, data = recv(fd)
         expect("the kept message", b"\0" * 3000, data)
+    elif name == "bind_abi":
+        import ctypes, mmap
+        # A longer struct (16 bytes, zero tail) encodes another size in
+        # the ioctl number: it still reaches BIND, as do STATS and GETOPT.
+        b = bytearray(struct.pack("=IHH8x", 16, 0, 0))
+        expect("BIND, 16-byte struct", 0, fcntl.ioctl(fd, ioc(3, 1, 16), b))
+        port = struct.unpack("=IHH8x", b)[1]
+        expect("its port written back", port, getopt(fd, PORT))
+        b = bytearray(struct.pack("=Ii", STATS_SIZE + 8, 0) + bytes(104))
+        fcntl.ioctl(fd, ioc(3, 4, STATS_SIZE + 8), b)
+        expect("STATS, longer struct: its size", STATS_SIZE,
+               struct.unpack("=I", b[:4])[0])
+        b = bytearray(struct.pack("=IIQ8x", 24, PORT, 0))
+        fcntl.ioctl(fd, ioc(3, 3, 24), b)
+        expect("GETOPT, longer struct", port, struct.unpack("=IIQ8x", b)[2])
+        fd2 = dev()
+        expect("longer struct, non-zero tail", "E2BIG", errno_of(
+            fcntl.ioctl, fd2, ioc(3, 1, 16), struct.pack("=IHHQ", 16, 0, 0, 1)))
+        # A struct that can be read but not written back: EFAULT, and
+        # the file stays unbound, the port free.
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
+        page = mmap.mmap(-1, 4096)
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
+        for want in (7123, 0):
+            page[0:8] = struct.pack("=IHH", 8, want, 0)
+            expect("mprotect read-only", 0, libc.mprotect(addr, 4096, 1))
+            r = libc.ioctl(fd2, BIND, addr)
+            expect("BIND port %d into a read-only struct" % want, "EFAULT",
+                   errno.errorcode.get(ctypes.get_errno()) if r < 0 else r)
+            expect("mprotect read-write", 0, libc.mprotect(addr, 4096, 3))
+            expect("still unbound", 0, getopt(fd2, PORT))
+        expect("the port is free", 7123, bind(dev(), 7123))
+        expect("the file binds afterwards", 7124, bind(fd2, 7124))
     elif name == "efault":
         import ctypes, mmap
         bind(fd, 0)
@@ -212,6 +252,17 @@ def check(name, peer):
         expect("bind 80 unprivileged", "EACCES", errno_of(bind, fd, 80))
         expect("bind 1023 unprivileged", "EACCES", errno_of(bind, fd, 1023))
         expect("bind 0 unprivileged", True, bind(fd, 0) >= 49152)
+    elif name == "close_stuck":
+        # peer: a node whose sends cannot complete; close() with one out
+        bind(fd, 7300)
+        send(fd, peer, 7000, b"x")
+        print("sent", flush=True)
+        os.close(fd)
+        print("closed", flush=True)
+    elif name == "bind_busy":
+        expect("bind %d" % peer, "EADDRINUSE", errno_of(bind, fd, peer))
+    elif name == "bind_port":
+        expect("bind %d" % peer, peer, bind(fd, peer))
     else:
         print("unknown check", name)
         sys.exit(2)
@@ -224,6 +275,50 @@ EOF
 PY=$PY_ABI$'\n'$PY_CHECKS
 
 py() { python3 -c "$PY" "$@"; }
+
+# ev_is NAME N: the debugfs mrc/events counter NAME reads N
+ev_is() { [ "$(ev_stat "$1")" = "$2" ]; }
+
+# pid_state PID: its state letter (S, D, Z...), nothing once reaped
+pid_state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null; }
+
+# close_stuck: a process closing a file whose send to an unreachable peer
+# (node 9, an address nobody has; peer_timeout_ms 60 s) is still out
+# waits interruptibly and dies at once when killed; the port stays bound
+# until the send fails (peer del), then is free.  Before, close() waited
+# in D state for the send, up to 4 x peer_timeout_ms.
+close_stuck() {
+	local pid st d0 pt r0
+
+	pt=$(cat /sys/kernel/mrc/peer_timeout_ms)
+	r0=$(cat /sys/module/mrc/refcnt)
+	ok 'peer_timeout_ms 60000' mrcctl config set peer_timeout_ms 60000
+	ok 'peer 9 at an address nobody has' mrcctl peer add 9 addr 10.200.0.99
+	d0=$(ev_stat dev_close_deferred)
+	# python3 itself, not the py function: $! must be its pid
+	python3 -c "$PY" close_stuck 9 > /tmp/close.log 2>&1 &
+	pid=$!
+	wait_for 'a send to node 9 accepted, then close()' 30 \
+		grep -q sent /tmp/close.log
+	sleep 1
+	st=$(pid_state $pid)
+	ok "close() waits interruptibly (state $st, not D)" test "$st" = S
+	kill -9 $pid
+	wait_for 'killed, the process is gone at once' 5 \
+		sh -c "st=\$(awk '{ print \$3 }' /proc/$pid/stat 2>/dev/null); [ -z \"\$st\" ] || [ \"\$st\" = Z ]"
+	wait $pid 2>/dev/null
+	diag "close_stuck said: $(tr '\n' ' ' < /tmp/close.log)"
+	wait_for "a deferred close counted (dev_close_deferred, was $d0)" 5 \
+		ev_is dev_close_deferred $((d0 + 1))
+	ok 'the port stays bound while its send is out' py bind_busy 7300
+	ok "mrc is busy meanwhile (module references above $r0)" \
+		test "$(cat /sys/module/mrc/refcnt)" -gt "$r0"
+	ok 'mrcctl peer del 9: the send fails' mrcctl peer del 9
+	wait_for 'then the port is free' 10 py bind_port 7300
+	wait_for "and the module reference is back to $r0" 10 \
+		test "$(cat /sys/module/mrc/refcnt)" = "$r0"
+	ok "peer_timeout_ms back to $pt" mrcctl config set peer_timeout_ms "$pt"
+}
 
 perf_ok() {	# perf_ok OUTFILE ARGS...: mrc-perf client, numbers printed
 	local out=$1
@@ -261,6 +356,8 @@ run_guest() {
 			py unbound 2
 		ok 'bind 0 gives an ephemeral port; rebind EINVAL; taken port EADDRINUSE' \
 			py bind 2
+		ok 'longer ioctl structs reach their handler; BIND EFAULT leaves the file unbound' \
+			py bind_abi 2
 		ok 'bad send headers: EINVAL / EMSGSIZE; unknown node EHOSTUNREACH' \
 			py badhdr 2
 		ok 'options: defaults, bounds, read-only, versioned struct size' \
@@ -275,6 +372,11 @@ run_guest() {
 			py rcvbuf 2
 		ok 'a payload user space cannot read: EFAULT, nothing sent or held' \
 			py efault 2
+	fi
+
+	case_title 'close() with a send stuck: interruptible, the send completes later'
+	if is_node 1; then
+		close_stuck
 	fi
 
 	case_title 'unprivileged: the device is root-only, low ports need CAP_NET_BIND_SERVICE'

@@ -6,12 +6,26 @@
 #   min_mtu:   rails whose active MTU is below it are mtu-low, not active
 #   max_rails: ports beyond it are not taken as rails and are counted
 #   entropy:   UD QPs per rail (rails created afterwards)
+# Then every knob's range: each takes its minimum and maximum and refuses
+# one beyond, and probe_ms, swept over its range with two nodes (10 ms,
+# the 2^32 ns boundary at 4294/4295 ms, 10 s), keeps each idle path's
+# keepalive probe rate at one per probe_ms (a u32 keepalive wrapped 4295
+# ms to 32.7 us: tens of thousands of probes per second).  Node 1 runs the
+# single-node cases while node 2 waits.  MRC_KNOBS_WINDOW_S: the probe
+# rate's measuring window (20 s).
 # Written as titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
-NODES=1
-TIMEOUT=600
+NODES=2
+TIMEOUT=900
 
 run_guest() {
+	is_node 1 && single_node
+	barrier single-node-done 900
+	knob_ranges
+	probe_sweep
+}
+
+single_node() {
 	local out
 
 	case_title 'min_mtu from the command line'
@@ -82,6 +96,82 @@ run_guest() {
 	rdma link delete rxe1
 	rdma link add rxe1 type rxe netdev eth1
 	chk_rail_soon rxe1:1 qps 5
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+
+# knob_ranges: every knob takes its minimum and maximum (read back in
+# sysfs) and refuses one beyond either; each is put back afterwards.
+knob_ranges() {
+	local name min max def v n=0 bad=0 knobs list
+
+	case_title "node$MRC_NODE: every knob takes its minimum and maximum"
+	ok 'modprobe mrc' modprobe mrc
+	list=$(mrcctl -j config show |
+	       jq -r '.[] | "\(.name) \(.min) \(.max) \(.value)"')
+	knobs=$(wc -l <<< "$list")
+	while read -r name min max def; do
+		for v in "$min" "$max"; do
+			n=$((n + 1))
+			if ! echo "$v" > "/sys/kernel/mrc/$name" ||
+			   [ "$(cat "/sys/kernel/mrc/$name")" != "$v" ]; then
+				diag "$name: $v not taken"
+				bad=$((bad + 1))
+			fi
+		done
+		if [ "$min" -gt 0 ] && echo $((min - 1)) > "/sys/kernel/mrc/$name" 2>/dev/null; then
+			diag "$name: $((min - 1)) taken below the minimum"
+			bad=$((bad + 1))
+		fi
+		if echo $((max + 1)) > "/sys/kernel/mrc/$name" 2>/dev/null; then
+			diag "$name: $((max + 1)) taken above the maximum"
+			bad=$((bad + 1))
+		fi
+		echo "$def" > "/sys/kernel/mrc/$name"
+	done <<< "$list"
+	ok "$knobs knobs listed" test "$knobs" -ge 20
+	ok_eq "every knob's minimum and maximum written" $((2 * knobs)) "$n"
+	ok_eq "$n knob extremes taken, none beyond them" 0 "$bad"
+	ok_eq 'no path or scheduling parameters refused' 0 \
+		"$(cat /sys/kernel/mrc/stats/params_refused)"
+	ok 'modprobe -r mrc' modprobe -r mrc
+}
+
+# path_probes NODE: keepalive and probe count of all paths to NODE
+path_probes() {
+	mrcctl -j -s peer show "$1" | jq '[.[0].paths[].probes] | add'
+}
+
+# probe_sweep: the keepalive rate per idle path over probe_ms's range
+probe_sweep() {
+	local other=$((3 - MRC_NODE)) w=${MRC_KNOBS_WINDOW_S:-20} v p0 p1 per
+	local paths=16 lo hi t0 ms
+
+	case_title 'probe_ms over its range: one keepalive per probe_ms per idle path'
+	ok 'modprobe mrc' modprobe mrc node_id="$MRC_NODE"
+	ok "add peer node$other" peer_add "$other"
+	wait_for "all $paths paths active" 30 all_active "$other" "$paths"
+	for v in 10 4294 4295 10000; do
+		ok "probe_ms $v" mrcctl config set probe_ms "$v"
+		barrier "probe-$v"
+		# One interval for the old schedule to run out.
+		sleep $(((v + 999) / 1000))
+		t0=$(now_ms)
+		p0=$(path_probes "$other")
+		sleep "$w"
+		p1=$(path_probes "$other")
+		ms=$(($(now_ms) - t0))
+		per=$(((p1 - p0) / paths))
+		# At most one per interval (+1 for the window's edges); at
+		# least a quarter of that (a slow software fabric).
+		hi=$((ms / v + 1))
+		lo=$((w * 1000 / v / 4))
+		diag "probe_ms $v: $((p1 - p0)) probes on $paths paths in ${ms} ms"
+		ok "probe_ms $v: $per probes per path in ${w}s, $lo..$hi" \
+			test "$per" -ge "$lo" -a "$per" -le "$hi"
+		ok_eq "probe_ms $v: all $paths paths still active" "$paths" \
+			"$(active_paths "$other")"
+	done
+	barrier probe-sweep-done
 	ok 'modprobe -r mrc' modprobe -r mrc
 }
 

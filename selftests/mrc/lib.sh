@@ -41,6 +41,7 @@
 #	skip_all REASON			skip the rest of the test (exit 4 if nothing ran)
 #	diag MSG...			a "# MSG" diagnostic line
 #	barrier NAME [TIMEOUT_S=120]	wait for all running nodes; not ok on timeout
+#					and at once when nobody said who takes part
 #	put KEY VALUE			publish a small value to all nodes
 #	get KEY [TIMEOUT_S=60]		print a value put by any node (waits for it)
 #	wait_for DESC TIMEOUT_S CMD...	poll CMD until it succeeds (a test result)
@@ -206,10 +207,17 @@ _atomic_write() {	# FILE CONTENT
 
 barrier() {
 	local name gen=0 dir t0 timeout=$((${2:-120} * _MRC_TSCALE)) missing n cnt
+	# Nobody to wait for means nobody said who takes part (mrc_test_main
+	# or mrc_guest_init): passing at once would hide that, so fail loudly.
+	if [ ${#_MRC_PARTICIPANTS[@]} = 0 ]; then
+		echo "barrier $1: no participants (call mrc_guest_init or mrc_test_main first)" >&2
+		_result "not ok" "barrier $1 (no participants: call mrc_guest_init or mrc_test_main first)"
+		return 1
+	fi
 	_safe_name "$1"
 	name=$_MRC_NAME
 	# The same NAME may be used repeatedly: every node counts its own uses.
-	cnt=/tmp/.mrc-barrier.$name
+	cnt=${TMPDIR:-/tmp}/.mrc-barrier.$name
 	[ -r "$cnt" ] && read -r gen <"$cnt"
 	gen=$((gen + 1))
 	echo "$gen" >"$cnt"

@@ -112,6 +112,54 @@ run_guest() {
 	barrier readded
 	kill $mon 2>/dev/null; wait $mon 2>/dev/null
 	ok 'modprobe -r mrc' modprobe -r mrc
+
+	big_peer
+}
+
+# resolved_paths NODE N: PEER_GET of NODE (mrcctl peer show NODE) lists N
+# paths with a rail (resolved links)
+resolved_paths() {
+	[ "$(mrcctl -j peer show "$1" |
+	     jq '[.[0].paths[] | select(.rail != null)] | length')" = "$2" ]
+}
+
+# The largest peer: 8 addresses (4 per plane: extra addresses on each
+# NIC) x 24 entropy values = 192 paths.  Its PEER_GET answer, alone and
+# in a dump, is larger than the 32 KiB a netlink dump gets by default.
+big_peer() {
+	local a p big="" paths
+
+	case_title 'a peer of 8 addresses x 24 paths: PEER_GET and its dump'
+	for a in 1 2 3; do
+		for p in 0 1; do
+			ip addr add "10.20$a.$p.$MRC_NODE/24" dev "eth$p"
+		done
+	done
+	ok 'modprobe mrc entropy=24' modprobe mrc node_id="$MRC_NODE" entropy=24
+	for a in 0 1 2 3; do
+		for p in 0 1; do
+			if [ "$a" = 0 ]; then
+				big+="${big:+,}$(node_ip "$OTHER" "$p")"
+			else
+				big+="${big:+,}10.20$a.$p.$OTHER"
+			fi
+		done
+	done
+	ok "peer add with 8 addresses ($big)" mrcctl peer add "$OTHER" addr "$big"
+	wait_for 'all 8 links resolved: PEER_GET lists 192 paths with a rail' 60 \
+		resolved_paths "$OTHER" 192
+	paths=$(mrcctl -j peer show | jq '[.[] | select(.node == '"$OTHER"') | .paths[]] | length')
+	ok_eq 'the dump lists the peer with all 192 paths' 192 "$paths"
+	ok 'mrcctl -s peer show (dump, with counters) succeeds' \
+		sh -c 'mrcctl -s peer show > /tmp/big-peer.txt'
+	diag "dump: $(wc -c < /tmp/big-peer.txt) bytes of text"
+	barrier big-peer
+	ok 'modprobe -r mrc' modprobe -r mrc
+	for a in 1 2 3; do
+		for p in 0 1; do
+			ip addr del "10.20$a.$p.$MRC_NODE/24" dev "eth$p"
+		done
+	done
 }
 
 mrc_test_main "$@"

@@ -14,7 +14,8 @@
 # Fast tier: mrc.ko builds with W=1 and no warning, sparse is clean,
 # checkpatch is clean, the kernel's coccinelle scripts report nothing,
 # kernel-doc is complete, the uapi netlink header is the one generated
-# from the spec, the tools build without warnings, the user-space unit
+# from the spec, the tools build without warnings, lib.sh's barrier
+# behaves (lib_test.sh), the user-space unit
 # tests pass, the fuzzers run bounded without a finding, mrcctl's
 # self-test passes.  VM tier: every TEST_PROGS script of the Makefile,
 # each booting its own QEMU fabric.  Ends with one line: "N passed, N failed".
@@ -148,6 +149,13 @@ else
 	result fail 'netlink YAML spec matches mrc/core/config_knobs.h'
 	head -20 "$LOGDIR/spec.log" | sed 's/^/# /'
 fi
+
+# lib.sh's barrier (host side, two fake guests): fails without
+# participants, waits with them.
+"$HERE/lib_test.sh" > "$LOGDIR/lib_test.log" 2>&1
+rc=$?
+relay "lib_test.sh: " "$LOGDIR/lib_test.log"
+[ $rc = 0 ] || result fail "lib_test.sh exit status $rc"
 
 for t in "$HERE"/unit/*_test; do
 	[ -x "$t" ] || continue

@@ -52,6 +52,7 @@ struct host {
 	struct host *peer;		/* host_link() */
 	const struct host_hooks *hooks;
 	void *priv;			/* the test's */
+	void *owner;			/* host_send_msg()'s messages' owner */
 	u32 node_id;
 	u64 knob[MRC_KNOB_NR];
 	u32 wall;			/* wall-clock seconds */
@@ -459,6 +460,7 @@ static inline struct mrc_msg_tx *host_send_msg(struct host *h, const void *data,
 	}
 	m->done = done;
 	m->ctx = ctx;
+	m->owner = h->owner;
 	m->src_port = 7;
 	m->dst_port = 9;
 	for (i = 0; i < len; i++)

@@ -50,6 +50,10 @@ static void teardown(void)
 	      R->rx_free_bad);
 	CHECK(atomic64_read(&R->node.rx_bytes) == 0, "rx_bytes %lld",
 	      (long long)atomic64_read(&R->node.rx_bytes));
+	CHECK(atomic64_read(&R->node.rx_peers) == 0 && R->mp.rx_mem == 0,
+	      "rx_peers %lld, rx_mem %llu",
+	      (long long)atomic64_read(&R->node.rx_peers),
+	      (unsigned long long)R->mp.rx_mem);
 	host_destroy(R);
 }
 
@@ -243,6 +247,116 @@ static void rx_packet__admission_bounds(void)
 	R->knob[MRC_KNOB_rx_buffer_mb] = 1;
 	CHECK(data(0, id_of(EPOCH, 0, 4), 1U << 20, 0, 0) ==
 	      MRC_DROP_NO_MEMORY, "rx_buffer_mb bounds the bytes");
+	teardown();
+}
+
+/*
+ * In-order messages are each the head of their lane when they complete:
+ * with a reader that does not read, they pile up on the deliver list.
+ * They are bounded too: rx_msgs_per_peer + one per lane contexts, after
+ * which the sender is refused until the reader catches up.
+ */
+static void rx_packet__slow_reader_bounds_the_deliver_list(void)
+{
+	unsigned int n, taken = 0;
+
+	setup();
+	R->knob[MRC_KNOB_rx_msgs_per_peer] = 4;
+	for (n = 0; n < 20; n++)
+		if (data(0, id_of(EPOCH, 0, taken), 100, 0, 0) ==
+		    MRC_DROP_NONE)
+			taken++;
+	CHECK(taken == 4 + MRC_MSG_LANES, "%u messages taken, want %u",
+	      taken, 4 + MRC_MSG_LANES);
+	CHECK(R->mp.nrx == taken && R->stats[MRC_MS_RX_NO_MEM] == 20 - taken,
+	      "%u contexts, rx_no_mem %llu", R->mp.nrx,
+	      (unsigned long long)R->stats[MRC_MS_RX_NO_MEM]);
+	host_run(R);			/* the reader reads */
+	CHECK(ndelivered_ids == taken && R->mp.nrx == 0, "%u delivered",
+	      ndelivered_ids);
+	CHECK(data(0, id_of(EPOCH, 0, taken), 100, 0, 0) == MRC_DROP_NONE,
+	      "the sender's retry is taken");
+	host_run(R);
+	teardown();
+}
+
+/*
+ * The same in bytes: heads may go one MRC_MSG_MAX_BYTES message beyond
+ * rx_buffer_mb, no more, however many arrive in order.
+ */
+static void rx_packet__heads_bounded_in_bytes(void)
+{
+	const u32 len = 1U << 20;
+	unsigned int n, want = 1 + MRC_MSG_MAX_BYTES / len;
+
+	setup();
+	R->knob[MRC_KNOB_rx_buffer_mb] = 1;
+	R->knob[MRC_KNOB_rx_msgs_per_peer] = 4096;
+	for (n = 0; n < want + 2; n++) {
+		whole(id_of(EPOCH, 0, n), len);
+		if (R->mp.nrx != n + 1)
+			break;
+	}
+	CHECK(n == want, "%u whole 1 MiB messages held undelivered, want %u",
+	      n, want);
+	CHECK((u64)atomic64_read(&R->node.rx_bytes) <=
+	      (1ULL << 20) + MRC_MSG_MAX_BYTES, "rx_bytes %lld",
+	      (long long)atomic64_read(&R->node.rx_bytes));
+	host_run(R);
+	CHECK(R->ndelivered == want, "%u delivered", R->ndelivered);
+	teardown();
+}
+
+/*
+ * The share of rx_buffer_mb is per peer: with another peer holding
+ * memory, this one gets half, even where the node's total has room.
+ * The other peer is played by the node's counters.
+ */
+static void rx_packet__fair_share_between_peers(void)
+{
+	const u32 len = 64 << 10, other = 128 << 10;
+	unsigned int n, taken = 0;
+
+	setup();
+	R->knob[MRC_KNOB_rx_buffer_mb] = 1;
+	atomic64_add(1, &R->node.rx_peers);
+	atomic64_add(other, &R->node.rx_bytes);
+	/* Message 0, which blocks delivery, never comes: all are held. */
+	for (n = 1; n <= 16; n++)
+		if (data(0, id_of(EPOCH, 0, n), len, 0, 0) == MRC_DROP_NONE)
+			taken++;
+	CHECK(taken == (512 << 10) / len, "%u partial messages taken, want %u",
+	      taken, (512 << 10) / len);
+	CHECK(R->mp.rx_mem == (u64)taken * len, "rx_mem %llu",
+	      (unsigned long long)R->mp.rx_mem);
+	/* The other peer is done: the whole budget is this one's. */
+	atomic64_sub(1, &R->node.rx_peers);
+	atomic64_sub(other, &R->node.rx_bytes);
+	CHECK(data(0, id_of(EPOCH, 0, 17), len, 0, 0) == MRC_DROP_NONE,
+	      "alone again, the peer gets more");
+	teardown();
+}
+
+/*
+ * A peer that sends nothing but duplicates does not keep its partial
+ * messages alive: they expire twice peer_timeout_ms after the last new
+ * packet.
+ */
+static void rx_expire__duplicates_do_not_refresh(void)
+{
+	u64 idle, t;
+
+	setup();
+	idle = 2 * R->knob[MRC_KNOB_peer_timeout_ms] * MS;
+	data(0, id_of(EPOCH, 0, 0), 3 * SEG, 0, 0);
+	t = R->now;
+	for (R->now = t + MS; R->now < t + idle; R->now += idle / 8)
+		data(0, id_of(EPOCH, 0, 0), 3 * SEG, 0, 0);	/* drip */
+	R->now = t + idle;
+	host_run(R);
+	CHECK(R->stats[MRC_MS_RX_EXPIRED] == 1 && R->mp.nrx == 0,
+	      "the dripping peer's message expired (%llu)",
+	      (unsigned long long)R->stats[MRC_MS_RX_EXPIRED]);
 	teardown();
 }
 
@@ -483,6 +597,14 @@ static const struct tap_test tests[] = {
 	  rx_packet__duplicates_acked_whole_not_redelivered },
 	{ "rx_packet__need_ctx_protocol", rx_packet__need_ctx_protocol },
 	{ "rx_packet__admission_bounds", rx_packet__admission_bounds },
+	{ "rx_packet__slow_reader_bounds_the_deliver_list",
+	  rx_packet__slow_reader_bounds_the_deliver_list },
+	{ "rx_packet__heads_bounded_in_bytes",
+	  rx_packet__heads_bounded_in_bytes },
+	{ "rx_packet__fair_share_between_peers",
+	  rx_packet__fair_share_between_peers },
+	{ "rx_expire__duplicates_do_not_refresh",
+	  rx_expire__duplicates_do_not_refresh },
 	{ "rx_packet__sack_every_and_flags", rx_packet__sack_every_and_flags },
 	{ "rx_answer__echoes_the_data_packet",
 	  rx_answer__echoes_the_data_packet },

@@ -149,6 +149,44 @@ static void tx_queue__enobufs(void)
 	unpair();
 }
 
+/*
+ * tx_msgs_per_peer is shared fairly among the endpoints sending to the
+ * peer: one that filled the queue alone is refused once another shows
+ * up, and the newcomer gets the slots the first one's completions free.
+ */
+static void tx_queue__fair_share_per_owner(void)
+{
+	int a = 1, b = 2, err, n;
+
+	pair();
+	A->knob[MRC_KNOB_tx_msgs_per_peer] = 8;
+	A->owner = &a;
+	for (n = 0; n < 8; n++)
+		host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(A->mp.ntx == 8, "a alone takes the whole queue: %u", A->mp.ntx);
+	A->owner = &b;
+	CHECK(!host_send_msg(A, NULL, 100, 0, NULL, NULL, &err) &&
+	      err == -ENOBUFS, "the queue is full: %d", err);
+	/* a's messages complete: b gets slots, a stops at half. */
+	host_settle(A, B, A->now + 1000 * MS);
+	CHECK(A->mp.ntx == 0, "%u left", A->mp.ntx);
+	for (n = 0; n < 3; n++)
+		host_send_msg(A, NULL, 100 * SEG, 0, NULL, NULL, &err);
+	A->owner = &a;
+	for (n = 0; n < 8; n++)
+		if (!host_send_msg(A, NULL, 100 * SEG, 0, NULL, NULL, &err))
+			break;
+	CHECK(n == 4 && err == -ENOBUFS,
+	      "a holds its share, 8 / 2 owners: %d (%d)", n, err);
+	A->owner = &b;
+	CHECK(host_send_msg(A, NULL, 100 * SEG, 0, NULL, NULL, &err),
+	      "b below its share still sends: %d", err);
+	CHECK(!host_send_msg(A, NULL, 100 * SEG, 0, NULL, NULL, &err) &&
+	      err == -ENOBUFS, "and not beyond: %d", err);
+	A->owner = NULL;
+	unpair();
+}
+
 static void tx_queue__idle_sends_window_at_once(void)
 {
 	int err;
@@ -582,6 +620,7 @@ static const struct tap_test tests[] = {
 	{ "tx_alloc__no_memory", tx_alloc__no_memory },
 	{ "tx_queue__ids_per_lane", tx_queue__ids_per_lane },
 	{ "tx_queue__enobufs", tx_queue__enobufs },
+	{ "tx_queue__fair_share_per_owner", tx_queue__fair_share_per_owner },
 	{ "tx_queue__idle_sends_window_at_once",
 	  tx_queue__idle_sends_window_at_once },
 	{ "tx_queue__short_queue_sends_at_once",

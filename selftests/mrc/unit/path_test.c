@@ -78,7 +78,7 @@ static void params__defaults(void)
 	CHECK(mrc_path_params_check(&d, &why) == 0, "refused: %s", why);
 	CHECK(d.probe_ns == 10 * MS, "probe %u", d.probe_ns);
 	CHECK(d.probe_max_ns == 200 * MS, "probe_max %u", d.probe_max_ns);
-	CHECK(d.keepalive_ns == 250 * MS, "keepalive %u", d.keepalive_ns);
+	CHECK(d.keepalive_ns == 250 * MS, "keepalive %llu", ULL(d.keepalive_ns));
 	CHECK(d.rtt.rto_max_ns == MRC_RTT_DEF_RTO_MAX_NS, "rtt defaults");
 }
 
@@ -105,10 +105,15 @@ static void params__check_refuses(void)
 	      "probe_max > 4 s");
 
 	mrc_path_params_default(&d);
-	d.keepalive_ns = MRC_PATH_INTERVAL_MAX_NS + 1;
+	d.keepalive_ns = MRC_PATH_KEEPALIVE_MAX_NS + 1;
 	why = NULL;
 	CHECK(mrc_path_params_check(&d, &why) == -EINVAL && why,
-	      "keepalive > 4 s");
+	      "keepalive > 60 s");
+
+	/* The probe_ms knob's range (to 10 s) crosses 2^32 ns. */
+	mrc_path_params_default(&d);
+	d.keepalive_ns = 10000 * MS;
+	CHECK(mrc_path_params_check(&d, &why) == 0, "keepalive 10 s: %s", why);
 
 	/* The embedded RTT parameters are checked too. */
 	mrc_path_params_default(&d);

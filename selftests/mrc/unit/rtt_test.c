@@ -55,7 +55,7 @@ static void params__check_refuses(void)
 	} bad[] = {
 		{ "rto_min 0",		{ 10 * MS, 0, 40 * MS, MS, 3 } },
 		{ "min > max",		{ 10 * MS, 50 * MS, 40 * MS, MS, 3 } },
-		{ "max > 1 s",		{ 10 * MS, 4 * MS, 1001 * MS, MS, 3 } },
+		{ "max > 4 s",		{ 10 * MS, 4 * MS, 4001 * MS, MS, 3 } },
 		{ "init < min",		{ 3 * MS, 4 * MS, 40 * MS, MS, 3 } },
 		{ "init > max",		{ 41 * MS, 4 * MS, 40 * MS, MS, 3 } },
 		{ "floor > max",	{ 10 * MS, 4 * MS, 40 * MS, 41 * MS, 3 } },
@@ -65,6 +65,9 @@ static void params__check_refuses(void)
 		{ 1, 1, 1, 0, 0 },
 		{ 1000 * MS, 1, 1000 * MS, 1000 * MS, 16 },
 		{ 4 * MS, 4 * MS, 4 * MS, 0, 0 },
+		/* the rto_max_ms knob's maximum, and the limit itself */
+		{ 10 * MS, 4 * MS, 2000 * MS, MS, 16 },
+		{ 10 * MS, 4 * MS, MRC_RTT_RTO_LIMIT_NS, MS, 16 },
 	};
 	const char *why;
 	unsigned int i;
