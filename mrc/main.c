@@ -44,6 +44,11 @@ const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR] = {
 	[MRC_MOD_STAT_NOTIFY_FAILED]	= "notify_failed",
 	[MRC_MOD_STAT_REFRESHES]	= "refreshes",
 	[MRC_MOD_STAT_UD_CREATE_FAILED]	= "ud_create_failed",
+	[MRC_MOD_STAT_CM_MALFORMED]	= "cm_malformed",
+	[MRC_MOD_STAT_CM_NO_AUTH]	= "cm_no_auth",
+	[MRC_MOD_STAT_CM_BAD_AUTH]	= "cm_bad_auth",
+	[MRC_MOD_STAT_CM_EXPIRED]	= "cm_expired",
+	[MRC_MOD_STAT_CM_STALE]		= "cm_stale",
 };
 
 /**

@@ -54,6 +54,9 @@ struct mrc_peer_link {
 					 * a request filled after this was
 					 * set; under peer->lock
 					 */
+	u64 cm_nonce;			/* of our request in flight: its reply
+					 * must echo it; under peer->lock
+					 */
 	struct mrc_peer_path paths[MRC_CM_MAX_QPS];
 };
 
@@ -88,6 +91,15 @@ struct mrc_peer {
 	 */
 	u64 rx_token;
 	u64 tx_token;
+	/*
+	 * The key shared with the peer (peer_auth.c): HMAC-SHA256 keyed at
+	 * peer add, NULL without a key; set before the peer is published and
+	 * never changed, so read without a lock; freed at destroy.  cm_ts,
+	 * under lock: the highest ts (the peer's clock) of an authenticated
+	 * request or reply taken from it (core/handshake.h).
+	 */
+	struct crypto_shash *key;
+	u64 cm_ts;
 	struct mrc_credit_peer credit;	/* credits (credit_peer.c; locking
 					 * there)
 					 */
@@ -101,10 +113,12 @@ void mrc_peer_exit(void);
 /* debugfs mrc/tokens (debugfs.c). */
 struct seq_file;
 int mrc_tokens_show(struct seq_file *m);
+int mrc_cm_request_show(struct seq_file *m);
 
 /* Netlink handlers' helpers (netlink.c). */
 int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
-		 unsigned int naddrs, struct netlink_ext_ack *extack);
+		 unsigned int naddrs, const void *key, unsigned int keylen,
+		 struct netlink_ext_ack *extack);
 int mrc_peer_del(u32 node, struct netlink_ext_ack *extack);
 struct mrc_peer *mrc_peer_get(u32 node);
 void mrc_peer_put(struct mrc_peer *peer);
