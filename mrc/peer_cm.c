@@ -211,14 +211,21 @@ static void mrc_cm_note_request(const u8 *buf, u32 dst_node)
 int mrc_cm_request_show(struct seq_file *m)
 {
 	u8 buf[sizeof(mrc_cm_last)];
+	unsigned int i;
 	u32 node;
 
 	spin_lock_bh(&mrc_cm_last_lock);
 	memcpy(buf, mrc_cm_last, sizeof(buf));
 	node = mrc_cm_last_node;
 	spin_unlock_bh(&mrc_cm_last_lock);
-	if (node)
-		seq_printf(m, "node %u %*phN\n", node, (int)sizeof(buf), buf);
+	if (!node)
+		return 0;
+	seq_printf(m, "node %u ", node);
+	/* %*ph prints at most 64 bytes at a time */
+	for (i = 0; i < sizeof(buf); i += 64)
+		seq_printf(m, "%*phN", (int)min_t(size_t, 64, sizeof(buf) - i),
+			   buf + i);
+	seq_putc(m, '\n');
 	return 0;
 }
 

@@ -16,7 +16,8 @@
  *
  * Prints one line and exits 0 when the exchange ended:
  *	result reply		the target answered (SIDR REP, accepted)
- *	result rejected		the target refused it
+ *	result rejected		the target refused it (a SIDR reply with
+ *				a reject status)
  *	result unreachable	no answer (or another error event)
  * Exit 1 on a local error (no route, no device).
  */
@@ -50,8 +51,9 @@ static u64 rand64(void)
 	return v;
 }
 
-/* The next event of @ch, acknowledged; its type. */
-static enum rdma_cm_event_type next_event(struct rdma_event_channel *ch)
+/* The next event of @ch, acknowledged; its type (@status: its status). */
+static enum rdma_cm_event_type next_event(struct rdma_event_channel *ch,
+					  int *status)
 {
 	struct rdma_cm_event *ev;
 	enum rdma_cm_event_type t;
@@ -59,6 +61,8 @@ static enum rdma_cm_event_type next_event(struct rdma_event_channel *ch)
 	if (rdma_get_cm_event(ch, &ev))
 		die("rdma_get_cm_event");
 	t = ev->event;
+	if (status)
+		*status = ev->status;
 	rdma_ack_cm_event(ev);
 	return t;
 }
@@ -95,7 +99,7 @@ int main(int argc, char **argv)
 	struct rdma_cm_id *id;
 	struct timespec now;
 	unsigned int i;
-	int c;
+	int c, status;
 
 	while ((c = getopt(argc, argv, "t:x:s:n:m:")) != -1) {
 		switch (c) {
@@ -154,13 +158,13 @@ int main(int argc, char **argv)
 		die("rdma_create_id");
 	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, TIMEOUT_MS))
 		die("rdma_resolve_addr");
-	if (next_event(ch) != RDMA_CM_EVENT_ADDR_RESOLVED) {
+	if (next_event(ch, NULL) != RDMA_CM_EVENT_ADDR_RESOLVED) {
 		errno = EHOSTUNREACH;
 		die("address");
 	}
 	if (rdma_resolve_route(id, TIMEOUT_MS))
 		die("rdma_resolve_route");
-	if (next_event(ch) != RDMA_CM_EVENT_ROUTE_RESOLVED) {
+	if (next_event(ch, NULL) != RDMA_CM_EVENT_ROUTE_RESOLVED) {
 		errno = EHOSTUNREACH;
 		die("route");
 	}
@@ -168,9 +172,16 @@ int main(int argc, char **argv)
 	param.private_data_len = sizeof(buf);
 	if (rdma_connect(id, &param))
 		die("rdma_connect");
-	t = next_event(ch);
+	/*
+	 * rdma_cm reports a SIDR reply with a reject status as UNREACHABLE
+	 * with that (positive) status; no answer at all is UNREACHABLE with
+	 * a negative errno.
+	 */
+	t = next_event(ch, &status);
 	printf("result %s\n", t == RDMA_CM_EVENT_ESTABLISHED ? "reply" :
-	       t == RDMA_CM_EVENT_REJECTED ? "rejected" : "unreachable");
+	       t == RDMA_CM_EVENT_REJECTED ||
+	       (t == RDMA_CM_EVENT_UNREACHABLE && status > 0) ? "rejected" :
+	       "unreachable");
 	rdma_destroy_id(id);
 	rdma_destroy_event_channel(ch);
 	return 0;
