@@ -57,6 +57,12 @@ struct mrc_peer_link {
 	u64 cm_nonce;			/* of our request in flight: its reply
 					 * must echo it; under peer->lock
 					 */
+	u64 rd_ts;			/* header tstamp (the peer's clock) of
+					 * the last RAIL_DOWN taken for this
+					 * link's remote rail; a later one
+					 * must be newer.  0 when the peer
+					 * restarts; under peer->lock
+					 */
 	struct mrc_peer_path paths[MRC_CM_MAX_QPS];
 };
 

@@ -247,9 +247,12 @@ static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
 	peer->remote_inc = inc;
 	if (!restarted)
 		return false;
-	for (l = 0; l < peer->nlinks; l++)
+	for (l = 0; l < peer->nlinks; l++) {
 		if (&peer->links[l] != fresh)
 			peer->links[l].stale = true;
+		/* Its clock (RAIL_DOWN tstamps) may have started over. */
+		peer->links[l].rd_ts = 0;
+	}
 	/*
 	 * A new token for the new incarnation: what the old one still has
 	 * in flight is dropped (bad_token).  Every link, @fresh too, tells

@@ -43,7 +43,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"rx_held", "rx_no_endpoint", "rx_discarded", "rx_expired",
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
 	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
-	"rx_gone_pkts", "ctl_tx_errors",
+	"rx_gone_pkts", "ctl_tx_errors", "nacks_replayed",
 };
 
 /**
@@ -524,6 +524,7 @@ void mrc_msg_tx_restarted(struct mrc_msg_peer *mp, u64 now)
 		release_all(&cb, m);
 		mrc_txsb_init(&m->sb, m->sb.npkts, m->sb_mem);
 		m->msg_id = next_id(mp, m->cls);
+		m->nack_ts = 0;		/* the new incarnation's clock */
 	}
 	mp->rack_valid = false;
 	mp->node->ops->credit_reset(mp);	/* grants were for old ids */

@@ -644,6 +644,7 @@ static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
 	[MRC_DROP_UNRESOLVED]	= "unresolved",
 	[MRC_DROP_BAD_CREDIT]	= "bad_credit",
 	[MRC_DROP_BAD_TOKEN]	= "bad_token",	/* token branch */
+	[MRC_DROP_REPLAYED]	= "replayed",
 };
 
 /**
