@@ -21,8 +21,14 @@
 # cm_stale).  Node 1's token for node 2, its paths' remote QPNs, its
 # resolutions and its idea of node 2's incarnation must not change, and
 # each counter must count exactly its requests.  mrc_echo messages then
-# flow both ways.  Last, the recorded request is replayed once more, 61 s
-# after it was sent: outside the window, refused (cm_expired).
+# flow both ways.  Freshness of the data path's control packets: node 2's
+# plane 1 goes down and up; the RAIL_DOWN it sent node 1 meanwhile,
+# recorded on the wire (rogue.c replay_rail_down, packet socket), is sent
+# again 50 times once plane 1 is back: node 1 drops each as replayed,
+# accepts no notice and keeps plane 1's paths active (before, each copy
+# took them out of the spray set).  Last, the recorded request is
+# replayed once more, 61 s after it was sent: outside the window, refused
+# (cm_expired).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_AUTH_TIMEOUT:-600}
@@ -31,11 +37,14 @@ COUNT=${MRC_AUTH_COUNT:-20}
 source "$MRC_LIB_DIR/echo_lib.sh"
 
 SIDR=$MRC_LIB_DIR/sidr
+ROGUE=$MRC_LIB_DIR/rogue
 if [ -z "${MRC_IN_VM:-}" ] &&
-   ! make -s -C "$MRC_LIB_DIR" sidr > /dev/null 2>&1; then
-	echo "not ok 1 build selftests/mrc/sidr (needs librdmacm-dev)"
+   ! make -s -C "$MRC_LIB_DIR" sidr rogue > /dev/null 2>&1; then
+	echo "not ok 1 build selftests/mrc/sidr and rogue (need librdmacm-dev, libibverbs-dev)"
 	exit 1
 fi
+R0=/sys/kernel/mrc/rails/rxe0:1
+REPLAYS=${MRC_AUTH_REPLAYS:-50}
 UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
 	--inh-caps=-all --bounding-set=-all --no-new-privs)
 YNL_TOP=${MRC_REPO:-}/build/ynl
@@ -77,7 +86,7 @@ ynl_refused() {
 
 run_guest() {
 	local n=$MRC_NODE o=$((3 - MRC_NODE)) hex before after res0 t0 r
-	local no0 bad0 stale0 exp0 replay
+	local no0 bad0 stale0 exp0 replay rd0 dn0 rpid
 
 	case_title 'node 1 keyed, node 2 with another key: nobody answers, no path'
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
@@ -188,6 +197,46 @@ run_guest() {
 	wait_for "$COUNT messages received" 60 received_at_least "$COUNT"
 	ok_eq 'no bad message' 0 "$(echo_stat rx_bad)"
 	barrier echoed 200
+
+	case_title "a recorded RAIL_DOWN sent again $REPLAYS times: replayed, plane 1 stays up"
+	put "qpns$n" "$(tr ' ' , < $R0/qpns)"
+	if is_node 2; then
+		rm -f /tmp/mrc-auth.go
+		"$ROGUE" -d rxe0 -t "$(node_ip 1 0)" -q "$(get qpns1)" -i eth0 \
+			-Q "$(get qpns2)" -n "$REPLAYS" -T 60 \
+			-W /tmp/mrc-auth.go replay_rail_down > /tmp/rogue.rd 2>&1 &
+		rpid=$!
+		_sleep 2
+		ok 'plane 1 (eth1) down' ip link set eth1 down
+		wait_for 'rogue recorded the RAIL_DOWN to node1' 60 \
+			grep -q 'captured RAIL_DOWN' /tmp/rogue.rd
+		ok 'plane 1 (eth1) up' ip link set eth1 up
+	fi
+	wait_for "plane 1's 8 paths to node$o active again" 90 \
+		sh -c "[ \"\$(mrcctl -j peer show $o | jq '[.[0].paths[] | select(.plane == 1 and .state == \"active\")] | length')\" = 8 ]"
+	barrier plane1_back 120
+	if is_node 1; then
+		rd0=$(cat $R0/drops/replayed)
+		dn0=$(cat $R0/stats/down_notices_rx)
+	fi
+	barrier rd_snapshot
+	if is_node 2; then
+		touch /tmp/mrc-auth.go
+		ok 'rogue replayed it' wait "$rpid"
+		sed 's/^/# /' /tmp/rogue.rd
+		put rd_sent "$(sed -n 's/^expect replayed //p' /tmp/rogue.rd)"
+	fi
+	barrier rd_sent 120
+	if is_node 1; then
+		_sleep 2
+		ok_eq "drops/replayed: every one of the $REPLAYS copies" \
+			"$(get rd_sent)" $(($(cat $R0/drops/replayed) - rd0))
+		ok_eq 'no RAIL_DOWN accepted (stats/down_notices_rx)' "$dn0" \
+			"$(cat $R0/stats/down_notices_rx)"
+		ok_eq "plane 1's 8 paths to node2 still active" 8 \
+			"$(mrcctl -j peer show 2 | jq '[.[0].paths[] | select(.plane == 1 and .state == "active")] | length')"
+	fi
+	barrier rd_checked
 
 	case_title 'the recorded request, replayed 61 s after it was sent, is refused'
 	if is_node 1; then
