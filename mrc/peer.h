@@ -102,7 +102,7 @@ struct mrc_peer {
 	 * peer add, NULL without a key; set before the peer is published and
 	 * never changed, so read without a lock; freed at destroy.  cm_ts,
 	 * under lock: the highest ts (the peer's clock) of an authenticated
-	 * request or reply taken from it (core/handshake.h).
+	 * request taken from it (core/handshake.h).
 	 */
 	struct crypto_shash *key;
 	u64 cm_ts;

@@ -457,13 +457,12 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 			link->paths[i].remote_qpn = cm.qpn[i];
 		}
 		link->cm_result = 1;
-		link->cm_nonce = 0;	/* answered: no second reply taken */
 		/*
-		 * An authenticated reply is fresh (it echoes our nonce):
-		 * requests of the peer sent before it are old news.
+		 * Answered: no second reply taken.  The reply's ts does not
+		 * move cm_ts: a request the peer sent before it may still be
+		 * on its way with news (its new token) that must be taken.
 		 */
-		if (peer->key)
-			peer->cm_ts = max(peer->cm_ts, cm.ts);
+		link->cm_nonce = 0;
 		/*
 		 * Fresh QPNs; but if our token changed or was asked for
 		 * after our request was filled, tell the peer again.

@@ -10,8 +10,8 @@
  * one round trip, so the receiver cannot hand the sender a challenge
  * first; a recorded request with a valid MAC stays valid.  Every request
  * therefore carries its sender's CLOCK_REALTIME (ts), and the receiver
- * keeps, per peer, the highest ts it took from that peer (requests and
- * replies, both authenticated).  A request is taken (may change state)
+ * keeps, per peer, the highest ts of a request it took from that peer.
+ * A request is taken (may change state)
  * only if its ts is above that mark: a replay, or a request overtaken by
  * a later one, is answered (its sender's link may need the reply) but
  * changes nothing.  The mark is per peer and lives as long as the peer's
