@@ -222,7 +222,8 @@ run_guest() {
 	barrier rd_snapshot
 	if is_node 2; then
 		touch /tmp/mrc-auth.go
-		ok 'rogue replayed it' wait "$rpid"
+		wait "$rpid"	# a builtin: not in ok's subshell
+		ok_eq 'rogue replayed it (exit status)' 0 $?
 		sed 's/^/# /' /tmp/rogue.rd
 		put rd_sent "$(sed -n 's/^expect replayed //p' /tmp/rogue.rd)"
 	fi
