@@ -143,7 +143,7 @@ struct mrc_path_stats {
 	u64 probes;		/* probes the timer asked for */
 	u64 replies;		/* REPLY events that were accepted */
 	u64 ignored;		/* stale REPLY/LOSS/RTO, REPLY while down */
-	u64 replayed;		/* REPLYs refused: not newer than the last
+	u64 replayed;		/* REPLY events refused: not newer than the last
 				 * accepted (replays, reordered replies)
 				 */
 	u64 rtt_bad;		/* samples refused (echo from the future,
