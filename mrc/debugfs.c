@@ -11,6 +11,8 @@
  *   credit      the credit pacer and per-peer credit counters; "reset"
  *               written to it zeroes the pacer's own (credit_peer.c)
  *   tokens      root only: each peer's tx token, a test hook (peer.c)
+ *   cm_request  root only: the last SIDR request sent, a test hook for
+ *               replaying it (peer_cm.c)
  *
  * Made last at load and removed first at unload, so a file never shows
  * state that is not there.  debugfs is not an ABI: tests read these, the
@@ -45,6 +47,7 @@ MRC_DEBUGFS_SHOW(mrc_dbg_deliveries, mrc_msg_trace_show);
 MRC_DEBUGFS_SHOW(mrc_dbg_events, mrc_ev_show);
 MRC_DEBUGFS_SHOW(mrc_dbg_sched, mrc_schedcfg_show);
 MRC_DEBUGFS_SHOW(mrc_dbg_tokens, mrc_tokens_show);
+MRC_DEBUGFS_SHOW(mrc_dbg_cm_request, mrc_cm_request_show);
 
 static int mrc_dbg_credit_show(struct seq_file *s, void *unused)
 {
@@ -97,6 +100,8 @@ int mrc_debugfs_init(void)
 	debugfs_create_file("sched", 0444, d, NULL, &mrc_dbg_sched_fops);
 	debugfs_create_file("credit", 0644, d, NULL, &mrc_dbg_credit_fops);
 	debugfs_create_file("tokens", 0400, d, NULL, &mrc_dbg_tokens_fops);
+	debugfs_create_file("cm_request", 0400, d, NULL,
+			    &mrc_dbg_cm_request_fops);
 	return 0;
 }
 

@@ -46,6 +46,11 @@ const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR] = {
 	[MRC_MOD_STAT_UD_CREATE_FAILED]	= "ud_create_failed",
 	[MRC_MOD_STAT_CM_NOT_PEER]	= "cm_not_peer",
 	[MRC_MOD_STAT_PARAMS_REFUSED]	= "params_refused",
+	[MRC_MOD_STAT_CM_MALFORMED]	= "cm_malformed",
+	[MRC_MOD_STAT_CM_NO_AUTH]	= "cm_no_auth",
+	[MRC_MOD_STAT_CM_BAD_AUTH]	= "cm_bad_auth",
+	[MRC_MOD_STAT_CM_EXPIRED]	= "cm_expired",
+	[MRC_MOD_STAT_CM_STALE]		= "cm_stale",
 };
 
 /**

@@ -59,6 +59,14 @@ enum mrc_mod_stat {
 	MRC_MOD_STAT_PARAMS_REFUSED,	/* path/sched params from the knobs
 					 * refused, defaults used instead
 					 */
+	/* SIDR requests and replies refused (peer_cm.c, protocol.rst) */
+	MRC_MOD_STAT_CM_MALFORMED,	/* not a version 4 mrc_wire_cm */
+	MRC_MOD_STAT_CM_NO_AUTH,	/* keyed peer, no MAC */
+	MRC_MOD_STAT_CM_BAD_AUTH,	/* wrong MAC, or a MAC unkeyed */
+	MRC_MOD_STAT_CM_EXPIRED,	/* ts outside the window */
+	MRC_MOD_STAT_CM_STALE,		/* replayed: not newer, no state
+					 * change; or a reply's nonce wrong
+					 */
 	MRC_MOD_STAT_NR
 };
 

@@ -66,6 +66,8 @@ const struct nla_policy mrc_peer_policy[MRC_PEER_A_MAX + 1] = {
 	[MRC_PEER_A_NODE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_node_range),
 	[MRC_PEER_A_ADDRS]	= { .type = NLA_NESTED },
 	[MRC_PEER_A_POLICY]	= { .type = NLA_U32 },	/* PEER_SET checks */
+	/* 16..64 bytes: mrc_peer_key_set() checks, with its extack text */
+	[MRC_PEER_A_KEY]	= { .type = NLA_BINARY },
 };
 
 /* RAILS holds repeated RAIL strings: checked by mrc_nl_class_set_doit(). */

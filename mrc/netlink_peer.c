@@ -144,7 +144,8 @@ int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
 	nest = nla_nest_start(skb, MRC_A_PEER);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, MRC_PEER_A_NODE, peer->node_id))
+	if (nla_put_u32(skb, MRC_PEER_A_NODE, peer->node_id) ||
+	    nla_put_u8(skb, MRC_PEER_A_KEYED, !!peer->key))
 		goto cancel;
 	/* sched: the peer's policy and scheduler counters */
 	spin_lock_bh(&peer->lock);
@@ -220,6 +221,12 @@ static int mrc_nl_parse_peer(struct genl_info *info,
 				    "peer node id (MRC_PEER_A_NODE) missing");
 		return -EINVAL;
 	}
+	/* A key is given once, at peer add; elsewhere it would be ignored. */
+	if (tb[MRC_PEER_A_KEY] && info->genlhdr->cmd != MRC_CMD_PEER_ADD) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_PEER_A_KEY],
+				    "a key is given only with peer add");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -292,7 +299,7 @@ static int mrc_nl_parse_addrs(const struct nlattr *nest,
 int mrc_nl_peer_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sockaddr_storage addrs[MRC_PEER_MAX_ADDRS];
-	struct nlattr *tb[MRC_PEER_A_MAX + 1];
+	struct nlattr *tb[MRC_PEER_A_MAX + 1], *key;
 	int err, n;
 
 	err = mrc_nl_parse_peer(info, tb);
@@ -306,7 +313,9 @@ int mrc_nl_peer_add_doit(struct sk_buff *skb, struct genl_info *info)
 	n = mrc_nl_parse_addrs(tb[MRC_PEER_A_ADDRS], addrs, info->extack);
 	if (n < 0)
 		return n;
+	key = tb[MRC_PEER_A_KEY];
 	return mrc_peer_add(nla_get_u32(tb[MRC_PEER_A_NODE]), addrs, n,
+			    key ? nla_data(key) : NULL, key ? nla_len(key) : 0,
 			    info->extack);
 }
 

@@ -145,16 +145,20 @@ struct mrc_peer *mrc_peer_get_nth(unsigned long idx)
  * @node: its node id
  * @addrs: one address per plane
  * @naddrs: how many
+ * @key: the key shared with the peer (peer_auth.c), or NULL for none
+ * @keylen: its length
  * @extack: netlink extended ack, for the reason of a refusal
  *
- * The peer's links start resolving at once.
+ * The peer's links start resolving at once; with @key, only through
+ * authenticated SIDR exchanges (peer_cm.c).
  *
  * Context: process.
  *
  * Return: 0 or -errno (with a message in @extack).
  */
 int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
-		 unsigned int naddrs, struct netlink_ext_ack *extack)
+		 unsigned int naddrs, const void *key, unsigned int keylen,
+		 struct netlink_ext_ack *extack)
 {
 	struct mrc_peer *peer;
 	unsigned int i;
@@ -171,6 +175,13 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 	peer = kvzalloc(sizeof(*peer), GFP_KERNEL);
 	if (!peer)
 		return -ENOMEM;
+	if (key) {
+		err = mrc_peer_key_set(peer, key, keylen, extack);
+		if (err) {
+			kvfree(peer);
+			return err;
+		}
+	}
 	kref_init(&peer->ref);
 	peer->node_id = node;
 	peer->nlinks = naddrs;
@@ -207,10 +218,12 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 unlock:
 	mutex_unlock(&mrc_peers_lock);
 	if (err) {
+		mrc_peer_key_free(peer);
 		kvfree(peer);
 		return err;
 	}
-	pr_info("peer %u added (%u planes)\n", node, naddrs);
+	pr_info("peer %u added (%u planes%s)\n", node, naddrs,
+		peer->key ? ", keyed" : "");
 	mrc_nl_peer_event(peer, MRC_CMD_PEER_ADDED);
 	mrc_peer_kick(peer);
 	return 0;
@@ -257,6 +270,7 @@ static void mrc_peer_destroy(struct mrc_peer *peer)
 		if (ah)
 			mrc_ah_release(rail, ah);
 	}
+	mrc_peer_key_free(peer);	/* no handler or work uses it now */
 	mrc_peer_put(peer);
 }
 

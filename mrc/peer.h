@@ -54,6 +54,15 @@ struct mrc_peer_link {
 					 * a request filled after this was
 					 * set; under peer->lock
 					 */
+	u64 cm_nonce;			/* of our request in flight: its reply
+					 * must echo it; under peer->lock
+					 */
+	u64 rd_ts;			/* header tstamp (the peer's clock) of
+					 * the last RAIL_DOWN taken for this
+					 * link's remote rail; a later one
+					 * must be newer.  0 when the peer
+					 * restarts; under peer->lock
+					 */
 	struct mrc_peer_path paths[MRC_CM_MAX_QPS];
 };
 
@@ -92,6 +101,15 @@ struct mrc_peer {
 	 */
 	u64 rx_token;
 	u64 tx_token;
+	/*
+	 * The key shared with the peer (peer_auth.c): HMAC-SHA256 keyed at
+	 * peer add, NULL without a key; set before the peer is published and
+	 * never changed, so read without a lock; freed at destroy.  cm_ts,
+	 * under lock: the highest ts (the peer's clock) of an authenticated
+	 * request taken from it (core/handshake.h).
+	 */
+	struct crypto_shash *key;
+	u64 cm_ts;
 	struct mrc_credit_peer credit;	/* credits (credit_peer.c; locking
 					 * there)
 					 */
@@ -105,10 +123,12 @@ void mrc_peer_exit(void);
 /* debugfs mrc/tokens (debugfs.c). */
 struct seq_file;
 int mrc_tokens_show(struct seq_file *m);
+int mrc_cm_request_show(struct seq_file *m);
 
 /* Netlink handlers' helpers (netlink.c). */
 int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
-		 unsigned int naddrs, struct netlink_ext_ack *extack);
+		 unsigned int naddrs, const void *key, unsigned int keylen,
+		 struct netlink_ext_ack *extack);
 int mrc_peer_del(u32 node, struct netlink_ext_ack *extack);
 struct mrc_peer *mrc_peer_get(u32 node);
 void mrc_peer_put(struct mrc_peer *peer);

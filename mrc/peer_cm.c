@@ -53,6 +53,19 @@
  * carry an incarnation no later peer object of that node has, and the
  * other side would count a restart twice; nothing can use a link to a
  * node that drops everything it sends anyway.  It retries every second.
+ *
+ * Keys (wire version 4).  A request naming a configured peer can reset
+ * its state (incarnation, token, resolution), so between two nodes
+ * configured with a key for each other (peer_auth.c) every request and
+ * reply carries an HMAC of all its fields, checked before anything is
+ * looked at beyond the node ids: a request without it, or with a wrong
+ * one, is rejected and counted (stats/cm_no_auth, cm_bad_auth) and
+ * changes nothing.  A recorded request stays valid, so requests carry
+ * the sender's clock and change state only when newer than the last
+ * one taken from that peer and within a minute of ours
+ * (core/handshake.h; cm_stale, cm_expired); a reply must echo the nonce
+ * of our request in flight.  A peer configured without a key is
+ * resolved as before version 4, unauthenticated: protocol.rst, "Keys".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -72,9 +85,19 @@
 #include "peer.h"
 #include "schedcfg.h"
 #include "ud.h"
+#include "core/handshake.h"
 #include "peer_int.h"
 
 static struct rdma_cm_id *mrc_cm_listener;
+
+/*
+ * The last SIDR request this node sent, for debugfs mrc/cm_request (root
+ * only): a test hook that lets selftests/mrc/auth.sh replay a real
+ * request.  It holds the peer's token, a secret like debugfs mrc/tokens.
+ */
+static DEFINE_SPINLOCK(mrc_cm_last_lock);
+static u8 mrc_cm_last[sizeof(struct mrc_wire_cm)];
+static u32 mrc_cm_last_node;		/* 0: none sent yet */
 
 #define MRC_RESOLVE_RETRY_NS	(1000ULL * NSEC_PER_MSEC)
 #define MRC_CM_TIMEOUT_MS	2000
@@ -125,26 +148,102 @@ static void mrc_peer_token_due(struct mrc_peer *peer)
 }
 
 /*
- * Fills the CM private data for @rail.  @token: our rx_token for the
- * peer in a request (and @flags), 0 in a reply.  @inc: the incarnation
- * the receiver sees of us ("Incarnations").
+ * Writes the CM private data for @rail into @buf: a request (@token our
+ * rx_token for the peer, @flags, @nonce a fresh random value) or a reply
+ * (@token 0, MRC_CM_F_REPLY, @nonce the request's).  @inc: the
+ * incarnation the receiver sees of us ("Incarnations").  With @key it is
+ * signed (MRC_CM_F_MAC).  Returns 0 or -errno (nothing to send).
  */
-static void mrc_cm_fill(struct mrc_wire_cm *cm, struct mrc_rail *rail,
-			u32 dst_node, u32 inc, u64 token, u16 flags)
+static int mrc_cm_fill(u8 *buf, struct mrc_rail *rail,
+		       struct crypto_shash *key, u32 dst_node, u32 inc,
+		       u64 token, u16 flags, u64 nonce)
 {
 	unsigned int i, n = min_t(unsigned int, rail->ud->nqp, MRC_CM_MAX_QPS);
+	struct mrc_cm cm = {
+		.nqp = n,
+		.flags = flags | (key ? MRC_CM_F_MAC : 0),
+		.src_node = mrc_knob(MRC_KNOB_node_id),
+		.dst_node = dst_node,
+		.rail_id = rail->id,
+		.incarnation = inc,
+		.ts = ktime_get_real_ns(),
+		.nonce = nonce,
+		.token = token,
+	};
 
-	memset(cm, 0, sizeof(*cm));
-	cm->version = MRC_WIRE_VERSION;
-	cm->nqp = n;
-	cm->src_node = cpu_to_be32(mrc_knob(MRC_KNOB_node_id));
-	cm->dst_node = cpu_to_be32(dst_node);
-	cm->rail_id = cpu_to_be32(rail->id);
 	for (i = 0; i < n; i++)
-		cm->qpn[i] = cpu_to_be32(mrc_ud_qpn(rail->ud, i));
-	cm->incarnation = cpu_to_be32(inc);
-	cm->token = cpu_to_be64(token);
-	cm->flags = cpu_to_be16(flags);
+		cm.qpn[i] = mrc_ud_qpn(rail->ud, i);
+	mrc_wire_cm_put(buf, &cm);
+	return key ? mrc_cm_sign(key, buf) : 0;
+}
+
+/*
+ * The authentication a SIDR request or reply from @peer needs: with a
+ * key, its MAC; without one, no MAC (a MAC we cannot check means the
+ * two nodes are configured differently).  Counts and returns -EACCES on
+ * a refusal.  No lock: the key never changes.
+ */
+static int mrc_cm_auth(struct mrc_peer *peer, const u8 *buf,
+		       const struct mrc_cm *cm)
+{
+	bool has_mac = cm->flags & MRC_CM_F_MAC;
+
+	if (peer->key && !has_mac) {
+		mrc_mod_stat_inc(MRC_MOD_STAT_CM_NO_AUTH);
+		pr_info_ratelimited("peer %u: SIDR %s without a MAC refused (the peer is configured with a key)\n",
+				    peer->node_id, cm->flags & MRC_CM_F_REPLY ?
+				    "reply" : "request");
+		return -EACCES;
+	}
+	if (has_mac && (!peer->key || !mrc_cm_mac_ok(peer->key, buf))) {
+		mrc_mod_stat_inc(MRC_MOD_STAT_CM_BAD_AUTH);
+		pr_info_ratelimited("peer %u: SIDR %s with a wrong MAC refused (%s)\n",
+				    peer->node_id, cm->flags & MRC_CM_F_REPLY ?
+				    "reply" : "request", peer->key ?
+				    "another key" : "no key configured here");
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* Keeps a copy of the request just sent, for debugfs mrc/cm_request. */
+static void mrc_cm_note_request(const u8 *buf, u32 dst_node)
+{
+	spin_lock_bh(&mrc_cm_last_lock);
+	memcpy(mrc_cm_last, buf, sizeof(mrc_cm_last));
+	mrc_cm_last_node = dst_node;
+	spin_unlock_bh(&mrc_cm_last_lock);
+}
+
+/**
+ * mrc_cm_request_show() - debugfs mrc/cm_request (root only)
+ * @m: the file
+ *
+ * "node NODE HEX": the last SIDR request's private data this node sent
+ * and the node it went to, or nothing before the first.  A test hook
+ * (auth.sh replays it); it holds a token, so the file is root-only.
+ *
+ * Return: 0.
+ */
+int mrc_cm_request_show(struct seq_file *m)
+{
+	u8 buf[sizeof(mrc_cm_last)];
+	unsigned int i;
+	u32 node;
+
+	spin_lock_bh(&mrc_cm_last_lock);
+	memcpy(buf, mrc_cm_last, sizeof(buf));
+	node = mrc_cm_last_node;
+	spin_unlock_bh(&mrc_cm_last_lock);
+	if (!node)
+		return 0;
+	seq_printf(m, "node %u ", node);
+	/* %*ph prints at most 64 bytes at a time */
+	for (i = 0; i < sizeof(buf); i += 64)
+		seq_printf(m, "%*phN", (int)min_t(size_t, 64, sizeof(buf) - i),
+			   buf + i);
+	seq_putc(m, '\n');
+	return 0;
 }
 
 /*
@@ -165,9 +264,12 @@ static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
 	peer->remote_inc = inc;
 	if (!restarted)
 		return false;
-	for (l = 0; l < peer->nlinks; l++)
+	for (l = 0; l < peer->nlinks; l++) {
 		if (&peer->links[l] != fresh)
 			peer->links[l].stale = true;
+		/* Its clock (RAIL_DOWN tstamps) may have started over. */
+		peer->links[l].rd_ts = 0;
+	}
 	/*
 	 * A new token for the new incarnation: what the old one still has
 	 * in flight is dropped (bad_token).  Every link, @fresh too, tells
@@ -190,7 +292,7 @@ static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
  * marked stale for peer->work to resolve again; returns true if so.
  */
 static bool mrc_peer_note_rail(struct mrc_peer *peer, struct mrc_rail *rail,
-			       const struct mrc_wire_cm *req)
+			       const struct mrc_cm *req)
 {
 	bool changed = false;
 	unsigned int l, i;
@@ -202,11 +304,10 @@ static bool mrc_peer_note_rail(struct mrc_peer *peer, struct mrc_rail *rail,
 
 		if (link->rail != rail || !link->ah || link->stale)
 			continue;
-		same = link->remote_rail_id == be32_to_cpu(req->rail_id) &&
+		same = link->remote_rail_id == req->rail_id &&
 		       link->npaths <= req->nqp;
 		for (i = 0; same && i < link->npaths; i++)
-			same = link->paths[i].remote_qpn ==
-			       be32_to_cpu(req->qpn[i]);
+			same = link->paths[i].remote_qpn == req->qpn[i];
 		if (same)
 			continue;
 		link->stale = true;
@@ -217,19 +318,22 @@ static bool mrc_peer_note_rail(struct mrc_peer *peer, struct mrc_rail *rail,
 	return changed;
 }
 
-/* Checks a received CM private data; returns nqp or -EPROTO. */
-static int mrc_cm_check(const void *data, u8 len, u32 src_node, u32 dst_node)
+/*
+ * Parses a received CM private data into @cm and checks what needs no
+ * key: the layout, the node ids (@src_node 0: any) and the direction.
+ * Counts and returns -EPROTO on a refusal.
+ */
+static int mrc_cm_check(const void *data, u8 len, u32 src_node, u32 dst_node,
+			bool reply, struct mrc_cm *cm)
 {
-	const struct mrc_wire_cm *cm = data;
-
-	if (!data || len < sizeof(*cm) || cm->version != MRC_WIRE_VERSION ||
-	    !cm->nqp || cm->nqp > MRC_CM_MAX_QPS || !cm->incarnation)
+	if (mrc_wire_cm_parse(data, len, cm) ||
+	    (src_node && cm->src_node != src_node) ||
+	    cm->dst_node != dst_node ||
+	    !!(cm->flags & MRC_CM_F_REPLY) != reply) {
+		mrc_mod_stat_inc(MRC_MOD_STAT_CM_MALFORMED);
 		return -EPROTO;
-	if (src_node && be32_to_cpu(cm->src_node) != src_node)
-		return -EPROTO;
-	if (be32_to_cpu(cm->dst_node) != dst_node)
-		return -EPROTO;
-	return cm->nqp;
+	}
+	return 0;
 }
 
 /*
@@ -254,6 +358,38 @@ static struct mrc_rail *mrc_cm_rail_locked(struct rdma_cm_id *id)
 	return NULL;
 }
 
+/*
+ * Client side: checks the reply to @link's request (parsed into @cm):
+ * from the peer, to us, a reply, echoing the nonce of our request in
+ * flight (else it answers another request: a replay, counted stale),
+ * authenticated as the peer's key says.  Returns 0 or -errno (counted).
+ */
+static int mrc_cm_check_reply(struct mrc_peer_link *link,
+			      const struct rdma_cm_event *ev,
+			      struct mrc_cm *cm)
+{
+	struct mrc_peer *peer = link->peer;
+	u64 nonce;
+	int err;
+
+	err = mrc_cm_check(ev->param.ud.private_data,
+			   ev->param.ud.private_data_len, peer->node_id,
+			   mrc_knob(MRC_KNOB_node_id), true, cm);
+	if (err)
+		return err;
+	err = mrc_cm_auth(peer, ev->param.ud.private_data, cm);
+	if (err)
+		return err;
+	spin_lock_bh(&peer->lock);
+	nonce = link->cm_nonce;
+	spin_unlock_bh(&peer->lock);
+	if (cm->nonce != nonce) {
+		mrc_mod_stat_inc(MRC_MOD_STAT_CM_STALE);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /* Client side: the link's SIDR exchange. */
 static int mrc_cm_client_handler(struct rdma_cm_id *id,
 				 struct rdma_cm_event *ev)
@@ -261,15 +397,16 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 	struct mrc_peer_link *link = id->context;
 	struct mrc_peer *peer = link->peer;
 	struct rdma_conn_param param = {};
+	u8 buf[sizeof(struct mrc_wire_cm)];
 	struct mrc_path_params pp;
-	struct mrc_wire_cm cm;
+	struct mrc_cm cm;
 	struct mrc_rail *rail;
 	struct ib_ah *ah, *old_ah = NULL;
 	struct mrc_rail *old_rail = NULL;
 	bool restarted = false;
 	unsigned int i, n;
-	int nqp, err = 0;
-	u64 now, token;
+	u64 now, token, nonce;
+	int err = 0;
 	u16 flags;
 
 	switch (ev->event) {
@@ -284,27 +421,30 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 			err = -ENODEV;
 			break;
 		}
+		do			/* 0 stands for "answered" */
+			nonce = get_random_u64();
+		while (!nonce);
 		spin_lock_bh(&peer->lock);
 		token = peer->rx_token;
 		flags = peer->tx_token ? 0 : MRC_CM_F_NEED_TOKEN;
 		link->token_due = false;	/* this request tells it */
+		link->cm_nonce = nonce;		/* its reply echoes it */
 		spin_unlock_bh(&peer->lock);
-		mrc_cm_fill(&cm, rail, peer->node_id, peer->local_inc, token,
-			    flags);
+		err = mrc_cm_fill(buf, rail, peer->key, peer->node_id,
+				  peer->local_inc, token, flags, nonce);
 		mutex_unlock(&mrc_rails_lock);
-		param.private_data = &cm;
-		param.private_data_len = sizeof(cm);
+		if (err)
+			break;
+		mrc_cm_note_request(buf, peer->node_id);
+		param.private_data = buf;
+		param.private_data_len = sizeof(buf);
 		param.qkey = MRC_UD_QKEY;
 		err = rdma_connect_locked(id, &param);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		nqp = mrc_cm_check(ev->param.ud.private_data,
-				   ev->param.ud.private_data_len,
-				   peer->node_id, mrc_knob(MRC_KNOB_node_id));
-		if (nqp < 0) {
-			err = nqp;
+		err = mrc_cm_check_reply(link, ev, &cm);
+		if (err)
 			break;
-		}
 		/*
 		 * The rail lock until the AH is on the link: a rail removed
 		 * meanwhile either is not found here or finds the link
@@ -323,8 +463,7 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 			err = PTR_ERR(ah);
 			break;
 		}
-		memcpy(&cm, ev->param.ud.private_data, sizeof(cm));
-		n = min_t(unsigned int, nqp, rail->ud->nqp);
+		n = min_t(unsigned int, cm.nqp, rail->ud->nqp);
 		mrc_peer_path_params(&pp);
 		now = ktime_get_ns();
 
@@ -337,21 +476,26 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 		old_rail = link->rail;
 		link->ah = ah;
 		link->rail = rail;
-		link->remote_rail_id = be32_to_cpu(cm.rail_id);
+		link->remote_rail_id = cm.rail_id;
 		link->npaths = n;
 		for (i = 0; i < n; i++) {
 			mrc_path_init(&link->paths[i].p, rail->id,
 				      link->remote_rail_id, i, now);
-			link->paths[i].remote_qpn = be32_to_cpu(cm.qpn[i]);
+			link->paths[i].remote_qpn = cm.qpn[i];
 		}
 		link->cm_result = 1;
+		/*
+		 * Answered: no second reply taken.  The reply's ts does not
+		 * move cm_ts: a request the peer sent before it may still be
+		 * on its way with news (its new token) that must be taken.
+		 */
+		link->cm_nonce = 0;
 		/*
 		 * Fresh QPNs; but if our token changed or was asked for
 		 * after our request was filled, tell the peer again.
 		 */
 		link->stale = link->token_due;
-		restarted = mrc_peer_note_inc(peer, be32_to_cpu(cm.incarnation),
-					      link);
+		restarted = mrc_peer_note_inc(peer, cm.incarnation, link);
 		mrc_peer_arm(peer);
 		spin_unlock_bh(&peer->lock);
 		mutex_unlock(&mrc_rails_lock);
@@ -509,73 +653,128 @@ void mrc_peer_retry_fn(struct work_struct *work)
 	mrc_peer_kick(peer);
 }
 
+/*
+ * Server side: a request of a configured @peer, parsed into @req (raw
+ * bytes @buf), arrived on our @rail.  Authenticated first; then, with a
+ * key, taken only if newer than the last one taken and within the
+ * window (core/handshake.h): an older one is answered but changes
+ * nothing.  Returns 0 (answer it) or -errno (reject it; counted).
+ */
+static int mrc_cm_rx_request(struct mrc_peer *peer, struct mrc_rail *rail,
+			     const u8 *buf, const struct mrc_cm *req)
+{
+	enum mrc_cm_fresh fresh = MRC_CM_TAKE;
+	bool restarted = false, moved = false;
+	int err;
+
+	err = mrc_cm_auth(peer, buf, req);
+	if (err)
+		return err;
+	spin_lock_bh(&peer->lock);
+	if (peer->key) {
+		fresh = mrc_cm_request_fresh(peer->cm_ts, req->ts,
+					     ktime_get_real_ns());
+		if (fresh == MRC_CM_TAKE)
+			peer->cm_ts = req->ts;
+	}
+	if (fresh == MRC_CM_TAKE) {
+		/* A HELLO from a restarted peer: start over with it. */
+		restarted = mrc_peer_note_inc(peer, req->incarnation, NULL);
+		/* Or only its rail behind this one was replaced. */
+		moved = !restarted && mrc_peer_note_rail(peer, rail, req);
+		/* The token to put in our packets to it (requests only). */
+		if (req->token)
+			peer->tx_token = req->token;
+		if (req->flags & MRC_CM_F_NEED_TOKEN) {
+			mrc_peer_token_due(peer);
+			moved = true;
+		}
+	}
+	spin_unlock_bh(&peer->lock);
+	if (fresh == MRC_CM_EXPIRED) {
+		mrc_mod_stat_inc(MRC_MOD_STAT_CM_EXPIRED);
+		pr_info_ratelimited("peer %u: SIDR request refused: its clock is more than 60 s from ours (or a replay)\n",
+				    peer->node_id);
+		return -ETIME;
+	}
+	if (fresh == MRC_CM_OLD)
+		mrc_mod_stat_inc(MRC_MOD_STAT_CM_STALE);
+	if (restarted)
+		mrc_msg_peer_restarted(peer);
+	if (restarted || moved)
+		mrc_peer_kick(peer);
+	return 0;
+}
+
 /* Server side: answer a SIDR request with our QPNs on that rail. */
 static int mrc_cm_listen_handler(struct rdma_cm_id *id,
 				 struct rdma_cm_event *ev)
 {
-	const struct mrc_wire_cm *req = ev->param.ud.private_data;
+	const u8 *data = ev->param.ud.private_data;
 	u32 node = mrc_knob(MRC_KNOB_node_id);
 	struct rdma_conn_param param = {};
+	u8 buf[sizeof(struct mrc_wire_cm)];
 	struct mrc_peer *peer;
-	struct mrc_wire_cm cm;
 	struct mrc_rail *rail;
-	bool restarted, moved;
-	u64 token;
+	struct mrc_cm req;
+	int err;
 
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 0;
-	if (!node || mrc_cm_check(req, ev->param.ud.private_data_len, 0,
-				  node) < 0)
+	if (!node || mrc_cm_check(data, ev->param.ud.private_data_len, 0,
+				  node, false, &req))
 		goto reject;
-	peer = mrc_peer_get(be32_to_cpu(req->src_node));
+	peer = mrc_peer_get(req.src_node);
 	if (!peer) {
 		mrc_mod_stat_inc(MRC_MOD_STAT_CM_NOT_PEER);
 		goto reject;
 	}
 	/*
-	 * The reply, while the rail lock keeps rail->ud alive
-	 * (mrc_cm_rail_locked()); a reply goes wherever the request came
-	 * from: no token in it.  The reference is for the compare below.
+	 * The rail's reference is for mrc_cm_rx_request()'s compare and the
+	 * log line below; rail->ud is used only under the rail lock
+	 * (mrc_cm_rail_locked()).
 	 */
 	mutex_lock(&mrc_rails_lock);
 	rail = mrc_cm_rail_locked(id);
-	if (rail) {
+	if (rail)
 		kobject_get(&rail->kobj);
-		mrc_cm_fill(&cm, rail, be32_to_cpu(req->src_node),
-			    peer->local_inc, 0, 0);
-		param.qp_num = mrc_ud_qpn(rail->ud, 0);
-	}
 	mutex_unlock(&mrc_rails_lock);
 	if (!rail) {
 		mrc_peer_put(peer);
 		goto reject;
 	}
-	/* A HELLO from a restarted peer: start over with it. */
-	spin_lock_bh(&peer->lock);
-	restarted = mrc_peer_note_inc(peer, be32_to_cpu(req->incarnation),
-				      NULL);
-	/* Or only its rail behind this one was replaced. */
-	moved = !restarted && mrc_peer_note_rail(peer, rail, req);
-	/* The token to put in our packets to it (requests only). */
-	token = be64_to_cpu(req->token);
-	if (token)
-		peer->tx_token = token;
-	if (be16_to_cpu(req->flags) & MRC_CM_F_NEED_TOKEN) {
-		mrc_peer_token_due(peer);
-		moved = true;
+	err = mrc_cm_rx_request(peer, rail, data, &req);
+	if (err) {
+		mrc_peer_put(peer);
+		kobject_put(&rail->kobj);
+		goto reject;
 	}
-	spin_unlock_bh(&peer->lock);
-	if (restarted)
-		mrc_msg_peer_restarted(peer);
-	if (restarted || moved)
-		mrc_peer_kick(peer);
+	/*
+	 * A reply goes wherever the request came from: no token in it.
+	 * Signed for a keyed peer.  Filled while the rail lock keeps
+	 * rail->ud alive, if the rail is still listed.
+	 */
+	mutex_lock(&mrc_rails_lock);
+	if (mrc_cm_rail_locked(id) != rail) {
+		err = -ENODEV;
+	} else {
+		err = mrc_cm_fill(buf, rail, peer->key, req.src_node,
+				  peer->local_inc, 0, MRC_CM_F_REPLY,
+				  req.nonce);
+		param.qp_num = mrc_ud_qpn(rail->ud, 0);
+	}
+	mutex_unlock(&mrc_rails_lock);
 	mrc_peer_put(peer);
+	if (err) {
+		kobject_put(&rail->kobj);
+		goto reject;
+	}
 	param.qkey = MRC_UD_QKEY;
-	param.private_data = &cm;
-	param.private_data_len = sizeof(cm);
+	param.private_data = buf;
+	param.private_data_len = sizeof(buf);
 	if (rdma_accept(id, &param))
 		pr_info_ratelimited("%s: SIDR reply to node %u failed\n",
-				    rail->name, be32_to_cpu(req->src_node));
+				    rail->name, req.src_node);
 	kobject_put(&rail->kobj);
 	return 1;	/* the core destroys this request's id */
 

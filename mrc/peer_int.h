@@ -24,6 +24,13 @@ void mrc_peer_retry_fn(struct work_struct *work);
 int mrc_peer_cm_listen(void);
 void mrc_peer_cm_unlisten(void);
 
+/* peer_auth.c */
+int mrc_peer_key_set(struct mrc_peer *peer, const void *key,
+		     unsigned int len, struct netlink_ext_ack *extack);
+void mrc_peer_key_free(struct mrc_peer *peer);
+int mrc_cm_sign(struct crypto_shash *key, u8 *cm);
+bool mrc_cm_mac_ok(struct crypto_shash *key, const u8 *cm);
+
 /* peer_probe.c */
 void mrc_peer_path_params(struct mrc_path_params *pp);
 void mrc_peer_arm(struct mrc_peer *peer);

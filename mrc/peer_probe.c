@@ -373,24 +373,34 @@ static enum mrc_drop_reason mrc_peer_rx_link(struct mrc_peer *peer,
  * RAIL_DOWN: the peer's rail (its id) is down.  Every path to it leaves
  * the spray set (PEER_DOWN: ASSUMED_BAD, probed back once the rail
  * answers again) and what was in flight on it is resent elsewhere now.
- * Under peer->lock.
+ * Freshness: a link takes a notice only if its tstamp (the peer's clock;
+ * each copy has its own) is later than the last one it took, so one
+ * recorded notice cannot take the rail's paths down again and again
+ * (MRC_DROP_REPLAYED when no link took it).  Under peer->lock.
  */
-static void mrc_peer_rx_rail_down(struct mrc_peer *peer,
-				  struct mrc_ud_qp *uqp,
-				  const struct mrc_pkt *pkt, u64 now)
+static enum mrc_drop_reason mrc_peer_rx_rail_down(struct mrc_peer *peer,
+						  struct mrc_ud_qp *uqp,
+						  const struct mrc_pkt *pkt,
+						  u64 now)
 {
 	u32 rail_id = mrc_wire_get_rail_down(pkt);
+	bool replayed = false, taken = false;
 	struct mrc_path_params pp;
 	unsigned int l, i;
 
 	lockdep_assert_held(&peer->lock);
 	mrc_peer_path_params(&pp);
-	mrc_rail_stat_inc(uqp->ud->rail, MRC_RAIL_STAT_DOWN_NOTICES_RX);
 	for (l = 0; l < peer->nlinks; l++) {
 		struct mrc_peer_link *link = &peer->links[l];
 
 		if (!link->ah || link->remote_rail_id != rail_id)
 			continue;
+		if (pkt->tstamp <= link->rd_ts) {
+			replayed = true;
+			continue;
+		}
+		link->rd_ts = pkt->tstamp;
+		taken = true;
 		for (i = 0; i < link->npaths; i++) {
 			struct mrc_path *p = &link->paths[i].p;
 			u8 prev = p->state;
@@ -401,31 +411,46 @@ static void mrc_peer_rx_rail_down(struct mrc_peer *peer,
 			mrc_msg_path_down(peer, l, i, false);
 		}
 	}
+	if (replayed && !taken)
+		return MRC_DROP_REPLAYED;
+	mrc_rail_stat_inc(uqp->ud->rail, MRC_RAIL_STAT_DOWN_NOTICES_RX);
 	mrc_peer_arm(peer);
+	return MRC_DROP_NONE;
 }
 
-/* PROBE: answer it; PROBE_REPLY: the path is alive.  Under peer->lock. */
-static void mrc_peer_rx_probe(struct mrc_peer *peer,
-			      struct mrc_peer_link *link, unsigned int ev,
-			      const struct mrc_pkt *pkt, u64 now)
+/*
+ * PROBE: answer it; PROBE_REPLY: the path is alive, unless the reply
+ * echoes a probe not later than the last answered one (a replay:
+ * MRC_DROP_REPLAYED, core/path.c).  Under peer->lock.
+ */
+static enum mrc_drop_reason mrc_peer_rx_probe(struct mrc_peer *peer,
+					      struct mrc_peer_link *link,
+					      unsigned int ev,
+					      const struct mrc_pkt *pkt,
+					      u64 now)
 {
 	struct mrc_path_params pp;
 	struct mrc_pkt_hello hello;
 	struct mrc_path *p = &link->paths[ev].p;
 	u8 prev = p->state;
+	int ret;
 
 	lockdep_assert_held(&peer->lock);
 	if (pkt->type == MRC_PKT_PROBE) {
 		mrc_peer_send_probe(link, ev, MRC_PKT_PROBE_REPLY,
 				    pkt->path_seq, pkt->tstamp);
-		return;
+		return MRC_DROP_NONE;
 	}
 	mrc_peer_path_params(&pp);
 	mrc_wire_get_hello(pkt, &hello);
-	if (mrc_path_event(p, &pp, MRC_PATH_EV_REPLY, now,
-			   hello.echo_tstamp) > 0)
+	ret = mrc_path_event(p, &pp, MRC_PATH_EV_REPLY, now,
+			     hello.echo_tstamp);
+	if (ret == -EALREADY)
+		return MRC_DROP_REPLAYED;
+	if (ret > 0)
 		mrc_nl_path_event(peer, link, ev, prev);
 	mrc_peer_arm(peer);
+	return MRC_DROP_NONE;
 }
 
 /**
@@ -461,9 +486,9 @@ enum mrc_drop_reason mrc_peer_rx_ctl(struct mrc_ud_qp *uqp, u32 src_qp,
 	if (why != MRC_DROP_NONE)
 		goto out;
 	if (pkt->type == MRC_PKT_RAIL_DOWN)
-		mrc_peer_rx_rail_down(peer, uqp, pkt, now);
+		why = mrc_peer_rx_rail_down(peer, uqp, pkt, now);
 	else
-		mrc_peer_rx_probe(peer, link, uqp->ev, pkt, now);
+		why = mrc_peer_rx_probe(peer, link, uqp->ev, pkt, now);
 out:
 	spin_unlock_bh(&peer->lock);
 out_rcu:

@@ -104,6 +104,7 @@ enum mrc_msg_stat {
 	MRC_MS_NACKS_RX, MRC_MS_PEER_RESTARTS, MRC_MS_CWND_CUTS,
 	MRC_MS_TX_TIMEOUT, MRC_MS_BG_YIELDS, MRC_MS_BULK_YIELDS,
 	MRC_MS_RX_GONE_PKTS, MRC_MS_CTL_TX_ERRORS, MRC_MS_PARAMS_REFUSED,
+	MRC_MS_NACKS_REPLAYED,
 	MRC_MS_NR
 };
 
@@ -228,6 +229,10 @@ struct mrc_msg_tx {
 	void *buf;			/* len bytes, the host fills them */
 	void *sb_mem;			/* txsb storage */
 	size_t mem;			/* counted in node->tx_bytes */
+	u64 nack_ts;			/* tstamp (the receiver's clock) of
+					 * the last NACK taken: a NACK must
+					 * be newer (0 after a restart)
+					 */
 	struct mrc_txsb sb;
 };
 

@@ -377,7 +377,11 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
  * @now: the caller's clock, ns
  *
  * Resends what the receiver misses; which path is to blame is the
- * sender's own evidence's call (loss scan, per-path SACK order).
+ * sender's own evidence's call (loss scan, per-path SACK order).  A NACK
+ * of a message is taken only if its tstamp (the receiver's clock) is
+ * later than the last one taken: a replayed NACK would resend packets
+ * for nothing, as often as it is sent (MRC_DROP_REPLAYED, counted in
+ * nacks_replayed).
  *
  * Return: the drop reason, MRC_DROP_NONE if the NACK was used.
  */
@@ -394,6 +398,11 @@ enum mrc_drop_reason mrc_msg_tx_nack(struct mrc_msg_peer *mp,
 	m = tx_find(mp, pkt->msg_id);
 	if (!m)
 		return ack_stale(mp, pkt->msg_id);
+	if (pkt->tstamp <= m->nack_ts) {
+		msg_count(mp, MRC_MS_NACKS_REPLAYED, 1);
+		return MRC_DROP_REPLAYED;
+	}
+	m->nack_ts = pkt->tstamp;
 	mrc_msg_cb_init(&cb, mp, now);
 	cb.m = m;
 	cb.how = MRC_PATH_DONE_LOST;

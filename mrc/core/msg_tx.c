@@ -44,6 +44,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
 	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
 	"rx_gone_pkts", "ctl_tx_errors", "params_refused",
+	"nacks_replayed",
 };
 
 /**
@@ -587,6 +588,7 @@ void mrc_msg_tx_restarted(struct mrc_msg_peer *mp, u64 now)
 		release_all(&cb, m);
 		mrc_txsb_init(&m->sb, m->sb.npkts, m->sb_mem);
 		m->msg_id = next_id(mp, m->cls);
+		m->nack_ts = 0;		/* the new incarnation's clock */
 	}
 	mp->rack_valid = false;
 	mp->node->ops->credit_reset(mp);	/* grants were for old ids */

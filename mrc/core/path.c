@@ -201,6 +201,16 @@ static void mrc_path_ok(struct mrc_path *p, u64 now)
 
 static int mrc_path_reply(struct mrc_path *p, u64 now, u64 sent)
 {
+	/*
+	 * Each probe has its own send time, so a reply echoing one not
+	 * later than the last accepted is a replay (or overtaken by a reply
+	 * to a later probe): it must neither give an RTT sample (a replay's
+	 * would be as old as the capture) nor count as the path answering.
+	 */
+	if (sent <= p->reply_echo) {
+		p->stats.replayed++;
+		return -EALREADY;
+	}
 	if (p->state == MRC_PATH_DEAD || p->state == MRC_PATH_DENIED) {
 		p->stats.ignored++;
 		return 0;
@@ -214,6 +224,7 @@ static int mrc_path_reply(struct mrc_path *p, u64 now, u64 sent)
 		return 0;
 	}
 	p->stats.replies++;
+	p->reply_echo = sent;
 	mrc_path_ok(p, now);
 	return mrc_path_set_state(p, MRC_PATH_ACTIVE, MRC_PATH_EV_REPLY, now);
 }
@@ -261,7 +272,10 @@ static int mrc_path_trouble(struct mrc_path *p, const struct mrc_path_params *pp
  *	tstamp; LOSS, RTO: the lost packet's; pass @now if unknown, which
  *	always counts as fresh; other events ignore it)
  *
- * Return: 1 if the state changed, 0 if not, -EINVAL for an unknown event.
+ * Return: 1 if the state changed, 0 if not, -EALREADY for a REPLY that
+ * echoes a send time not later than the last accepted one's (a replay:
+ * nothing changed, counted in stats.replayed), -EINVAL for an unknown
+ * event.
  */
 int mrc_path_event(struct mrc_path *p, const struct mrc_path_params *pp,
 		   enum mrc_path_event ev, u64 now, u64 sent)

@@ -148,6 +148,9 @@ struct mrc_path_stats {
 	u64 probes;		/* probes the timer asked for */
 	u64 replies;		/* REPLY events that were accepted */
 	u64 ignored;		/* stale REPLY/LOSS/RTO, REPLY while down */
+	u64 replayed;		/* REPLY events refused: not newer than the last
+				 * accepted (replays, reordered replies)
+				 */
 	u64 rtt_bad;		/* samples refused (echo from the future,
 				 * or above MRC_RTT_MAX_NS)
 				 */
@@ -173,6 +176,9 @@ struct mrc_path {
 	u64 last_ok_ns;		/* last accepted REPLY or ACK */
 	u64 probe_next_ns;	/* PROBING/ASSUMED_BAD: next probe due */
 	u64 probe_sent_ns;	/* last probe asked for */
+	u64 reply_echo;		/* echoed tstamp of the last accepted REPLY:
+				 * a REPLY must echo a later one
+				 */
 	struct mrc_rtt rtt;
 	struct mrc_path_stats stats;
 };

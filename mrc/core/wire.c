@@ -79,6 +79,92 @@ static void put64(u8 *p, u64 x)
 #define AT(b, s, f)	((b) + offsetof(struct s, f))
 #define HDR(b, f)	AT(b, mrc_wire_hdr, f)
 
+/* ---- the SIDR handshake's private data (struct mrc_wire_cm) ---- */
+
+#define CM(b, f)	AT(b, mrc_wire_cm, f)
+
+/**
+ * mrc_wire_cm_put() - write the private data of a SIDR request or reply
+ * @buf: sizeof(struct mrc_wire_cm) bytes
+ * @cm: the fields; version is MRC_WIRE_VERSION, reserved 0, QPN entries
+ *	at or past @cm->nqp 0, each QPN's low 24 bits
+ *
+ * The mac bytes are copied from @cm->mac: the caller signs the buffer
+ * after this (the MAC covers the MRC_CM_MAC_OFF bytes before it).
+ */
+void mrc_wire_cm_put(void *buf, const struct mrc_cm *cm)
+{
+	u8 *b = buf;
+	unsigned int i;
+
+	/* A SIDR reply carries at most 136 bytes of private data. */
+	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_cm) == 136);
+	WIRE_BUILD_CHECK(MRC_CM_MAC_OFF == 120);
+	memset(b, 0, sizeof(struct mrc_wire_cm));
+	b[offsetof(struct mrc_wire_cm, version)] = MRC_WIRE_VERSION;
+	b[offsetof(struct mrc_wire_cm, nqp)] = cm->nqp;
+	put16(CM(b, flags), cm->flags);
+	put32(CM(b, src_node), cm->src_node);
+	put32(CM(b, dst_node), cm->dst_node);
+	put32(CM(b, rail_id), cm->rail_id);
+	put32(CM(b, incarnation), cm->incarnation);
+	put64(CM(b, ts), cm->ts);
+	put64(CM(b, nonce), cm->nonce);
+	put64(CM(b, token), cm->token);
+	for (i = 0; i < cm->nqp && i < MRC_CM_MAX_QPS; i++) {
+		u8 *q = CM(b, qpn) + 3 * i;
+
+		q[0] = cm->qpn[i] >> 16;
+		q[1] = cm->qpn[i] >> 8;
+		q[2] = cm->qpn[i];
+	}
+	memcpy(CM(b, mac), cm->mac, MRC_CM_MAC_LEN);
+}
+
+/**
+ * mrc_wire_cm_parse() - check and read the private data of a SIDR message
+ * @buf: the private data (NULL: none)
+ * @len: its length (rdma_cm reports the whole private data area, so it
+ *	may be longer than the struct; what follows is ignored)
+ * @cm: filled when accepted
+ *
+ * Stateless checks only: the length, the version, 1 <= nqp <= 24 and a
+ * non-zero incarnation.  The node ids, the flags, the MAC and the
+ * freshness need the caller's state.
+ *
+ * Return: 0, or -EPROTO (@cm untouched).
+ */
+int mrc_wire_cm_parse(const void *buf, u32 len, struct mrc_cm *cm)
+{
+	const u8 *b = buf;
+	struct mrc_cm c;
+	unsigned int i;
+
+	if (!b || len < sizeof(struct mrc_wire_cm) ||
+	    b[offsetof(struct mrc_wire_cm, version)] != MRC_WIRE_VERSION)
+		return -EPROTO;
+	c.nqp = b[offsetof(struct mrc_wire_cm, nqp)];
+	c.incarnation = get32(CM(b, incarnation));
+	if (!c.nqp || c.nqp > MRC_CM_MAX_QPS || !c.incarnation)
+		return -EPROTO;
+	c.flags = get16(CM(b, flags));
+	c.src_node = get32(CM(b, src_node));
+	c.dst_node = get32(CM(b, dst_node));
+	c.rail_id = get32(CM(b, rail_id));
+	c.ts = get64(CM(b, ts));
+	c.nonce = get64(CM(b, nonce));
+	c.token = get64(CM(b, token));
+	for (i = 0; i < MRC_CM_MAX_QPS; i++) {
+		const u8 *q = CM(b, qpn) + 3 * i;
+
+		c.qpn[i] = i < c.nqp ?
+			   (u32)q[0] << 16 | (u32)q[1] << 8 | q[2] : 0;
+	}
+	memcpy(c.mac, CM(b, mac), MRC_CM_MAC_LEN);
+	*cm = c;
+	return 0;
+}
+
 /* ---- header ---- */
 
 /**
@@ -96,8 +182,6 @@ void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt)
 	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_hello) == 24);
 	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_credit) == 16);
 	WIRE_BUILD_CHECK(MRC_WIRE_MAX_PAYLOAD <= 0xffff);	/* len: 16 bits */
-	/* A SIDR reply carries at most 136 bytes of private data. */
-	WIRE_BUILD_CHECK(sizeof(struct mrc_wire_cm) <= 136);
 
 	b[offsetof(struct mrc_wire_hdr, version)] = pkt->version;
 	b[offsetof(struct mrc_wire_hdr, type)] = pkt->type;
@@ -560,6 +644,7 @@ static const char * const mrc_drop_reason_names[MRC_DROP_NR] = {
 	[MRC_DROP_UNRESOLVED]	= "unresolved",
 	[MRC_DROP_BAD_CREDIT]	= "bad_credit",
 	[MRC_DROP_BAD_TOKEN]	= "bad_token",	/* token branch */
+	[MRC_DROP_REPLAYED]	= "replayed",
 };
 
 /**

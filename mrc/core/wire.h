@@ -38,10 +38,11 @@
 #include "../../uapi/linux/mrc.h"
 
 /*
- * 2: msg_id lanes (msg.h).  3 (token branch): the header grows to 64
- * bytes with the per-peer token, struct mrc_wire_cm carries it.
+ * 2: msg_id lanes (msg.h).  3: the header grows to 64 bytes with the
+ * per-peer token, struct mrc_wire_cm carries it.  4: struct mrc_wire_cm
+ * is authenticated (ts, nonce, mac; 24-bit QPNs); packets unchanged.
  */
-#define MRC_WIRE_VERSION	3
+#define MRC_WIRE_VERSION	4
 #define MRC_WIRE_HDR_LEN	64
 /* The largest datagram mrc sends or accepts (RDMA MTU 4096). */
 #define MRC_WIRE_MAX_PKT	4096
@@ -163,34 +164,70 @@ struct mrc_wire_rail_down {
  * other side our protocol version, node id, rail and the QPN of each of the
  * rail's entropy values, and its incarnation (a random value drawn when
  * mrc loads: a new value means the node restarted and lost its state).
- * Version 3 adds, in requests only, the sender's token for the receiver:
- * the random value the sender expects in the header of every packet the
- * receiver sends it (a request goes to the address the operator
- * configured for the peer; a reply goes to wherever the request came
- * from, so it never carries a token).  124 of the 136 bytes a SIDR reply
- * holds.
+ * Requests carry the sender's token for the receiver (version 3): the
+ * random value the sender expects in the header of every packet the
+ * receiver sends it; replies never do.  Version 4 authenticates the
+ * exchange: between two nodes configured with a key for each other, mac
+ * is HMAC-SHA256 (first 16 bytes) of the 120 bytes before it under that
+ * key; ts (the sender's CLOCK_REALTIME) and nonce make every request and
+ * reply unique, and a reply echoes its request's nonce, so that neither
+ * can be replayed (core/handshake.h, protocol.rst "Keys").  QPNs are 24
+ * bits: three bytes each, so that the whole fits the 136 bytes a SIDR
+ * reply holds.  Use mrc_wire_cm_put() / mrc_wire_cm_parse(), never a cast.
  */
 #define MRC_CM_PORT		0x4d52
 #define MRC_CM_MAX_QPS		24
+#define MRC_CM_MAC_LEN		16
 struct mrc_wire_cm {
 	u8	version;	/* MRC_WIRE_VERSION */
 	u8	nqp;		/* valid entries in qpn[], 1..MRC_CM_MAX_QPS */
-	__be16	flags;		/* v3: MRC_CM_F_*; was reserved (0) */
+	__be16	flags;		/* MRC_CM_F_* */
 	__be32	src_node;	/* sender's node id */
 	__be32	dst_node;	/* node it means to reach */
 	__be32	rail_id;	/* sender's rail */
-	__be32	qpn[MRC_CM_MAX_QPS];
 	__be32	incarnation;	/* sender's module instance: random, not 0 */
-	__be64	token;		/* v3, requests only: put this in every
-				 * packet to me (replies: 0)
+	__be32	reserved;	/* 0 on send, ignored on receive (MACed) */
+	__be64	ts;		/* v4: sender's CLOCK_REALTIME, ns */
+	__be64	nonce;		/* v4: request: random; reply: the request's */
+	__be64	token;		/* requests: put this in every packet to me
+				 * (replies: 0)
 				 */
+	u8	qpn[MRC_CM_MAX_QPS][3];	/* v4: 24-bit QPNs, big-endian */
+	u8	mac[MRC_CM_MAC_LEN];	/* v4: see above; 0 without a key */
 } __packed;
 
-/* mrc_wire_cm flags (version 3, token branch) */
+/* The bytes the MAC covers: everything before it. */
+#define MRC_CM_MAC_OFF		offsetof(struct mrc_wire_cm, mac)
+
+/* mrc_wire_cm flags */
 #define MRC_CM_F_NEED_TOKEN	0x0001	/* request: I do not know the token
 					 * you expect from me: send me a
 					 * request of your own
 					 */
+#define MRC_CM_F_REPLY		0x0002	/* v4: a reply (a request must not
+					 * pass for one, nor the reverse)
+					 */
+#define MRC_CM_F_MAC		0x0004	/* v4: mac is set (the sender has a
+					 * key for the receiver)
+					 */
+
+/* struct mrc_wire_cm, parsed: host byte order. */
+struct mrc_cm {
+	u8	nqp;
+	u16	flags;
+	u32	src_node;
+	u32	dst_node;
+	u32	rail_id;
+	u32	incarnation;
+	u64	ts;
+	u64	nonce;
+	u64	token;
+	u32	qpn[MRC_CM_MAX_QPS];
+	u8	mac[MRC_CM_MAC_LEN];
+};
+
+void mrc_wire_cm_put(void *buf, const struct mrc_cm *cm);
+int mrc_wire_cm_parse(const void *buf, u32 len, struct mrc_cm *cm);
 
 /* A parsed header, host byte order. */
 struct mrc_pkt {

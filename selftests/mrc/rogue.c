@@ -68,6 +68,9 @@
  * "spoof_wrong_token" (the same forged on a real path), "spoof_epoch"
  * (rogue_epoch.sh) and spoof_credit's "spoof_grant_next" and
  * "spoof_req_next": all must be bad_token.
+ *
+ * Freshness: "replay_rail_down" (auth.sh) records a real RAIL_DOWN and
+ * sends it again, token and all: replayed, and nothing changes.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -931,16 +934,9 @@ static bool is_mrc_frame(const u8 *f, ssize_t n)
  * a DATA frame if one comes within 5 s (it tells the sender's epoch),
  * else any (PROBEs flow all the time).  Learns the ICRC byte order from it.
  */
-static void raw_capture(void)
+static void raw_open(void)
 {
 	int rcvbuf = 64 << 20;
-	static u8 fallback[BUF_LEN];
-	ssize_t n, fallback_n = 0;
-	struct timespec t0, t;
-	struct pollfd pfd;
-	const u8 *ip, *bth, *mrc;
-	size_t paylen;
-	u32 icrc, want;
 
 	/* Only ETH_P_ALL taps see outgoing frames (dev_queue_xmit_nit). */
 	rawfd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
@@ -962,6 +958,19 @@ static void raw_capture(void)
 		die("%s: no such interface", ifname);
 	if (bind(rawfd, (struct sockaddr *)&rawaddr, sizeof(rawaddr)))
 		die("bind %s: %s", ifname, strerror(errno));
+}
+
+static void raw_capture(void)
+{
+	static u8 fallback[BUF_LEN];
+	ssize_t n, fallback_n = 0;
+	struct timespec t0, t;
+	struct pollfd pfd;
+	const u8 *ip, *bth, *mrc;
+	size_t paylen;
+	u32 icrc, want;
+
+	raw_open();
 	pfd.fd = rawfd;
 	pfd.events = POLLIN;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1048,6 +1057,62 @@ static void raw_send(const u8 *pkt, size_t len)
 		   sizeof(rawaddr)) != (ssize_t)flen)
 		die("raw send %zu bytes: %s", flen, strerror(errno));
 	raw_sent++;
+}
+
+/*
+ * replay_rail_down: waits (up to -T seconds) for a RAIL_DOWN that our mrc
+ * sends the target on one of its paths, keeps the frame as it is, waits
+ * until the file -W names exists (the test lets the rail come back first)
+ * and then sends the very same frame -n times: a recorded notice
+ * replayed, token and all, as an on-path node can.  The target must take
+ * none (replayed) and leave the rail's paths alone.
+ */
+static const char *go_file;
+
+static void k_replay_rail_down(void)
+{
+	static u8 rec[BUF_LEN];
+	struct timespec t0, t;
+	struct pollfd pfd;
+	ssize_t n = 0, got = 0;
+	unsigned int i;
+
+	if (!ifname || !nlocal || !go_file)
+		die("replay_rail_down needs -i IFACE, -Q QPNS and -W FILE");
+	raw_open();
+	pfd.fd = rawfd;
+	pfd.events = POLLIN;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!got) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > spoof_secs)
+			die("no RAIL_DOWN to the target on %s in %u s", ifname,
+			    spoof_secs);
+		if (poll(&pfd, 1, 1000) <= 0)
+			continue;
+		n = recv(rawfd, rec, sizeof(rec), 0);
+		if (is_mrc_frame(rec, n) &&
+		    rec[14 + 28 + BTH_LEN + DETH_LEN + 1] == MRC_PKT_RAIL_DOWN)
+			got = n;
+	}
+	printf("# captured RAIL_DOWN from QP %u to QP %u, %zd bytes\n",
+	       rd32(rec + 14 + 28 + 16) & 0xffffff,
+	       rd32(rec + 14 + 28 + 4) & 0xffffff, got);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (access(go_file, F_OK)) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 600)
+			die("%s did not appear in 600 s", go_file);
+		usleep(100000);
+	}
+	for (i = 0; i < flood; i++) {
+		if (sendto(rawfd, rec, got, 0, (struct sockaddr *)&rawaddr,
+			   sizeof(rawaddr)) != got)
+			die("raw send: %s", strerror(errno));
+		raw_sent++;
+		pace(i);
+	}
+	report("replay_rail_down", flood, MRC_DROP_REPLAYED);
 }
 
 /* The mrc header of the captured frame, parsed (it passed the parser). */
@@ -1534,7 +1599,7 @@ static void usage(void)
 		"usage: rogue -t TARGET_IP -q QPN[,QPN...] [-d DEV] [-s PEER_NODE]\n"
 		"             [-D TARGET_NODE] [-u STRANGER_NODE] [-n FLOOD]\n"
 		"             [-i IFACE -Q OUR_MRC_QPN[,...]] [-T SECS] [-K TOKEN]\n"
-		"             [-P SCALE] [-v] [KIND...]\n"
+		"             [-P SCALE] [-W FILE] [-v] [KIND...]\n"
 		"-P: pauses between bursts x SCALE (1..100; slow targets)\n"
 		"kinds: wrong_qkey truncated bad_version bad_type bad_length\n"
 		"       bad_offset msg_too_big bad_seg bad_sack not_for_us\n"
@@ -1547,7 +1612,10 @@ static void usage(void)
 		"       PEER_NODE, hex: the peer's debugfs mrc/tokens)\n"
 		"       spoof_epoch (only by name: rogue_epoch.sh)\n"
 		"       spoof_epoch_onpath (only by name: what the token does\n"
-		"       not stop, rogue_epoch.sh onpath)\n");
+		"       not stop, rogue_epoch.sh onpath)\n"
+		"       replay_rail_down (only by name, auth.sh: needs -i, -Q\n"
+		"       and -W FILE; our next RAIL_DOWN to the target, sent\n"
+		"       again FLOOD times once FILE exists)\n");
 	exit(2);
 }
 
@@ -1558,6 +1626,7 @@ static bool want(int argc, char **argv, const char *kind)
 	if (optind >= argc)	/* default: all but the demonstrations */
 		return strcmp(kind, "spoof_epoch") &&
 		       strcmp(kind, "spoof_epoch_onpath") &&
+		       strcmp(kind, "replay_rail_down") &&
 		       (strncmp(kind, "spoof", 5) || ifname);
 	for (i = optind; i < argc; i++)
 		if (!strcmp(argv[i], kind))
@@ -1570,7 +1639,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:t:q:s:D:u:n:i:Q:T:K:P:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:t:q:s:D:u:n:i:Q:T:K:P:W:v")) != -1) {
 		switch (c) {
 		case 'd': dev_name = optarg; break;
 		case 't':
@@ -1594,6 +1663,7 @@ int main(int argc, char **argv)
 			if (!pause_scale || pause_scale > 100)
 				usage();
 			break;
+		case 'W': go_file = optarg; break;
 		case 'v': verbose = true; break;
 		default: usage();
 		}
@@ -1658,6 +1728,9 @@ int main(int argc, char **argv)
 		if (want(argc, argv, "spoof_epoch_onpath"))
 			k_spoof_epoch(true);
 	}
+
+	if (want(argc, argv, "replay_rail_down"))
+		k_replay_rail_down();
 
 	for (i = 1; i < MRC_DROP_NR; i++)
 		if (expect[i])

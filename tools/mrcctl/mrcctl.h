@@ -138,6 +138,7 @@ struct peer {
 	u32 node, paths_active;
 	u32 policy, policy_now;		/* sched */
 	u64 fallbacks, explores;
+	u8 keyed;			/* MRC_PEER_A_KEYED */
 	unsigned int naddrs;
 	struct peer_addr addrs[PEER_ADDRS_KEPT];
 	struct path *paths;		/* malloc'ed; peer_free() */

@@ -89,6 +89,11 @@ static int peer_attr_cb(const struct nlattr *a, void *data)
 		else
 			p->explores = mnl_attr_get_u64(a);
 		break;
+	case MRC_PEER_A_KEYED:
+		if (mnl_attr_validate(a, MNL_TYPE_U8) < 0)
+			return bad_attr("peer", t);
+		p->keyed = mnl_attr_get_u8(a);
+		break;
 	case MRC_PEER_A_ADDRS:
 		if (nest_parse(a, "peer", t, peer_addr_cb, p))
 			return MNL_CB_ERROR;
@@ -234,6 +239,12 @@ void peer_print(const struct peer *p, const char *key, bool all_keys)
 	} else if (all_keys) {
 		print_null(PRINT_JSON, "addrs", NULL, NULL);
 	}
+	/* Whether the handshake is authenticated; the key is never shown. */
+	if (PHAS(p, MRC_PEER_A_KEYED)) {
+		print_bool(PRINT_JSON, "keyed", NULL, p->keyed);
+		if (p->keyed)
+			print_fmt("    key set (authenticated handshake)\n");
+	}
 	if (PHAS(p, MRC_PEER_A_PATHS_ACTIVE))
 		print_uint(PRINT_JSON, "paths_active", NULL, p->paths_active);
 	else if (all_keys)
@@ -321,13 +332,17 @@ void usage_peer(FILE *f)
 {
 	fprintf(f,
 		"Usage: mrcctl [OPTIONS] peer [ show [ [node] NODE ] ]\n"
-		"       mrcctl peer add [node] NODE addr ADDR[,ADDR...]\n"
+		"       mrcctl peer add [node] NODE addr ADDR[,ADDR...] [key FILE]\n"
 		"       mrcctl peer del [node] NODE\n"
 		"       mrcctl peer set [node] NODE policy POLICY\n"
 		"       mrcctl peer help\n"
 		"where  NODE := the peer's node id, 1..%u (decimal or 0x hex)\n"
 		"       ADDR := IPv4 or IPv6 address of the peer on one plane;\n"
 		"               one per plane, in plane order, at most %u\n"
+		"       FILE := a file holding the key shared with the peer,\n"
+		"               16 to 64 bytes taken as they are (e.g.\n"
+		"               head -c 32 /dev/urandom > FILE); the peer must be\n"
+		"               added with the same key for this node\n"
 		"\n"
 		"A peer is another node, known by its node id (the node_id knob\n"
 		"on that node; ours must be set first) and one address per plane.\n"
@@ -515,13 +530,41 @@ static int do_peer_show(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Reads the key in @path: its bytes as they are, 16 to 64 of them
+ * (MRC_PEER_A_KEY).  Returns the length, or -1 with a message printed.
+ */
+static int read_key(const char *path, unsigned char *key, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "Error: key file %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	n = fread(key, 1, max + 1, f);
+	fclose(f);
+	if (n < 16 || n > max) {
+		fprintf(stderr,
+			"Error: key file %s holds %s%zu bytes; a key is 16 to %zu bytes\n",
+			path, n > max ? "more than " : "", n > max ? max : n,
+			max);
+		return -1;
+	}
+	return n;
+}
+
 static int do_peer_add(int argc, char **argv)
 {
 	struct peer_addr addrs[MRC_PEER_MAX_ADDRS];
 	char buf[1024], err[256], text[INET6_ADDRSTRLEN];
 	struct nlattr *nest, *anest;
+	unsigned char key[65];	/* one more than a key, to see a longer file */
 	struct nlmsghdr *nlh;
 	unsigned int n = 0, i;
+	int keylen = 0, ret = 0;
 	u32 node;
 
 	if (argc > 0 && matches(argv[0], "help")) {
@@ -536,12 +579,21 @@ static int do_peer_add(int argc, char **argv)
 	if (take_node(&argc, &argv, "add", &node))
 		return 1;
 	while (argc > 0) {
-		if (strcmp(argv[0], "addr") && strcmp(argv[0], "address"))
+		if (strcmp(argv[0], "addr") && strcmp(argv[0], "address") &&
+		    strcmp(argv[0], "key"))
 			return try_help("unexpected argument", argv[0], "peer");
 		if (argc < 2) {
 			fprintf(stderr, "Error: missing value for \"%s\"\n",
 				argv[0]);
 			return 1;
+		}
+		if (!strcmp(argv[0], "key")) {
+			keylen = read_key(argv[1], key, sizeof(key) - 1);
+			if (keylen < 0)
+				return 1;
+			argc -= 2;
+			argv += 2;
+			continue;
 		}
 		if (parse_addrs(argv[1], addrs, &n, MRC_PEER_MAX_ADDRS, err,
 				sizeof(err))) {
@@ -554,11 +606,14 @@ static int do_peer_add(int argc, char **argv)
 	if (!n) {
 		fprintf(stderr,
 			"Error: peer add needs at least one address (addr ADDR[,ADDR...])\n");
+		explicit_bzero(key, sizeof(key));
 		return 1;
 	}
 
-	if (mrc_connect())
+	if (mrc_connect()) {
+		explicit_bzero(key, sizeof(key));
 		return 1;
+	}
 	nlh = peer_req(buf, MRC_CMD_PEER_ADD, node, &nest);
 	anest = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
 	req_nlabels = 0;
@@ -568,12 +623,17 @@ static int do_peer_add(int argc, char **argv)
 		mnl_attr_put(nlh, MRC_PEER_A_ADDR, addrs[i].len, addrs[i].a);
 	}
 	mnl_attr_nest_end(nlh, anest);
+	if (keylen)
+		mnl_attr_put(nlh, MRC_PEER_A_KEY, keylen, key);
 	mnl_attr_nest_end(nlh, nest);
 	if (nl_request(nlh, NULL, NULL) < 0) {
 		peer_err_print(node, true);
-		return 1;
+		ret = 1;
 	}
-	return 0;
+	/* The key leaves this process only in the request. */
+	explicit_bzero(key, sizeof(key));
+	explicit_bzero(buf, sizeof(buf));
+	return ret;
 }
 
 static int do_peer_del(int argc, char **argv)

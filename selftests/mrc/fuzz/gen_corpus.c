@@ -167,6 +167,41 @@ static void rail_down(const char *name, u32 rail_id)
 	emit(name, buf, &p);
 }
 
+/* SIDR private data (struct mrc_wire_cm), for wire_fuzz's cm oracle. */
+static void cm(const char *name, u8 nqp, u16 flags)
+{
+	static u8 buf[sizeof(struct mrc_wire_cm)];
+	struct mrc_cm c = {
+		.nqp = nqp, .flags = flags,
+		.src_node = NODE_ME, .dst_node = NODE_PEER, .rail_id = 3,
+		.incarnation = 0x1234567, .ts = 1700000000123456789ULL,
+		.nonce = 0x0123456789abcdefULL,
+	};
+	struct mrc_cm check;
+	char path[4096];
+	unsigned int i;
+	FILE *f;
+
+	if (!(flags & MRC_CM_F_REPLY))
+		c.token = 0x5eedc0ffee0ddba1ULL;
+	for (i = 0; i < nqp; i++)
+		c.qpn[i] = 0x11 + i;
+	for (i = 0; flags & MRC_CM_F_MAC && i < MRC_CM_MAC_LEN; i++)
+		c.mac[i] = 0xa0 + i;
+	mrc_wire_cm_put(buf, &c);
+	if (mrc_wire_cm_parse(buf, sizeof(buf), &check)) {
+		fprintf(stderr, "gen_corpus: %s is not valid\n", name);
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, sizeof(buf), f) != sizeof(buf) || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+	written++;
+}
+
 /* Scripts for the script fuzzers: bytes appended little endian. */
 static u8 script[4096];
 static u32 slen;
@@ -898,6 +933,9 @@ int main(int argc, char **argv)
 	credit("grant", MRC_PKT_GRANT, 1048576, 135168, 1);
 	credit("grant-all", MRC_PKT_GRANT, 64U << 20, 64U << 20, 4000);
 	rail_down("rail-down", 1);
+	cm("cm-request", 8, MRC_CM_F_MAC);
+	cm("cm-request-need-token", 1, MRC_CM_F_NEED_TOKEN);
+	cm("cm-reply", MRC_CM_MAX_QPS, MRC_CM_F_REPLY | MRC_CM_F_MAC);
 	printf("gen_corpus: %u packets in %s\n", written, dir);
 	return 0;
 }

@@ -11,6 +11,10 @@
  *  - re-encoding it (mrc_wire_put_hdr + the body helpers) gives the same
  *    bytes (reserved fields and SACK bits past nbits as 0) and parses
  *    again to the same fields.
+ * Each input is also read as the private data of a SIDR request or reply
+ * (mrc_wire_cm_parse()): refused without touching the result, or
+ * accepted with a sane nqp and incarnation and re-encoded to the same
+ * bytes but the ignored ones (reserved, unused QPN slots).
  *
  *   make -C selftests/mrc/fuzz run FUZZ_SECONDS=10
  */
@@ -243,6 +247,30 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 		FAIL("re-encoded packet parses differently");
 }
 
+/* The input as SIDR private data (struct mrc_wire_cm). */
+static void check_cm(const u8 *data, size_t size)
+{
+	u8 want[sizeof(struct mrc_wire_cm)], again[sizeof(want)];
+	struct mrc_cm cm, before;
+
+	memset(&cm, 0x5a, sizeof(cm));
+	before = cm;
+	if (mrc_wire_cm_parse(data, size, &cm)) {
+		if (memcmp(&cm, &before, sizeof(cm)))
+			FAIL("cm written on a refusal");
+		return;
+	}
+	ASSERT(size >= sizeof(want) && data[0] == MRC_WIRE_VERSION);
+	ASSERT(cm.nqp >= 1 && cm.nqp <= MRC_CM_MAX_QPS && cm.incarnation);
+	memcpy(want, data, sizeof(want));
+	memset(want + offsetof(struct mrc_wire_cm, reserved), 0, 4);
+	memset(want + offsetof(struct mrc_wire_cm, qpn) + 3 * cm.nqp, 0,
+	       3 * (MRC_CM_MAX_QPS - cm.nqp));
+	mrc_wire_cm_put(again, &cm);
+	if (memcmp(again, want, sizeof(want)))
+		FAIL("re-encoded cm differs");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -253,6 +281,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 0x20000)	/* u32 buflen; libFuzzer's -max_len is less */
 		return 0;
+	check_cm(data, size);
 	for (i = 0; i < sizeof(limit_sets) / sizeof(limit_sets[0]); i++) {
 		struct mrc_wire_limits lim = {
 			.max_msg_len = limit_sets[i].max_msg_len,

@@ -544,6 +544,7 @@ static void tx_nack__resends_ranges(void)
 		.type = MRC_PKT_NACK,
 		.src_node = 2,
 		.dst_node = 1,
+		.tstamp = 1000,		/* the receiver's clock, never 0 */
 	};
 	int err;
 
@@ -562,6 +563,68 @@ static void tx_nack__resends_ranges(void)
 	A->kicks = 1;
 	host_run(A);
 	CHECK(A->stats[MRC_MS_TX_RETRANS] == 2, "packets 1 and 2 resent: %llu",
+	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
+out:
+	unpair();
+}
+
+/*
+ * The same NACK again (recorded and replayed), or an older one, resends
+ * nothing (MRC_DROP_REPLAYED, nacks_replayed); a later one does.
+ */
+static void tx_nack__replay_dropped(void)
+{
+	u8 buf[MRC_WIRE_HDR_LEN + 8 * MRC_WIRE_NACK_MAX];
+	struct mrc_pkt_nack_range r = { .first = 1, .count = 2 };
+	struct mrc_msg_tx *m;
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_NACK,
+		.src_node = 2,
+		.dst_node = 1,
+		.tstamp = 5000,
+	};
+	u64 retrans;
+	int err, i;
+
+	pair();
+	m = host_send_msg(A, NULL, 4 * SEG, 0, NULL, NULL, &err);
+	drop_all(A);
+	CHECK(m != NULL, "queued");
+	if (!m)
+		goto out;
+	pkt.msg_id = m->msg_id;
+	pkt.len = mrc_wire_put_nack(buf + MRC_WIRE_HDR_LEN, &r, 1);
+	mrc_wire_put_hdr(buf, &pkt);
+	CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
+	      MRC_DROP_NONE, "the first taken");
+	A->kicks = 1;
+	host_run(A);
+	drop_all(A);
+	retrans = A->stats[MRC_MS_TX_RETRANS];
+	CHECK(retrans == 2, "resent: %llu", (unsigned long long)retrans);
+	for (i = 0; i < 10; i++)
+		CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
+		      MRC_DROP_REPLAYED, "replay %d", i);
+	pkt.tstamp = 4999;
+	mrc_wire_put_hdr(buf, &pkt);
+	CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
+	      MRC_DROP_REPLAYED, "an older one");
+	A->kicks = 1;
+	host_run(A);
+	drop_all(A);
+	CHECK(A->stats[MRC_MS_TX_RETRANS] == retrans,
+	      "replays resent %llu packets",
+	      (unsigned long long)(A->stats[MRC_MS_TX_RETRANS] - retrans));
+	CHECK(A->stats[MRC_MS_NACKS_REPLAYED] == 11, "nacks_replayed %llu",
+	      (unsigned long long)A->stats[MRC_MS_NACKS_REPLAYED]);
+	pkt.tstamp = 5001;
+	mrc_wire_put_hdr(buf, &pkt);
+	CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
+	      MRC_DROP_NONE, "a later one taken");
+	A->kicks = 1;
+	host_run(A);
+	CHECK(A->stats[MRC_MS_TX_RETRANS] == retrans + 2, "resent again: %llu",
 	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
 out:
 	unpair();
@@ -637,6 +700,7 @@ static const struct tap_test tests[] = {
 	{ "tx_push__latency_first", tx_push__latency_first },
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
 	{ "tx_nack__resends_ranges", tx_nack__resends_ranges },
+	{ "tx_nack__replay_dropped", tx_nack__replay_dropped },
 	{ "tx_restarted__renumbers_and_resends",
 	  tx_restarted__renumbers_and_resends },
 	{ "tx_fail_all__releases_everything", tx_fail_all__releases_everything },

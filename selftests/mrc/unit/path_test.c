@@ -230,7 +230,13 @@ static void event__every_event_every_state(void)
 			for (f = 0; f < 2; f++) {
 				mk(&p, from, t);
 				before = p;
-				sent = f ? t + 1 * MS : t - 1 * MS;
+				/*
+				 * Stale: before the state was entered, but
+				 * after the probe whose reply made mk()'s
+				 * path active (t - 1 ms): that one again
+				 * is a replay (reply__replayed).
+				 */
+				sent = f ? t + 1 * MS : t - MS / 2;
 				exp_state = f ? next_fresh[from][e] :
 						next_stale(from, e);
 				exp_rc = exp_state != from;
@@ -824,12 +830,69 @@ static void inflight__random_walk(void)
 
 /* ---------------------------------------------------------------- */
 
+/*
+ * A PROBE_REPLY recorded and sent again (or overtaken by a reply to a
+ * later probe) changes nothing: no RTT sample, no liveness, no state;
+ * counted in stats.replayed.  A reply to a later probe is taken.
+ */
+static void reply__replayed(void)
+{
+	const u64 t = T0;
+	struct mrc_path p, before;
+	int rc;
+
+	/* ACTIVE, a keepalive out: the replay must not answer it */
+	mk(&p, MRC_PATH_ACTIVE, t);
+	CHECK(ev(&p, MRC_PATH_EV_REPLY, t + 10 * MS, t + 9 * MS) == 0,
+	      "a reply to a later probe taken");
+	CHECK(p.reply_echo == t + 9 * MS, "echo %llu", ULL(p.reply_echo));
+	p.probe_out = 1;
+	p.probe_sent_ns = t + 20 * MS;
+	before = p;
+	rc = ev(&p, MRC_PATH_EV_REPLY, t + 400 * MS, t + 9 * MS);
+	CHECK(rc == -EALREADY, "replay: rc %d", rc);
+	CHECK(p.stats.replayed == before.stats.replayed + 1, "counted");
+	before.stats.replayed++;
+	CHECK(!memcmp(&p, &before, sizeof(p)),
+	      "a replay changed the path (rtt, last_ok, probe_out, state)");
+	rc = ev(&p, MRC_PATH_EV_REPLY, t + 400 * MS, t + 5 * MS);
+	CHECK(rc == -EALREADY && p.stats.replayed == 2,
+	      "an older echo: rc %d", rc);
+	CHECK(p.probe_out == 1, "the keepalive is still unanswered");
+	rc = ev(&p, MRC_PATH_EV_REPLY, t + 21 * MS, t + 20 * MS);
+	CHECK(rc == 0 && p.probe_out == 0 && p.stats.replies ==
+	      before.stats.replies + 1, "the real answer taken: rc %d", rc);
+
+	/*
+	 * ASSUMED_BAD: a reply from before the trouble is stale (ignored,
+	 * as before); one replayed from after it, once taken, is refused:
+	 * the path goes back only on the real answer.
+	 */
+	mk(&p, MRC_PATH_ASSUMED_BAD, t);
+	CHECK(ev(&p, MRC_PATH_EV_REPLY, t + 2 * MS, t + 1 * MS) == 1 &&
+	      p.state == MRC_PATH_ACTIVE, "back on a fresh reply");
+	CHECK(ev(&p, MRC_PATH_EV_LOSS, t + 3 * MS, t + 2 * MS) == 1 &&
+	      p.state == MRC_PATH_ASSUMED_BAD, "trouble again");
+	rc = ev(&p, MRC_PATH_EV_REPLY, t + 4 * MS, t + 1 * MS);
+	CHECK(rc == -EALREADY && p.state == MRC_PATH_ASSUMED_BAD,
+	      "the old reply again: rc %d state %s", rc, st(p.state));
+
+	/* a new path (re-resolved) starts with no mark, and no replay of
+	 * the old path's replies passes: they are older than its state
+	 */
+	mrc_path_init(&p, 1, 2, 7, t + 50 * MS);
+	CHECK(p.reply_echo == 0, "init clears the mark");
+	CHECK(ev(&p, MRC_PATH_EV_REPLY, t + 60 * MS, t + 9 * MS) == 0 &&
+	      p.state == MRC_PATH_PROBING, "an old reply does not bring it up");
+}
+
 static const struct tap_test tests[] = {
 #define T(f) { #f, f }
 	T(params__defaults),
 	T(params__check_refuses),
 	T(init__probing),
 	T(names__all),
+	T(reply__replayed),
 	T(event__every_event_every_state),
 	T(event__unknown),
 	T(reply__rtt_and_counters),

@@ -162,9 +162,9 @@ static void layout__sizes(void)
 	CHECK(sizeof(struct mrc_wire_hdr) == 64, "%zu",
 	      sizeof(struct mrc_wire_hdr));
 	CHECK(MRC_WIRE_HDR_LEN == 64, "%d", MRC_WIRE_HDR_LEN);
-	CHECK(MRC_WIRE_VERSION == 3, "%d", MRC_WIRE_VERSION);
+	CHECK(MRC_WIRE_VERSION == 4, "%d", MRC_WIRE_VERSION);
 	/* the SIDR private data, in the 136 bytes a SIDR reply holds */
-	CHECK(sizeof(struct mrc_wire_cm) == 124, "%zu",
+	CHECK(sizeof(struct mrc_wire_cm) == 136, "%zu",
 	      sizeof(struct mrc_wire_cm));
 	CHECK(sizeof(struct mrc_wire_sack) == 56, "%zu",
 	      sizeof(struct mrc_wire_sack));
@@ -194,8 +194,9 @@ static void layout__offsets(void)
 #undef F
 #define F(n, w) { "cm." #n, offsetof(struct mrc_wire_cm, n), w }
 		F(version, 0), F(nqp, 1), F(flags, 2), F(src_node, 4),
-		F(dst_node, 8), F(rail_id, 12), F(qpn, 16),
-		F(incarnation, 112), F(token, 116),
+		F(dst_node, 8), F(rail_id, 12), F(incarnation, 16),
+		F(reserved, 20), F(ts, 24), F(nonce, 32), F(token, 40),
+		F(qpn, 48), F(mac, 120),
 #undef F
 #define F(n, w) { "sack." #n, offsetof(struct mrc_wire_sack, n), w }
 		F(cum, 0), F(nbits, 4), F(bitmap, 8), F(echo_entropy, 40),
@@ -261,7 +262,7 @@ static void layout__put_hdr_bytes(void)
 static void layout__parse_bytes(void)
 {
 	static const u8 hdr[MRC_WIRE_HDR_LEN] = {
-		0x03, 0x04, 0x80, 0x01,			/* v3 HELLO flags */
+		0x04, 0x04, 0x80, 0x01,			/* v4 HELLO flags */
 		0xb1, 0xb2, 0xb3, 0xb4,			/* src_node */
 		0x0a, 0x0b, 0x0c, 0x0d,			/* dst_node = local */
 		0xd1, 0xd2, 0xe1, 0xe2,			/* src/dst_port */
@@ -291,7 +292,7 @@ static void layout__parse_bytes(void)
 	CHECK(r == MRC_DROP_NONE, "%s", why(r));
 	if (r)
 		return;
-	CHECK(p.version == 3 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
+	CHECK(p.version == 4 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
 	      p.type);
 	CHECK(p.flags == 0x8001, "%#x", p.flags);
 	CHECK(p.src_node == 0xb1b2b3b4, "%#x", p.src_node);
