@@ -350,7 +350,7 @@ static void echo_workfn(struct work_struct *work)
 			 * work of its CPU's pool (mrc's deliveries) from
 			 * running, and so a `peer del` waiting for them.
 			 */
-			msleep(1);
+			usleep_range(1000, 2000);
 			continue;
 		}
 		atomic64_inc(&st_sent);
