@@ -82,6 +82,8 @@ static const struct nla_policy mrc_policy[MRC_A_MAX + 1] = {
 	[MRC_A_CONFIG]	= NLA_POLICY_NESTED(mrc_config_policy),
 	[MRC_A_PEER]	= NLA_POLICY_NESTED(mrc_peer_policy),
 	[MRC_A_CLASS]	= NLA_POLICY_NESTED(mrc_class_policy),
+	/* 16..64 bytes: mrc_key_default_set() checks, with its extack */
+	[MRC_A_KEY]	= { .type = NLA_BINARY },
 };
 
 /* ---- message builders ---- */
@@ -651,6 +653,15 @@ static const struct genl_small_ops mrc_genl_ops[] = {
 		.cmd	= MRC_CMD_PEER_SET,
 		.doit	= mrc_nl_peer_set_doit,
 		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MRC_CMD_KEY_SET,
+		.doit	= mrc_nl_key_set_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MRC_CMD_KEY_GET,
+		.doit	= mrc_nl_key_get_doit,
 	},
 };
 

@@ -24,5 +24,7 @@ int mrc_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_peer_get_start(struct netlink_callback *cb);
 int mrc_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int mrc_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info);
+int mrc_nl_key_set_doit(struct sk_buff *skb, struct genl_info *info);
+int mrc_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* _MRC_NETLINK_INT_H */

@@ -513,3 +513,43 @@ int mrc_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 	mrc_peer_put(peer);
 	return 0;
 }
+
+/**
+ * mrc_nl_key_set_doit() - MRC_CMD_KEY_SET: the cluster's default key
+ * @skb: the request
+ * @info: its attributes (MRC_A_KEY, or none to clear) and extack
+ *
+ * Return: 0 or -errno (with extack).
+ */
+int mrc_nl_key_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *key = info->attrs[MRC_A_KEY];
+
+	return mrc_key_default_set(key ? nla_data(key) : NULL,
+				   key ? nla_len(key) : 0, info->extack);
+}
+
+/**
+ * mrc_nl_key_get_doit() - MRC_CMD_KEY_GET: is a default key set?
+ * @skb: the request
+ * @info: the request's info
+ *
+ * Return: 0 or -errno.
+ */
+int mrc_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
+				MRC_CMD_KEY_GET);
+	if (!hdr || nla_put_u8(msg, MRC_A_KEYED, mrc_key_default_isset())) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}

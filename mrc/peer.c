@@ -146,7 +146,8 @@ struct mrc_peer *mrc_peer_get_nth(unsigned long idx)
  * @node: its node id
  * @addrs: one address per plane
  * @naddrs: how many
- * @key: the key shared with the peer (peer_auth.c), or NULL for none
+ * @key: the key shared with the peer (peer_auth.c), or NULL: the
+ *	cluster's default key if one is set, else none
  * @keylen: its length
  * @extack: netlink extended ack, for the reason of a refusal
  *
@@ -176,12 +177,11 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 	peer = kvzalloc(sizeof(*peer), GFP_KERNEL);
 	if (!peer)
 		return -ENOMEM;
-	if (key) {
-		err = mrc_peer_key_set(peer, key, keylen, extack);
-		if (err) {
-			kvfree(peer);
-			return err;
-		}
+	err = key ? mrc_peer_key_set(peer, key, keylen, extack) :
+		    mrc_peer_key_default(peer, extack);
+	if (err) {
+		kvfree(peer);
+		return err;
 	}
 	kref_init(&peer->ref);
 	peer->node_id = node;
@@ -372,5 +372,6 @@ void mrc_peer_exit(void)
 		mrc_peer_destroy(peer);
 	}
 	mutex_unlock(&mrc_peers_lock);
+	mrc_key_default_set(NULL, 0, NULL);	/* zeroes its bytes */
 	rcu_barrier();	/* kvfree_rcu callbacks run before the module goes */
 }

@@ -130,6 +130,10 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 		 unsigned int naddrs, const void *key, unsigned int keylen,
 		 struct netlink_ext_ack *extack);
 int mrc_peer_del(u32 node, struct netlink_ext_ack *extack);
+/* The cluster's default key (peer_auth.c). */
+int mrc_key_default_set(const void *key, unsigned int len,
+			struct netlink_ext_ack *extack);
+bool mrc_key_default_isset(void);
 struct mrc_peer *mrc_peer_get(u32 node);
 void mrc_peer_put(struct mrc_peer *peer);
 int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer);

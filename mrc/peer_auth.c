@@ -14,6 +14,13 @@
  * on a keyed transform is safe from several contexts at once, so the
  * SIDR handlers use it without a lock.
  *
+ * The cluster's default key (netlink KEY_SET, `mrcctl key set FILE`) is
+ * for the peers added without a key of their own: each takes the one set
+ * when it is added, keyed into its own transform, so changing or clearing
+ * the default later changes no peer.  It is the one place key bytes are
+ * kept (they must key transforms later), zeroed when replaced and at
+ * unload, and never shown (KEY_GET says only whether one is set).
+ *
  * The MAC of a SIDR request or reply is HMAC-SHA256 under the key over
  * the first MRC_CM_MAC_OFF (120) bytes of struct mrc_wire_cm, truncated
  * to its first MRC_CM_MAC_LEN (16) bytes to fit the 136 bytes of a SIDR
@@ -35,6 +42,78 @@
 #include "peer.h"
 #include "core/handshake.h"
 #include "peer_int.h"
+
+/* The cluster's default key: its bytes and length (0: none). */
+static DEFINE_MUTEX(mrc_key_dflt_lock);
+static u8 mrc_key_dflt[MRC_KEY_MAX_LEN];	/* under mrc_key_dflt_lock */
+static unsigned int mrc_key_dflt_len;		/* under mrc_key_dflt_lock */
+
+/**
+ * mrc_key_default_set() - set or clear the cluster's default key
+ * @key: the key, or NULL to clear it
+ * @len: its length, MRC_KEY_MIN_LEN..MRC_KEY_MAX_LEN
+ * @extack: for the reason of a refusal (may be NULL)
+ *
+ * Context: process.
+ *
+ * Return: 0 or -EINVAL (with a message in @extack).
+ */
+int mrc_key_default_set(const void *key, unsigned int len,
+			struct netlink_ext_ack *extack)
+{
+	if (key && (len < MRC_KEY_MIN_LEN || len > MRC_KEY_MAX_LEN)) {
+		NL_SET_ERR_MSG(extack, "key must be 16 to 64 bytes");
+		return -EINVAL;
+	}
+	mutex_lock(&mrc_key_dflt_lock);
+	memzero_explicit(mrc_key_dflt, sizeof(mrc_key_dflt));
+	mrc_key_dflt_len = key ? len : 0;
+	if (key)
+		memcpy(mrc_key_dflt, key, len);
+	mutex_unlock(&mrc_key_dflt_lock);
+	return 0;
+}
+
+/**
+ * mrc_key_default_isset() - is a default key set?
+ *
+ * Return: true if so.
+ */
+bool mrc_key_default_isset(void)
+{
+	bool set;
+
+	mutex_lock(&mrc_key_dflt_lock);
+	set = mrc_key_dflt_len;
+	mutex_unlock(&mrc_key_dflt_lock);
+	return set;
+}
+
+/**
+ * mrc_peer_key_default() - key a new peer with the default key, if any
+ * @peer: the peer, not published yet, added without a key of its own
+ * @extack: for the reason of a refusal
+ *
+ * Context: process (allocates).
+ *
+ * Return: 0 (also when there is no default key) or -errno (@extack).
+ */
+int mrc_peer_key_default(struct mrc_peer *peer,
+			 struct netlink_ext_ack *extack)
+{
+	u8 key[MRC_KEY_MAX_LEN];
+	unsigned int len;
+	int err = 0;
+
+	mutex_lock(&mrc_key_dflt_lock);
+	len = mrc_key_dflt_len;
+	memcpy(key, mrc_key_dflt, len);
+	mutex_unlock(&mrc_key_dflt_lock);
+	if (len)
+		err = mrc_peer_key_set(peer, key, len, extack);
+	memzero_explicit(key, sizeof(key));
+	return err;
+}
 
 /**
  * mrc_peer_key_set() - key a new peer's handshake

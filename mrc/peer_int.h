@@ -28,6 +28,8 @@ void mrc_peer_cm_unlisten(void);
 int mrc_peer_key_set(struct mrc_peer *peer, const void *key,
 		     unsigned int len, struct netlink_ext_ack *extack);
 void mrc_peer_key_free(struct mrc_peer *peer);
+int mrc_peer_key_default(struct mrc_peer *peer,
+			 struct netlink_ext_ack *extack);
 int mrc_cm_sign(struct crypto_shash *key, u8 *cm);
 bool mrc_cm_mac_ok(struct crypto_shash *key, const u8 *cm);
 

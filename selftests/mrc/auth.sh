@@ -12,8 +12,10 @@
 # Node 1 adds node 2 with a key; node 2 first adds node 1 with another:
 # neither answers the other's requests (cm_bad_auth), no path comes up;
 # the kernel refuses keys of a wrong size with an extack (cli.py of
-# YNL, if build/ynl is there).  Node 2 is added again with node 1's key:
-# every path comes up.  Then an unprivileged process on node 2 (user
+# YNL, if build/ynl is there).  Node 2 sets the cluster's default key to
+# node 1's and adds node 1 again without a key of its own: it takes the
+# default, and every path comes up; deleting the default afterwards
+# changes no peer.  Then an unprivileged process on node 2 (user
 # nobody, librdmacm: selftests/mrc/sidr.c) sends node 1 requests in node
 # 2's name: without a MAC (cm_no_auth), with a random MAC (what a wrong
 # key gives: cm_bad_auth), and node 2's last real request replayed
@@ -117,6 +119,9 @@ run_guest() {
 	head -c 15 /dev/urandom > /tmp/mrc-auth.short
 	chk_refused 'mrcctl: a 15-byte key file' '16 to 64 bytes' \
 		mrcctl peer add 9 addr 10.9.9.9 key /tmp/mrc-auth.short
+	chk_refused 'mrcctl: a 15-byte default key file' '16 to 64 bytes' \
+		mrcctl key set /tmp/mrc-auth.short
+	ok_eq 'no default key' 'default key none' "$(mrcctl key show)"
 	if [ -r "$YNL_TOP/tools/net/ynl/cli.py" ]; then
 		ok 'kernel: a 15-byte key (extack "key must be 16 to 64 bytes")' \
 			ynl_refused 'key must be 16 to 64 bytes' \
@@ -126,19 +131,32 @@ run_guest() {
 		ok 'kernel: a key with peer set (extack)' \
 			ynl_refused 'a key is given only with peer add' \
 			'{"peer": {"node": '$o', "policy": 255, "key": "'"$hex"'"}}' peer-set
+		ok 'kernel: a 15-byte default key (key-set, extack)' \
+			ynl_refused 'key must be 16 to 64 bytes' \
+			'{"key": "'"$(printf '%030d' 0)"'"}' key-set
 	else
 		skip 'kernel extack for bad keys' 'no build/ynl (selftests/mrc/ynl/get-ynl)'
 	fi
 	ok 'no peer 9 was added' sh -c '! mrcctl peer show 9 2>/dev/null | grep -q "node 9"'
 
-	case_title 'node 2 added again with the right key: every path comes up'
+	case_title 'node 2 adds node 1 again with the default key: every path comes up'
 	if is_node 2; then
 		ok 'del peer node1' mrcctl peer del 1
-		ok 'add peer node1 with the key' mrcctl peer add 1 \
-			addr "$(node_ip 1 0),$(node_ip 1 1)" key $KEY
+		ok 'key set: the default key' mrcctl key set $KEY
+		ok_eq 'key show: set' true "$(mrcctl -j key show | jq '.default_key')"
+		ok 'add peer node1 without a key of its own' mrcctl peer add 1 \
+			addr "$(node_ip 1 0),$(node_ip 1 1)"
+		ok_eq 'the peer took the default key (keyed)' true \
+			"$(mrcctl -j peer show 1 | jq '.[0].keyed')"
 	fi
 	chk_paths_active $o 16 90
 	chk_token_known $o
+	if is_node 2; then
+		ok 'key del: the default key' mrcctl key del
+		ok_eq 'key show: none' 'default key none' "$(mrcctl key show)"
+		ok_eq 'the peer keeps its key' true \
+			"$(mrcctl -j peer show 1 | jq '.[0].keyed')"
+	fi
 	barrier keyed_up 120
 	_sleep 2
 	if is_node 2; then

@@ -5,8 +5,9 @@
  *
  *   mrcctl [OPTIONS] rail show [ [dev] DEV | id ID ]
  *   mrcctl [OPTIONS] peer show [ [node] NODE ]
- *   mrcctl [OPTIONS] peer add NODE addr ADDR[,ADDR...]
+ *   mrcctl [OPTIONS] peer add NODE addr ADDR[,ADDR...] [key FILE]
  *   mrcctl [OPTIONS] peer del NODE
+ *   mrcctl [OPTIONS] key [ show | set FILE | del ]
  *   mrcctl [OPTIONS] config show [KEY...]
  *   mrcctl [OPTIONS] config set KEY VALUE [KEY VALUE ...]
  *   mrcctl [OPTIONS] class show [CLASS]
@@ -14,7 +15,7 @@
  *
  * Laid out like iproute2's rdma tool: this file holds main(), the global
  * options and the table of objects; each object (rail.c, peer.c with
- * path.c, config.c, class.c, monitor.c) has its own help text and table
+ * path.c, config.c, class.c, key.c, monitor.c) has its own help text and table
  * of commands; nl.c is the netlink plumbing over libmnl and print.c the
  * one output layer (text, or JSON with -j).  The knob table, value parser
  * and enum names are shared with the kernel module (mrc/core/config.c,
@@ -71,17 +72,18 @@ void usage(FILE *f)
 		"Usage: mrcctl [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       mrcctl [OPTIONS] rail [ show [ [dev] DEV | id ID ] ]\n"
 		"       mrcctl [OPTIONS] peer [ show [ [node] NODE ] ]\n"
-		"       mrcctl peer add NODE addr ADDR[,ADDR...]\n"
+		"       mrcctl peer add NODE addr ADDR[,ADDR...] [key FILE]\n"
 		"       mrcctl peer del NODE\n"
 		"       mrcctl [OPTIONS] config [ show [KEY...] ]\n"
 		"       mrcctl config set KEY VALUE [KEY VALUE ...]\n"
 		"       mrcctl [OPTIONS] monitor [ all | rail | config | peer | path ]\n"
 		"       mrcctl rail set DEV weight W\n"
 		"       mrcctl peer set NODE policy POLICY\n"
+		"       mrcctl key [ show | set FILE | del ]\n"
 		"       mrcctl [OPTIONS] class [ show [CLASS] ]\n"
 		"       mrcctl class set CLASS rails { RAIL[,RAIL...] | all }\n"
 		"       mrcctl help\n"
-		"where  OBJECT := { rail | peer | config | class | monitor | help }\n"
+		"where  OBJECT := { rail | peer | config | class | key | monitor | help }\n"
 		"       DEV := { IBDEV:PORT | IBDEV | NETDEV }\n"
 		"       NODE := a node id, 1..2147483647\n"
 		"       ADDR := the peer's IPv4 or IPv6 address on one plane\n"
@@ -119,6 +121,7 @@ static const struct mrcctl_obj objects[] = {
 	{ "config", do_config },
 	{ "monitor", do_monitor },
 	{ "class", do_class },
+	{ "key", do_key },
 	{ "help", do_help },
 	{ NULL, NULL }
 };

@@ -77,6 +77,13 @@ int do_peer(int argc, char **argv);
 int do_config(int argc, char **argv);
 int do_class(int argc, char **argv);
 int do_monitor(int argc, char **argv);
+int do_key(int argc, char **argv);
+/*
+ * Reads the key in @path: its bytes as they are, 16 to @max of them
+ * (@key holds @max + 1).  Returns the length, or -1 with a message
+ * printed (and @key cleared).
+ */
+int key_file_read(const char *path, unsigned char *key, size_t max);
 void usage(FILE *f);
 
 /* ---- rails (rail.c) ---- */

@@ -530,32 +530,6 @@ static int do_peer_show(int argc, char **argv)
 	return 0;
 }
 
-/*
- * Reads the key in @path: its bytes as they are, 16 to 64 of them
- * (MRC_PEER_A_KEY).  Returns the length, or -1 with a message printed.
- */
-static int read_key(const char *path, unsigned char *key, size_t max)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f) {
-		fprintf(stderr, "Error: key file %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	n = fread(key, 1, max + 1, f);
-	fclose(f);
-	if (n < 16 || n > max) {
-		fprintf(stderr,
-			"Error: key file %s holds %s%zu bytes; a key is 16 to %zu bytes\n",
-			path, n > max ? "more than " : "", n > max ? max : n,
-			max);
-		return -1;
-	}
-	return n;
-}
-
 static int do_peer_add(int argc, char **argv)
 {
 	struct peer_addr addrs[MRC_PEER_MAX_ADDRS];
@@ -588,7 +562,7 @@ static int do_peer_add(int argc, char **argv)
 			return 1;
 		}
 		if (!strcmp(argv[0], "key")) {
-			keylen = read_key(argv[1], key, sizeof(key) - 1);
+			keylen = key_file_read(argv[1], key, sizeof(key) - 1);
 			if (keylen < 0)
 				return 1;
 			argc -= 2;

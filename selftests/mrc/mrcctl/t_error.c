@@ -285,7 +285,7 @@ void misc__dispatch(void)
 		}
 		CHECK(got && strstr(got, keys));
 	}
-	CHECK(got && strstr(got, "OBJECT := { rail | peer | config | class | monitor | help }"));
+	CHECK(got && strstr(got, "OBJECT := { rail | peer | config | class | key | monitor | help }"));
 	free(got);
 }
 
