@@ -168,8 +168,13 @@ probe_sweep() {
 		diag "probe_ms $v: $((p1 - p0)) probes on $paths paths in ${ms} ms"
 		ok "probe_ms $v: $per probes per path in ${w}s, $lo..$hi" \
 			test "$per" -ge "$lo" -a "$per" -le "$hi"
-		ok_eq "probe_ms $v: all $paths paths still active" "$paths" \
-			"$(active_paths "$other")"
+		# A keepalive unanswered within an RTO takes its path out of
+		# the spray set until a probe is answered: at 10 ms on a
+		# loaded TCG host some paths are always coming back, so the
+		# check is that none stays out, not an instant's snapshot.
+		diag "probe_ms $v: $(active_paths "$other") of $paths paths active at the window's end"
+		wait_for "probe_ms $v: all $paths paths active (none stays out)" \
+			10 all_active "$other" "$paths"
 	done
 	barrier probe-sweep-done
 	ok 'modprobe -r mrc' modprobe -r mrc
