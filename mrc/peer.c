@@ -65,8 +65,9 @@ static atomic_t mrc_peer_incs;		/* peers added since load */
 /**
  * mrc_peer_inc_draw() - the incarnation a newly added peer sees of us
  *
- * Different for every peer object made since load (peer_cm.c,
- * "Incarnations"), and after a reload as random as mrc_incarnation.
+ * Description: different for every peer object made since load
+ * (peer_cm.c, "Incarnations"), and after a reload as random as
+ * mrc_incarnation.
  *
  * Return: a non-zero incarnation.
  */
