@@ -65,11 +65,11 @@ static atomic_t mrc_peer_incs;		/* peers added since load */
 /**
  * mrc_peer_inc_draw() - the incarnation a newly added peer sees of us
  *
- * Context: any.
+ * Description: different for every peer object made since load
+ * (peer_cm.c, "Incarnations"), and after a reload as random as
+ * mrc_incarnation.
  *
- * Return: a non-zero incarnation, different for every peer object made
- * since load (see Incarnations in peer_cm.c), and after a reload as
- * random as mrc_incarnation.
+ * Return: a non-zero incarnation.
  */
 u32 mrc_peer_inc_draw(void)
 {
