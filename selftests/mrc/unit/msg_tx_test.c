@@ -534,31 +534,47 @@ static void tx_push__bulk_yields_to_latency(void)
 	unpair();
 }
 
-static void tx_nack__resends_ranges(void)
+/*
+ * Pairs A and B, queues a 4-packet message on A whose packets are lost,
+ * and writes into @buf a NACK for its packets 1 and 2 from B, header
+ * time @tstamp (the receiver's clock, never 0).  Returns the message
+ * (NULL if it could not be queued); *@len is the NACK's length.
+ */
+static struct mrc_msg_tx *nack_prep(u8 *buf, struct mrc_pkt *pkt,
+				    u64 tstamp, u32 *len)
 {
-	u8 buf[MRC_WIRE_HDR_LEN + 8 * MRC_WIRE_NACK_MAX];
 	struct mrc_pkt_nack_range r = { .first = 1, .count = 2 };
 	struct mrc_msg_tx *m;
-	struct mrc_pkt pkt = {
-		.version = MRC_WIRE_VERSION,
-		.type = MRC_PKT_NACK,
-		.src_node = 2,
-		.dst_node = 1,
-		.tstamp = 1000,		/* the receiver's clock, never 0 */
-	};
 	int err;
 
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->version = MRC_WIRE_VERSION;
+	pkt->type = MRC_PKT_NACK;
+	pkt->src_node = 2;
+	pkt->dst_node = 1;
+	pkt->tstamp = tstamp;
 	pair();
 	m = host_send_msg(A, NULL, 4 * SEG, 0, NULL, NULL, &err);
 	drop_all(A);
 	CHECK(m != NULL, "queued");
 	if (!m)
+		return NULL;
+	pkt->msg_id = m->msg_id;
+	pkt->len = mrc_wire_put_nack(buf + MRC_WIRE_HDR_LEN, &r, 1);
+	mrc_wire_put_hdr(buf, pkt);
+	*len = MRC_WIRE_HDR_LEN + pkt->len;
+	return m;
+}
+
+static void tx_nack__resends_ranges(void)
+{
+	u8 buf[MRC_WIRE_HDR_LEN + 8 * MRC_WIRE_NACK_MAX];
+	struct mrc_pkt pkt;
+	u32 len;
+
+	if (!nack_prep(buf, &pkt, 1000, &len))
 		goto out;
-	pkt.msg_id = m->msg_id;
-	pkt.len = mrc_wire_put_nack(buf + MRC_WIRE_HDR_LEN, &r, 1);
-	mrc_wire_put_hdr(buf, &pkt);
-	CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
-	      MRC_DROP_NONE, "taken");
+	CHECK(host_input(A, 0, buf, len) == MRC_DROP_NONE, "taken");
 	CHECK(A->kicks > 0, "kicked");
 	A->kicks = 1;
 	host_run(A);
@@ -575,40 +591,25 @@ out:
 static void tx_nack__replay_dropped(void)
 {
 	u8 buf[MRC_WIRE_HDR_LEN + 8 * MRC_WIRE_NACK_MAX];
-	struct mrc_pkt_nack_range r = { .first = 1, .count = 2 };
-	struct mrc_msg_tx *m;
-	struct mrc_pkt pkt = {
-		.version = MRC_WIRE_VERSION,
-		.type = MRC_PKT_NACK,
-		.src_node = 2,
-		.dst_node = 1,
-		.tstamp = 5000,
-	};
+	struct mrc_pkt pkt;
 	u64 retrans;
-	int err, i;
+	u32 len;
+	int i;
 
-	pair();
-	m = host_send_msg(A, NULL, 4 * SEG, 0, NULL, NULL, &err);
-	drop_all(A);
-	CHECK(m != NULL, "queued");
-	if (!m)
+	if (!nack_prep(buf, &pkt, 5000, &len))
 		goto out;
-	pkt.msg_id = m->msg_id;
-	pkt.len = mrc_wire_put_nack(buf + MRC_WIRE_HDR_LEN, &r, 1);
-	mrc_wire_put_hdr(buf, &pkt);
-	CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
-	      MRC_DROP_NONE, "the first taken");
+	CHECK(host_input(A, 0, buf, len) == MRC_DROP_NONE, "the first taken");
 	A->kicks = 1;
 	host_run(A);
 	drop_all(A);
 	retrans = A->stats[MRC_MS_TX_RETRANS];
 	CHECK(retrans == 2, "resent: %llu", (unsigned long long)retrans);
 	for (i = 0; i < 10; i++)
-		CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
+		CHECK(host_input(A, 0, buf, len) ==
 		      MRC_DROP_REPLAYED, "replay %d", i);
 	pkt.tstamp = 4999;
 	mrc_wire_put_hdr(buf, &pkt);
-	CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
+	CHECK(host_input(A, 0, buf, len) ==
 	      MRC_DROP_REPLAYED, "an older one");
 	A->kicks = 1;
 	host_run(A);
@@ -620,7 +621,7 @@ static void tx_nack__replay_dropped(void)
 	      (unsigned long long)A->stats[MRC_MS_NACKS_REPLAYED]);
 	pkt.tstamp = 5001;
 	mrc_wire_put_hdr(buf, &pkt);
-	CHECK(host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len) ==
+	CHECK(host_input(A, 0, buf, len) ==
 	      MRC_DROP_NONE, "a later one taken");
 	A->kicks = 1;
 	host_run(A);
