@@ -615,9 +615,12 @@ void mrc_msg_peer_stop(struct mrc_peer *peer)
 	mrc_msg_rx_close(&peer->mp);
 	spin_unlock_bh(&mk->rx_lock);
 	cancel_delayed_work_sync(&mk->rx_gc);
-	/* Messages already complete are still delivered. */
-	flush_work(&mk->rx_work);
+	/*
+	 * Messages already complete are still delivered, here: rx_work is
+	 * not queued again once the receiver is closed (msg_rx.c).
+	 */
 	cancel_work_sync(&mk->rx_work);
+	mrc_msg_deliver_all(peer);
 	spin_lock_bh(&mk->rx_lock);
 	mrc_msg_rx_drain(&peer->mp, &rx);
 	spin_unlock_bh(&mk->rx_lock);

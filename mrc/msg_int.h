@@ -27,6 +27,7 @@ static inline void ms_inc(int s)
 
 /* msg_rx.c */
 void mrc_msg_rx_workfn(struct work_struct *work);
+void mrc_msg_deliver_all(struct mrc_peer *peer);
 void mrc_msg_rx_gc_workfn(struct work_struct *work);
 void mrc_msg_free_list(struct list_head *list);
 

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
+#include <linux/wait_bit.h>
 
 #include "mrc.h"
 #include "credit_peer.h"
@@ -173,21 +174,56 @@ static unsigned int mrc_msg_deliver_run(struct mrc_peer *peer,
 			n++;
 			cond_resched();
 		}
+		/* wakes mrc_msg_peer_stop(), which waits for no deliverer */
 		clear_bit_unlock(MRC_MK_DELIVERING, &mk->flags);
 		/* the bit is clear before we look (pairs with test_and_set) */
 		smp_mb__after_atomic();
+		wake_up_bit(&mk->flags, MRC_MK_DELIVERING);
 		spin_lock_bh(&mk->rx_lock);
 		more = mrc_msg_rx_ready(&peer->mp);
+		/*
+		 * The rest from rx_work; queued under rx_lock and only while
+		 * the receiver is open, so never after mrc_msg_peer_stop()
+		 * closed it and cancelled the work (it delivers what is left
+		 * itself).
+		 */
+		if (more && n >= budget) {
+			if (!mrc_msg_rx_closed(&peer->mp) &&
+			    queue_work(system_wq, &mk->rx_work))
+				mrc_ev_inc(MRC_EV_RX_KICK);
+			more = false;
+		}
 		spin_unlock_bh(&mk->rx_lock);
 		if (!more)
 			break;
-		if (n >= budget) {	/* the rest from rx_work */
-			if (queue_work(system_wq, &mk->rx_work))
-				mrc_ev_inc(MRC_EV_RX_KICK);
-			break;
-		}
 	}
 	return n;
+}
+
+/**
+ * mrc_msg_deliver_all() - a closing peer: deliver what is complete, here
+ * @peer: the peer, its receiver closed (mrc_msg_rx_close()), rx_work
+ *	cancelled
+ *
+ * Waits for a deliverer still at work in a receive handler (it can no
+ * longer hand its rest to rx_work) and delivers what is left.  Nothing
+ * new becomes ready once the receiver is closed, so this ends.
+ *
+ * Context: process, no lock held (the endpoints' callbacks run here).
+ */
+void mrc_msg_deliver_all(struct mrc_peer *peer)
+{
+	struct mrc_msg_kpeer *mk = &peer->mk;
+	bool more;
+
+	do {
+		wait_on_bit(&mk->flags, MRC_MK_DELIVERING,
+			    TASK_UNINTERRUPTIBLE);
+		mrc_msg_deliver_run(peer, UINT_MAX);
+		spin_lock_bh(&mk->rx_lock);
+		more = mrc_msg_rx_ready(&peer->mp);
+		spin_unlock_bh(&mk->rx_lock);
+	} while (more);
 }
 
 /**

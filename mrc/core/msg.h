@@ -444,6 +444,8 @@ void mrc_msg_rx_expire(struct mrc_msg_peer *mp, u64 now,
 void mrc_msg_rx_restarted(struct mrc_msg_peer *mp);
 /* The peer goes away: nothing new is taken (what is ready may be popped). */
 void mrc_msg_rx_close(struct mrc_msg_peer *mp);
+/* Whether mrc_msg_rx_close() was called. */
+bool mrc_msg_rx_closed(const struct mrc_msg_peer *mp);
 /*
  * After mrc_msg_rx_close(): every context still held moves to @gone (to
  * be freed without the lock), counted as discarded.

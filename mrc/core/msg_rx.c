@@ -641,6 +641,17 @@ void mrc_msg_rx_close(struct mrc_msg_peer *mp)
 }
 
 /**
+ * mrc_msg_rx_closed() - whether mrc_msg_rx_close() was called
+ * @mp: the peer's engine
+ *
+ * Return: true once the receiver is closed.
+ */
+bool mrc_msg_rx_closed(const struct mrc_msg_peer *mp)
+{
+	return mp->rx_dead;
+}
+
+/**
  * mrc_msg_rx_drain() - after mrc_msg_rx_close(): every context left
  * @mp: the peer's engine
  * @gone: where they go (the host frees them unlocked)
