@@ -275,6 +275,29 @@ struct mrc_ep *mrc_ep_get(u16 port)
 }
 
 /**
+ * mrc_ep_admit() - whether a new message may start towards a port
+ * @port: the port it is for
+ * @len: its length
+ *
+ * Asked by the receiver when a message's first packet arrives, before
+ * any memory is taken for it; a refused message fails at its sender
+ * (core/msg_rx.c, Refusal).
+ *
+ * Context: any; no sleep.
+ *
+ * Return: 0, or -ECONNREFUSED if no endpoint is open on @port.
+ */
+int mrc_ep_admit(u16 port, u32 len)
+{
+	bool open;
+
+	rcu_read_lock();
+	open = xa_load(&mrc_eps, port);
+	rcu_read_unlock();
+	return open ? 0 : -ECONNREFUSED;
+}
+
+/**
  * mrc_ep_put() - drop a mrc_ep_get() reference
  * @ep: the endpoint
  */

@@ -292,6 +292,12 @@ static void mrc_msg_op_expire_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 			   nsecs_to_jiffies(delay_ns) + 1);
 }
 
+/* Under rx_lock (BH off): an RCU lookup of the endpoint table. */
+static int mrc_msg_op_port(struct mrc_msg_node *node, u16 port, u32 len)
+{
+	return mrc_ep_admit(port, len);
+}
+
 static const struct mrc_msg_ops mrc_msg_ops = {
 	.alloc = mrc_msg_op_alloc,
 	.free = mrc_msg_op_free,
@@ -316,6 +322,7 @@ static const struct mrc_msg_ops mrc_msg_ops = {
 	.complete = mrc_msg_op_complete,
 	.deliver = mrc_msg_op_deliver,
 	.expire_arm = mrc_msg_op_expire_arm,
+	.port = mrc_msg_op_port,
 };
 
 /* This node's engines. */

@@ -45,6 +45,9 @@
 #define MRC_MSG_NPATHS_WORDS	((MRC_MSG_NPATHS + 63) / 64)
 #define MRC_MSG_NO_PATH		(~0U)
 
+/* Refused messages a receiver remembers per peer (msg_rx.c, Refusal). */
+#define MRC_MSG_REFUSED_N	32
+
 /* The largest message (the module's MRC_MSG_MAX_LEN). */
 #define MRC_MSG_MAX_BYTES	(64U << 20)
 
@@ -104,7 +107,7 @@ enum mrc_msg_stat {
 	MRC_MS_NACKS_RX, MRC_MS_PEER_RESTARTS, MRC_MS_CWND_CUTS,
 	MRC_MS_TX_TIMEOUT, MRC_MS_BG_YIELDS, MRC_MS_BULK_YIELDS,
 	MRC_MS_RX_GONE_PKTS, MRC_MS_CTL_TX_ERRORS, MRC_MS_PARAMS_REFUSED,
-	MRC_MS_NACKS_REPLAYED,
+	MRC_MS_NACKS_REPLAYED, MRC_MS_RX_REFUSED, MRC_MS_TX_REFUSED,
 	MRC_MS_NR
 };
 
@@ -186,6 +189,12 @@ struct mrc_msg_ops {
 	void (*deliver)(struct mrc_msg_peer *mp);
 	/* Call mrc_msg_rx_expire() in @delay_ns (no-op if already due). */
 	void (*expire_arm)(struct mrc_msg_peer *mp, u64 delay_ns);
+	/*
+	 * Optional (NULL: every port is open): whether a new message of
+	 * @len bytes to @port may start: 0, or -ECONNREFUSED if nothing
+	 * is bound there (msg_rx.c, Refusal).
+	 */
+	int (*port)(struct mrc_msg_node *node, u16 port, u32 len);
 };
 
 /* What a node's engines share; lockless. */
@@ -319,6 +328,17 @@ struct mrc_msg_peer {
 	struct list_head rxq;		/* struct mrc_msg_rx, incomplete */
 	struct list_head held;		/* complete, predecessors missing */
 	struct list_head deliver;	/* complete, in order, to deliver */
+	/*
+	 * Messages refused (msg_rx.c, Refusal).  Those at or past rx_next
+	 * are skipped when their lane gets there; all are answered as
+	 * refused while they stay.
+	 */
+	struct mrc_msg_refused {
+		u64 id;			/* msg_id */
+		u64 last_ns;		/* its last packet */
+	} rx_refused[MRC_MSG_REFUSED_N];
+	u32 rx_refused_used;		/* bit i: rx_refused[i] is set */
+	unsigned int rx_refused_at;	/* the next slot to try */
 };
 
 /* What one received DATA packet asks of the host (mrc_msg_rx_packet()). */
@@ -330,6 +350,7 @@ struct mrc_msg_rx_out {
 	bool need_ctx;			/* allocate one and call again */
 	bool sack;			/* answer with rs */
 	bool new_bytes;			/* the payload was new here */
+	bool refused;			/* the SACK says MRC_WF_REFUSED */
 	unsigned int nholes;		/* answer with a NACK of holes[] */
 	struct mrc_reasm_sack rs;
 	struct mrc_reasm_range holes[MRC_WIRE_NACK_MAX];

@@ -24,7 +24,9 @@
  * no path is usable for the peer_timeout_ms knob while packets wait, every
  * queued message fails with -EHOSTUNREACH and its memory is freed; if
  * paths are usable but nothing new is acked, granted or sent for
- * MRC_MSG_STALL_MULT times that, with -ETIMEDOUT.  Completions go to
+ * MRC_MSG_STALL_MULT times that, with -ETIMEDOUT.  A message the
+ * receiver refused (no endpoint on its port: the SACK that covers it
+ * says MRC_WF_REFUSED) fails with -ECONNREFUSED.  Completions go to
  * mp->done; the host calls mrc_msg_tx_finish() on them without its lock.
  */
 #include "msg_int.h"
@@ -359,6 +361,11 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
 			       sack.echo_tstamp);
 	if (mrc_txsb_done(&m->sb)) {
+		/* The receiver has no endpoint on the port (msg_rx.c) */
+		if (pkt->flags & MRC_WF_REFUSED) {
+			m->status = -ECONNREFUSED;
+			msg_count(mp, MRC_MS_TX_REFUSED, 1);
+		}
 		msg_retire(mp, m);
 	} else if (n > 0) {
 		sack_losses(mp, m, &cb, sack.cum + 1 + sack.nbits);

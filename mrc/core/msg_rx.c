@@ -30,6 +30,24 @@
  * or expires, and the deliver list drains without new arrivals, so the
  * room comes back: no deadlock.
  *
+ * Refusal.  A message to a port with nothing bound (ops->port) is
+ * refused at its first packet, before any memory is taken: the answer is
+ * a SACK of the whole message flagged MRC_WF_REFUSED, and its sender
+ * fails it with -ECONNREFUSED instead of reporting it delivered.  The
+ * receiver remembers up to MRC_MSG_REFUSED_N refused ids per peer, so
+ * that its lane skips the message's sequence number when delivery gets
+ * there, and so that the message's other packets get the same answer,
+ * resends included: a refusal whose SACK was lost must not be answered
+ * later as "delivered already" (any sequence number behind delivery
+ * is).  So a slot is reused only once its message is behind delivery and
+ * no packet of it came for max(peer_timeout_ms, 2 x rto_max_ms): by then
+ * its sender has the answer or has given up.  With every slot taken, a
+ * refusal waits like a packet refused memory (the sender resends): at
+ * most MRC_MSG_REFUSED_N refusals per such period and peer, enough for a
+ * program that stops sending at its first ECONNREFUSED.  The port is asked once,
+ * when the message starts; an endpoint closed after that loses what
+ * arrives for it (rx_no_endpoint), as a closed socket does.
+ *
  * Answers.  A SACK goes back on the arrival path every MRC_MSG_SACK_EVERY
  * new packets, for LAST/ACK_NOW/RETRANS packets, on completion and for
  * duplicates; a NACK lists the holes that outlived the reordering
@@ -262,12 +280,115 @@ static void full_sack(const struct mrc_pkt *pkt, struct mrc_reasm_sack *rs)
 	rs->cum = mrc_wire_npkts(pkt->msg_len, pkt->seg);
 }
 
+/* The slot of message @id if it was refused and is remembered, or -1. */
+static int refused_slot(const struct mrc_msg_peer *mp, u64 id)
+{
+	unsigned int i;
+
+	for (i = 0; mp->rx_refused_used && i < MRC_MSG_REFUSED_N; i++)
+		if ((mp->rx_refused_used & (1U << i)) &&
+		    mp->rx_refused[i].id == id)
+			return i;
+	return -1;
+}
+
+/*
+ * Whether a packet of message @id, arriving at @now, is one of a refused
+ * one: then it keeps the memory of the refusal alive.
+ */
+static bool is_refused(struct mrc_msg_peer *mp, u64 id, u64 now)
+{
+	int i = refused_slot(mp, id);
+
+	if (i < 0)
+		return false;
+	mp->rx_refused[i].last_ns = now;
+	return true;
+}
+
+/*
+ * How long a refusal is remembered after its message's last packet: its
+ * sender resends an unanswered packet within rto_max_ms, and gives up on
+ * a peer without usable paths after peer_timeout_ms.
+ */
+static u64 refused_hold_ns(struct mrc_msg_peer *mp)
+{
+	const struct mrc_msg_ops *ops = mp->node->ops;
+
+	return max(ops->knob(mp->node, MRC_KNOB_peer_timeout_ms),
+		   2 * ops->knob(mp->node, MRC_KNOB_rto_max_ms)) *
+	       NSEC_PER_MSEC;
+}
+
+/*
+ * Remembers message @id as refused at @now, in a free slot or one whose
+ * message its lane's delivery has passed and whose sender has been quiet
+ * about it for refused_hold_ns().  Returns false if there is none.
+ */
+static bool refuse(struct mrc_msg_peer *mp, u64 id, u64 now)
+{
+	u64 hold = refused_hold_ns(mp);
+	unsigned int i, at;
+
+	for (i = 0; i < MRC_MSG_REFUSED_N; i++) {
+		struct mrc_msg_refused *r;
+		u32 seq;
+
+		at = (mp->rx_refused_at + i) % MRC_MSG_REFUSED_N;
+		r = &mp->rx_refused[at];
+		seq = (u32)r->id;
+		if ((mp->rx_refused_used & (1U << at)) &&
+		    (mrc_msg_seq_diff(seq,
+				      mp->rx_next[mrc_msg_seq_lane(seq)]) >= 0 ||
+		     now - r->last_ns < hold))
+			continue;
+		r->id = id;
+		r->last_ns = now;
+		mp->rx_refused_used |= 1U << at;
+		mp->rx_refused_at = (at + 1) % MRC_MSG_REFUSED_N;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Lane @lane's delivery moves on from rx_next: the held messages that
+ * follow go to the deliver list, refused ones are skipped.
+ */
+static void lane_advance(struct mrc_msg_peer *mp, unsigned int lane)
+{
+	struct mrc_msg_rx *h;
+	bool moved;
+
+	do {
+		u32 next = mp->rx_next[lane];
+
+		moved = false;
+		if (refused_slot(mp, (u64)mp->rx_epoch << 32 | next) >= 0) {
+			mp->rx_next[lane] = mrc_msg_seq_inc(next);
+			moved = true;
+			continue;
+		}
+		/* Held is sorted by seq within a lane: its first one. */
+		list_for_each_entry(h, &mp->held, node) {
+			if (mrc_msg_seq_lane(h->seq) != lane)
+				continue;
+			if (h->seq == next) {
+				list_move_tail(&h->node, &mp->deliver);
+				mp->rx_next[lane] = mrc_msg_seq_inc(next);
+				moved = true;
+			}
+			break;
+		}
+	} while (moved);
+}
+
 /* Complete message @rm leaves rxq: to deliver (in order) or held. */
 static void completed(struct mrc_msg_peer *mp, struct mrc_msg_rx *rm,
 		      u64 now)
 {
 	unsigned int lane = mrc_msg_seq_lane(rm->seq);
-	struct mrc_msg_rx *h, *tmp;
+	struct mrc_msg_rx *h;
 
 	if (lane == MRC_SCHED_CLASS_LATENCY)	/* others yield */
 		WRITE_ONCE(mp->node->lat_ns, now);
@@ -283,14 +404,7 @@ static void completed(struct mrc_msg_peer *mp, struct mrc_msg_rx *rm,
 	}
 	list_move_tail(&rm->node, &mp->deliver);
 	mp->rx_next[lane] = mrc_msg_seq_inc(rm->seq);
-	list_for_each_entry_safe(h, tmp, &mp->held, node) {
-		if (mrc_msg_seq_lane(h->seq) != lane)
-			continue;
-		if (h->seq != mp->rx_next[lane])
-			break;
-		list_move_tail(&h->node, &mp->deliver);
-		mp->rx_next[lane] = mrc_msg_seq_inc(h->seq);
-	}
+	lane_advance(mp, lane);
 }
 
 /* A newer epoch: deliver what is whole, forget the rest. */
@@ -308,6 +422,7 @@ static void new_epoch(struct mrc_msg_peer *mp, u32 epoch)
 	mp->rx_epoch = epoch;
 	mp->rx_epoch_valid = true;
 	mp->rx_epoch_gone = false;
+	mp->rx_refused_used = 0;
 	seq_reset(mp->rx_next);
 	if (!list_empty(&mp->deliver))
 		mp->node->ops->deliver(mp);
@@ -364,6 +479,39 @@ static bool admit(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 	       node + pkt->msg_len <= limit + extra;
 }
 
+/*
+ * A packet of a message without a context: whether its port takes it
+ * (Refusal).  -ECONNREFUSED: answered as refused (@out); -ENOBUFS: no
+ * slot to remember the refusal, to be dropped for now; 0: go on.
+ */
+static int rx_port(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
+		   u64 now, struct mrc_msg_rx_out *out)
+{
+	const struct mrc_msg_ops *ops = mp->node->ops;
+	u32 seq = (u32)pkt->msg_id;
+	unsigned int lane = mrc_msg_seq_lane(seq);
+
+	if (!is_refused(mp, pkt->msg_id, now)) {
+		if (!ops->port || !ops->port(mp->node, pkt->dst_port,
+					     pkt->msg_len))
+			return 0;
+		if (!refuse(mp, pkt->msg_id, now))
+			return -ENOBUFS;
+		count(mp, MRC_MS_RX_REFUSED, 1);
+		mp->rx_last_ns = now;
+		if (seq == mp->rx_next[lane]) {
+			mp->rx_next[lane] = mrc_msg_seq_inc(seq);
+			lane_advance(mp, lane);
+			if (!list_empty(&mp->deliver))
+				mp->node->ops->deliver(mp);
+		}
+	}
+	full_sack(pkt, &out->rs);
+	out->sack = true;
+	out->refused = true;
+	return -ECONNREFUSED;
+}
+
 /**
  * mrc_msg_rx_packet() - a DATA packet arrived
  * @mp: the peer's engine
@@ -392,6 +540,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 	out->need_ctx = false;
 	out->sack = false;
 	out->new_bytes = false;
+	out->refused = false;
 	out->nholes = 0;
 	if (mp->rx_dead)
 		return MRC_DROP_UNKNOWN_PEER;
@@ -407,6 +556,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		/* Delivered already: ack it whole, do not deliver again. */
 		full_sack(pkt, &out->rs);
 		out->sack = true;
+		out->refused = is_refused(mp, pkt->msg_id, now);
 		return MRC_DROP_DUPLICATE;
 	}
 	rm = rx_find(mp, pkt->msg_id, &complete);
@@ -430,6 +580,12 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		mp->node->ops->expire_arm(mp, idle_ns(mp));
 	}
 	if (!rm) {
+		switch (rx_port(mp, pkt, now, out)) {
+		case -ECONNREFUSED:
+			return MRC_DROP_NONE;
+		case -ENOBUFS:
+			goto no_memory;
+		}
 		if (!admit(mp, pkt, seq == mp->rx_next[lane], false))
 			goto no_memory;
 		out->need_ctx = true;
@@ -522,6 +678,8 @@ void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 
 		memcpy(sack.bitmap, out->rs.bitmap, sizeof(sack.bitmap));
 		pkt.type = MRC_PKT_SACK;
+		if (out->refused)
+			pkt.flags |= MRC_WF_REFUSED;
 		pkt.len = mrc_wire_put_sack(body, &sack);
 		pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
 		err = mp->node->ops->send(mp, pi, &pkt, NULL);

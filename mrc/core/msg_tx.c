@@ -44,7 +44,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
 	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
 	"rx_gone_pkts", "ctl_tx_errors", "params_refused",
-	"nacks_replayed",
+	"nacks_replayed", "rx_refused", "tx_refused",
 };
 
 /**

@@ -72,6 +72,7 @@ enum mrc_wire_type {
 #define MRC_WF_LAST		0x0001	/* DATA: last packet of the message */
 #define MRC_WF_RETRANS		0x0002	/* DATA: a retransmission */
 #define MRC_WF_ACK_NOW		0x0004	/* DATA: ask for an immediate SACK */
+#define MRC_WF_REFUSED		0x0008	/* SACK: no endpoint on the port */
 
 /* On-wire header.  Use the accessors in wire.c; never cast a buffer. */
 struct mrc_wire_hdr {

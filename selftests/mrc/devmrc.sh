@@ -227,6 +227,17 @@ def check(name, peer):
             expect("still unbound", 0, getopt(fd2, PORT))
         expect("the port is free", 7123, bind(dev(), 7123))
         expect("the file binds afterwards", 7124, bind(fd2, 7124))
+    elif name == "refused":
+        bind(fd, 0)
+        send(fd, peer, 7999, b"nobody home" * 1000)
+        expect("FLUSH: the pending error", "ECONNREFUSED",
+               errno_of(fcntl.ioctl, fd, FLUSH))
+        st = stats(fd)
+        expect("tx done / failed", (0, 1), (st["tx_done"], st["tx_failed"]))
+        expect("last_error", -errno.ECONNREFUSED, st["last_error"])
+        send(fd, peer, 7000, b"then the echo")
+        expect("readable", True, bool(wait_readable(fd)))
+        expect("the next send goes", b"then the echo", recv(fd)[2])
     elif name == "efault":
         import ctypes, mmap
         bind(fd, 0)
@@ -372,6 +383,8 @@ run_guest() {
 			py rcvbuf 2
 		ok 'a payload user space cannot read: EFAULT, nothing sent or held' \
 			py efault 2
+		ok 'a send to a port with nothing bound fails: ECONNREFUSED' \
+			py refused 2
 	fi
 
 	case_title 'close() with a send stuck: interruptible, the send completes later'

@@ -8,7 +8,8 @@
 # Then the same with netem (delay 1ms reorder 25% loss 1%) on plane 1 of
 # node 1: still all intact, and retransmission counters move.  Then large
 # messages (up to the 64 MiB cap, one of exactly 64 MiB) between three
-# endpoints on each node at once.  Finally everything unloads cleanly with
+# endpoints on each node at once.  Sends to ports with nothing bound fail
+# with ECONNREFUSED.  Finally everything unloads cleanly with
 # the receive buffers back to zero.  Written as titled cases (lib.sh's
 # case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
@@ -124,6 +125,28 @@ run_guest() {
 	barrier tx-limit-done
 	chk_echo_stat "every accepted message of node$o arrived intact" rx_bad = 0
 	mrcctl peer show "$o" | sed 's/^/# /'
+
+	# A port with nothing bound: the receiver refuses each message at
+	# its first packet and the sender's done() gets -ECONNREFUSED, not 0
+	# (core/msg_rx.c, Refusal); both sides count it.
+	case_title 'sends to ports with nothing bound fail with ECONNREFUSED'
+	barrier refused
+	echo reset > $D/mrc_echo/ctl
+	local rf0 tf0 tx0
+	rf0=$(msg_stat rx_refused) tf0=$(msg_stat tx_refused)
+	tx0=$(msg_stat tx_failed)
+	ok 'send 6 messages to ports 7100..7102 (nothing bound)' \
+		sh -c "echo send $o 7100 6 20000 9 > $D/mrc_echo/ctl"
+	wait_for 'every send completed' 120 sends_done 6
+	chk_echo_stat 'every one failed' done_err = 6
+	chk_echo_stat 'with ECONNREFUSED' done_err_last_status = -111
+	chk_msg_stat 'counted by the sender (tx_refused)' tx_refused = \
+		$((tf0 + 6))
+	chk_msg_stat 'and as failed (tx_failed)' tx_failed = $((tx0 + 6))
+	barrier refused-done
+	chk_msg_stat "node$o's 6 refused here (rx_refused)" rx_refused = \
+		$((rf0 + 6))
+	chk_echo_stat 'none delivered' rx = 0
 
 	case_title 'everything unloads, receive buffers back to 0'
 	barrier transfers-done

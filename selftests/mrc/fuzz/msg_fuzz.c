@@ -4,7 +4,7 @@
  * two engines, A and B, each sending to the other through a wire that
  * the input drives: packets are delivered, dropped, duplicated or
  * reordered, paths go down and come back, send rings fill, allocations
- * fail, time jumps, old packets arrive again late, and hostile packets are mixed in (SACKs of ids never
+ * fail, the receiving endpoint closes and opens again, time jumps, old packets arrive again late, and hostile packets are mixed in (SACKs of ids never
  * handed out, NACKs of any range, DATA of far-away sequence numbers or
  * epochs and of any size).  Hostile packets never forge an ack or the
  * content of a real message: those need the peer's token, which the
@@ -17,7 +17,8 @@
  *    in order per lane (serials increase);
  *  - after the input, with the wire made perfect and every path alive,
  *    every send completes (nothing waits forever), and every message
- *    whose send completed with status 0 was delivered exactly once;
+ *    whose send completed with status 0 was delivered exactly once, one
+ *    refused (no endpoint on its port: -ECONNREFUSED) never;
  *  - memory stays within the bounds at every step: the sender holds at
  *    most tx_msgs_per_peer messages, the receiver at most
  *    rx_msgs_per_peer contexts plus one per lane (the message that
@@ -379,6 +380,7 @@ static void drain(void)
 	for (i = 0; i < 2; i++) {
 		F.h[i]->send_err_n = 0;
 		F.h[i]->alloc_fail = -1;
+		F.h[i]->closed_port = 0;
 	}
 	all_paths_up();
 	/* until nothing is due: sends done, expiry clocks run out */
@@ -424,6 +426,9 @@ static void check_shadow(int i)
 		if (sm->status == 0 && sm->delivered != 1)
 			FAIL("dir %d serial %u: acked, delivered %d times", i, s,
 			     sm->delivered);
+		if (sm->status == -ECONNREFUSED && sm->delivered)
+			FAIL("dir %d serial %u: refused, delivered %d times",
+			     i, s, sm->delivered);
 	}
 }
 
@@ -460,7 +465,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		int side = x & 1;
 		struct host *h = F.h[side];
 
-		switch (c % 13) {
+		switch (c % 14) {
 		case 0:
 		case 1:
 			send_msg(side, 1 + get16(&in) % MAX_LEN, (x >> 1) % 4);
@@ -494,6 +499,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			break;
 		case 12:
 			replay(h, x >> 1);
+			break;
+		case 13:	/* the receiving endpoint closes or opens */
+			h->closed_port = (x & 2) ? 9 : 0;
 			break;
 		}
 		run_both();

@@ -60,6 +60,7 @@ struct host {
 	u64 stats[MRC_MS_NR];
 	unsigned int nlinks, nqps;	/* paths: nlinks x nqps */
 	u32 mtu;			/* of every rail */
+	u16 closed_port;		/* messages to it are refused (0: none) */
 
 	/* memory */
 	long allocs;			/* live allocations */
@@ -307,6 +308,13 @@ static void host_expire_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 	h->expire_at = h->now + delay_ns;
 }
 
+static int host_port(struct mrc_msg_node *node, u16 port, u32 len)
+{
+	struct host *h = host_of_node(node);
+
+	return h->closed_port && port == h->closed_port ? -ECONNREFUSED : 0;
+}
+
 static const struct mrc_msg_ops host_ops = {
 	.alloc = host_alloc,
 	.free = host_free,
@@ -331,6 +339,7 @@ static const struct mrc_msg_ops host_ops = {
 	.complete = host_complete,
 	.deliver = host_deliver,
 	.expire_arm = host_expire_arm,
+	.port = host_port,
 };
 
 /* ---- setup and teardown ---- */

@@ -585,6 +585,120 @@ static void rx_take_buf__reader_owns_the_bytes(void)
 	teardown();
 }
 
+/* The SACK R sent last, and whether it says REFUSED; false if none. */
+static bool last_sack(struct mrc_pkt_sack *s, bool *refused)
+{
+	u8 body[HOST_DGRAM_MAX];
+	struct mrc_pkt sack;
+
+	if (!answers(MRC_PKT_SACK, &sack, body))
+		return false;
+	mrc_wire_get_sack(&sack, s);
+	*refused = sack.flags & MRC_WF_REFUSED;
+	return true;
+}
+
+/*
+ * A message to a port with nothing bound is refused at its first packet,
+ * without memory: a SACK of all of it flagged REFUSED; its other packets
+ * and late copies get the same; the lane goes on after it.
+ */
+static void rx_packet__unbound_port_refused(void)
+{
+	struct mrc_pkt_sack s;
+	bool refused = false;
+
+	setup();
+	R->closed_port = 9;
+	CHECK(data(0, id_of(EPOCH, 0, 0), 3 * SEG, 0, 0) == MRC_DROP_NONE,
+	      "the first packet is taken");
+	CHECK(R->allocs == 0, "no memory for it: %ld", R->allocs);
+	CHECK(last_sack(&s, &refused) && refused && s.cum == 3,
+	      "answered: the whole message, refused (cum %u)", s.cum);
+	CHECK(R->stats[MRC_MS_RX_REFUSED] == 1, "rx_refused %llu",
+	      (unsigned long long)R->stats[MRC_MS_RX_REFUSED]);
+	data(1, id_of(EPOCH, 0, 0), 3 * SEG, 1, 0);
+	CHECK(last_sack(&s, &refused) && refused && s.cum == 3,
+	      "its next packet too");
+	R->closed_port = 0;
+	whole(id_of(EPOCH, 0, 1), 100);
+	host_run(R);
+	CHECK(ndelivered_ids == 1 && delivered_ids[0] == id_of(EPOCH, 0, 1),
+	      "the next message is not held behind it");
+	answers(MRC_PKT_SACK, NULL, NULL);
+	CHECK(data(2, id_of(EPOCH, 0, 0), 3 * SEG, 2, MRC_WF_RETRANS) ==
+	      MRC_DROP_DUPLICATE, "a late copy is a duplicate");
+	CHECK(last_sack(&s, &refused) && refused && s.cum == 3,
+	      "still answered as refused");
+	CHECK(R->stats[MRC_MS_RX_REFUSED] == 1, "counted once");
+	teardown();
+}
+
+/* A refusal ahead of its lane's delivery is skipped when it gets there. */
+static void rx_packet__refused_ahead_skipped_in_order(void)
+{
+	setup();
+	data(0, id_of(EPOCH, 2, 0), 2 * SEG, 0, 0);	/* n 0 incomplete */
+	R->closed_port = 9;
+	whole(id_of(EPOCH, 2, 1), 100);			/* n 1 refused */
+	R->closed_port = 0;
+	whole(id_of(EPOCH, 2, 2), 100);			/* n 2 held */
+	host_run(R);
+	CHECK(ndelivered_ids == 0, "both wait for n 0");
+	data(1, id_of(EPOCH, 2, 0), 2 * SEG, 1, 0);	/* n 0 complete */
+	host_run(R);
+	CHECK(ndelivered_ids == 2 && delivered_ids[0] == id_of(EPOCH, 2, 0) &&
+	      delivered_ids[1] == id_of(EPOCH, 2, 2),
+	      "n 0 then n 2: %u delivered", ndelivered_ids);
+	whole(id_of(EPOCH, 2, 3), 100);
+	host_run(R);
+	CHECK(ndelivered_ids == 3, "the lane goes on");
+	teardown();
+}
+
+/*
+ * Refusals ahead of delivery are remembered in a bounded table: beyond
+ * it, a new one waits (dropped as no_memory, the sender resends), and
+ * nothing is allocated either way.
+ */
+static void rx_packet__refusals_bounded(void)
+{
+	unsigned int n;
+	long allocs;
+
+	setup();
+	data(0, id_of(EPOCH, 0, 0), 2 * SEG, 0, 0);	/* blocks the lane */
+	allocs = R->allocs;
+	R->closed_port = 9;
+	for (n = 1; n <= MRC_MSG_REFUSED_N; n++)
+		CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NONE,
+		      "refusal %u", n);
+	CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NO_MEMORY,
+	      "one more waits");
+	CHECK(R->stats[MRC_MS_RX_REFUSED] == MRC_MSG_REFUSED_N,
+	      "rx_refused %llu",
+	      (unsigned long long)R->stats[MRC_MS_RX_REFUSED]);
+	CHECK(R->allocs == allocs, "only n 0's memory: %ld, was %ld",
+	      R->allocs, allocs);
+	R->closed_port = 0;
+	data(1, id_of(EPOCH, 0, 0), 2 * SEG, 1, 0);	/* n 0 complete */
+	host_run(R);
+	CHECK(ndelivered_ids == 1, "n 0 delivered, the refused skipped");
+	R->closed_port = 9;
+	R->now += 3000 * MS - 1;	/* peer_timeout_ms: 3000 */
+	CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NO_MEMORY,
+	      "behind delivery, but maybe not answered yet: kept");
+	R->now += 1;
+	CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NONE,
+	      "then the waiting one is refused: slots reused");
+	R->closed_port = 0;
+	whole(id_of(EPOCH, 0, n + 1), 100);
+	host_run(R);
+	CHECK(ndelivered_ids == 2 && delivered_ids[1] == id_of(EPOCH, 0, n + 1),
+	      "and the lane goes on");
+	teardown();
+}
+
 static const struct tap_test tests[] = {
 	{ "rx_alloc__bounds_and_no_memory", rx_alloc__bounds_and_no_memory },
 	{ "rx_take_buf__reader_owns_the_bytes",
@@ -621,6 +735,10 @@ static const struct tap_test tests[] = {
 	  rx_packet__port_mismatch_is_bad_field },
 	{ "rx_drain__after_close_frees_everything",
 	  rx_drain__after_close_frees_everything },
+	{ "rx_packet__unbound_port_refused", rx_packet__unbound_port_refused },
+	{ "rx_packet__refused_ahead_skipped_in_order",
+	  rx_packet__refused_ahead_skipped_in_order },
+	{ "rx_packet__refusals_bounded", rx_packet__refusals_bounded },
 };
 
 int main(void)

@@ -258,6 +258,39 @@ static void tx_sack__completes_and_frees(void)
 }
 
 /*
+ * A message the receiver refuses (nothing bound on its port) fails with
+ * -ECONNREFUSED, counted on both sides, and is not delivered; the next
+ * one, once the port is bound, completes.
+ */
+static void tx_sack__refused_fails_econnrefused(void)
+{
+	struct done_rec d[2] = { 0 };
+	int err;
+
+	pair();
+	B->closed_port = 9;
+	host_send_msg(A, NULL, 5 * SEG, 0, done_fn, &d[0], &err);
+	host_settle(A, B, T0 + 100 * MS);
+	CHECK(d[0].calls == 1 && d[0].status == -ECONNREFUSED,
+	      "%d calls, status %d", d[0].calls, d[0].status);
+	CHECK(B->ndelivered == 0, "not delivered");
+	CHECK(A->stats[MRC_MS_TX_REFUSED] == 1 &&
+	      A->stats[MRC_MS_TX_FAILED] == 1 &&
+	      B->stats[MRC_MS_RX_REFUSED] == 1,
+	      "tx_refused %llu, tx_failed %llu, rx_refused %llu",
+	      (unsigned long long)A->stats[MRC_MS_TX_REFUSED],
+	      (unsigned long long)A->stats[MRC_MS_TX_FAILED],
+	      (unsigned long long)B->stats[MRC_MS_RX_REFUSED]);
+	B->closed_port = 0;
+	host_send_msg(A, NULL, 5 * SEG, 0, done_fn, &d[1], &err);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(d[1].calls == 1 && d[1].status == 0 && B->ndelivered == 1,
+	      "then delivered: status %d", d[1].status);
+	CHECK(A->mp.ntx == 0 && A->mp.inflight == 0, "queue empty");
+	unpair();
+}
+
+/*
  * The SACK that completes the last queued message leaves nothing to run:
  * no kick (a request/response exchange paid a workqueue hop for it).
  * One that leaves a message to send still kicks.
@@ -680,6 +713,8 @@ static void tx_fail_all__releases_everything(void)
 }
 
 static const struct tap_test tests[] = {
+	{ "tx_sack__refused_fails_econnrefused",
+	  tx_sack__refused_fails_econnrefused },
 	{ "tx_alloc__bounds", tx_alloc__bounds },
 	{ "tx_alloc__no_memory", tx_alloc__no_memory },
 	{ "tx_queue__ids_per_lane", tx_queue__ids_per_lane },
