@@ -23,9 +23,16 @@
  * Receiving: the endpoint's recv_buf() callback (process context) takes
  * the message's reassembly buffer itself, without a copy, onto the file's
  * queue (buffer and queue entry are recycled memory, rxpool.c: read()
- * gives them back), bounded by RCVBUF bytes (a message is always taken when
- * the queue is empty); a message that does not fit is dropped and counted
- * (rx_dropped), never blocking mrc's delivery to other endpoints.  read()
+ * gives them back).  RCVBUF bounds what mrc admits: the endpoint's
+ * admit() says -EBUSY to a new message once the queue holds RCVBUF bytes
+ * (a message is always admitted when the queue is empty), and its sender
+ * waits and asks again (core/msg_rx.c, Back-pressure), so nothing the
+ * peer was told we have is dropped.  What was admitted is always queued:
+ * the messages in reassembly when the queue filled may take it past
+ * RCVBUF, by at most the reassembly memory mrc gives their peers
+ * (rx_buffer_mb).  Only a released file (nobody will read) refuses new
+ * messages (ECONNREFUSED at their senders) and drops what still arrives
+ * (rx_dropped); so does a failed queue-entry allocation.  read()
  * takes readers one at a time (rd_lock), looks at the head under the
  * queue lock, copies to user space without it and only then unlinks the
  * entry: a short buffer (EMSGSIZE) or a fault leaves it queued.
@@ -91,6 +98,7 @@ struct mrc_dev_file {
 	u64 rxq_bytes;
 	u64 rxq_msgs;
 	u64 rx_msgs, rx_bytes, rx_dropped, rx_dropped_bytes;
+	u64 rx_busy;			/* new messages held back: queue full */
 
 	u64 rcvbuf;			/* READ_ONCE */
 	u32 sndwin;			/* READ_ONCE */
@@ -127,15 +135,9 @@ static bool mrc_dev_recv_buf(struct mrc_ep *ep, void *ctx, u32 src_node,
 {
 	struct mrc_dev_file *f = ctx;
 	struct mrc_dev_msg *m = NULL;
-	u64 limit = READ_ONCE(f->rcvbuf);
-	bool fits;
 
-	spin_lock_bh(&f->rxq_lock);
 	/* Nobody will read it: the file was closed, its sends linger. */
-	fits = !READ_ONCE(f->released) &&
-	       (!f->rxq_bytes || f->rxq_bytes + len <= limit);
-	spin_unlock_bh(&f->rxq_lock);
-	if (fits) {
+	if (!READ_ONCE(f->released)) {
 		m = mrc_rxpool_get(sizeof(*m));
 		if (m) {
 			m->src_node = src_node;
@@ -146,13 +148,6 @@ static bool mrc_dev_recv_buf(struct mrc_ep *ep, void *ctx, u32 src_node,
 	}
 
 	spin_lock_bh(&f->rxq_lock);
-	/* Other nodes' deliveries may have filled the queue meanwhile. */
-	if (m && f->rxq_bytes && f->rxq_bytes + len > limit) {
-		spin_unlock_bh(&f->rxq_lock);
-		mrc_rxpool_put(m, sizeof(*m));
-		m = NULL;
-		spin_lock_bh(&f->rxq_lock);
-	}
 	if (m) {
 		list_add_tail(&m->node, &f->rxq);
 		f->rxq_bytes += len;
@@ -167,13 +162,37 @@ static bool mrc_dev_recv_buf(struct mrc_ep *ep, void *ctx, u32 src_node,
 	if (m)
 		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
 	else
-		pr_info_ratelimited("/dev/mrc port %u: receive queue full, message of %u B from node %u port %u dropped\n",
-				    mrc_ep_port(ep), len, src_node, src_port);
+		pr_info_ratelimited("/dev/mrc port %u: %s, message of %u B from node %u port %u dropped\n",
+				    mrc_ep_port(ep),
+				    READ_ONCE(f->released) ? "file closed" :
+				    "no memory", len, src_node, src_port);
 	return m;
+}
+
+/*
+ * A new message for this file starts to arrive (softirq, under the
+ * peer's rx_lock): taken while the queue has room, else its sender waits
+ * (-EBUSY); a released file takes nothing new.
+ */
+static int mrc_dev_admit(struct mrc_ep *ep, void *ctx, u32 len)
+{
+	struct mrc_dev_file *f = ctx;
+	u64 limit = READ_ONCE(f->rcvbuf);
+	bool full;
+
+	if (READ_ONCE(f->released))
+		return -ECONNREFUSED;
+	spin_lock_bh(&f->rxq_lock);
+	full = f->rxq_bytes && f->rxq_bytes + len > limit;
+	if (full)
+		f->rx_busy++;
+	spin_unlock_bh(&f->rxq_lock);
+	return full ? -EBUSY : 0;
 }
 
 static const struct mrc_ep_ops mrc_dev_ep_ops = {
 	.recv_buf = mrc_dev_recv_buf,
+	.admit = mrc_dev_admit,
 };
 
 static struct mrc_dev_msg *mrc_dev_rx_head(struct mrc_dev_file *f)
@@ -647,6 +666,7 @@ static int mrc_dev_stats(struct mrc_dev_file *f, void __user *arg)
 	s.rx_queued_bytes = f->rxq_bytes;
 	m = list_first_entry_or_null(&f->rxq, struct mrc_dev_msg, node);
 	s.rx_next_len = m ? m->len : 0;
+	s.rx_busy = f->rx_busy;
 	spin_unlock_bh(&f->rxq_lock);
 	/* A newer (longer) struct: its tail is left as user space set it. */
 	if (copy_to_user(arg, &s, min_t(u32, size, sizeof(s))))

@@ -280,21 +280,26 @@ struct mrc_ep *mrc_ep_get(u16 port)
  * @len: its length
  *
  * Asked by the receiver when a message's first packet arrives, before
- * any memory is taken for it; a refused message fails at its sender
- * (core/msg_rx.c, Refusal).
+ * any memory is taken for it; a refused message fails at its sender, a
+ * busy one waits there (core/msg_rx.c, Refusal and Back-pressure).
  *
  * Context: any; no sleep.
  *
- * Return: 0, or -ECONNREFUSED if no endpoint is open on @port.
+ * Return: 0; -ECONNREFUSED if no endpoint is open on @port; else what
+ * its ops->admit() says (-EBUSY: not now).
  */
 int mrc_ep_admit(u16 port, u32 len)
 {
-	bool open;
+	struct mrc_ep *ep = mrc_ep_get(port);
+	int err = 0;
 
-	rcu_read_lock();
-	open = xa_load(&mrc_eps, port);
-	rcu_read_unlock();
-	return open ? 0 : -ECONNREFUSED;
+	if (!ep)
+		return -ECONNREFUSED;
+	/* the reference keeps ep->ctx alive: mrc_ep_close() waits for it */
+	if (ep->ops->admit)
+		err = ep->ops->admit(ep, ep->ctx, len);
+	mrc_ep_put(ep);
+	return err;
 }
 
 /**

@@ -16,7 +16,8 @@
  *  - done(ctx, status) is called exactly once per accepted send, in process
  *    context with no mrc lock held: status 0 (the peer has the whole
  *    message), -EHOSTUNREACH (no path to the peer lived for the peer
- *    timeout, or the peer was removed) or -ETIMEDOUT (paths lived, but
+ *    timeout, or the peer was removed), -ECONNREFUSED (nothing was
+ *    bound to the port on the peer) or -ETIMEDOUT (paths lived, but
  *    the peer acknowledged nothing for 4 peer timeouts).  It may call
  *    mrc_send().
  *  - ops->recv() is called once per message, in process context, one call
@@ -46,12 +47,21 @@ struct mrc_ep;
  * (receive memory of mrc's pool, given back with
  * mrc_rxpool_put(@data, @len), rxpool.h) by returning true; false
  * leaves it to mrc.
+ *
+ * admit() (optional) is asked when a new message for the endpoint starts
+ * to arrive, before mrc acknowledges any of it, in softirq context (no
+ * sleep, no mrc call): 0 takes it; -EBUSY holds its sender back (it asks
+ * again at the message's next packet, after a wait that doubles up to
+ * rto_max_ms; nothing is lost and the sender does not time out);
+ * -ECONNREFUSED fails it at its sender with that status.  A message
+ * admitted is always handed to recv() or recv_buf().
  */
 struct mrc_ep_ops {
 	void (*recv)(struct mrc_ep *ep, void *ctx, u32 src_node, u16 src_port,
 		     const void *data, u32 len);
 	bool (*recv_buf)(struct mrc_ep *ep, void *ctx, u32 src_node,
 			 u16 src_port, void *data, u32 len);
+	int (*admit)(struct mrc_ep *ep, void *ctx, u32 len);
 };
 
 struct mrc_ep *mrc_ep_open(u16 port, const struct mrc_ep_ops *ops, void *ctx);

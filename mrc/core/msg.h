@@ -108,6 +108,7 @@ enum mrc_msg_stat {
 	MRC_MS_TX_TIMEOUT, MRC_MS_BG_YIELDS, MRC_MS_BULK_YIELDS,
 	MRC_MS_RX_GONE_PKTS, MRC_MS_CTL_TX_ERRORS, MRC_MS_PARAMS_REFUSED,
 	MRC_MS_NACKS_REPLAYED, MRC_MS_RX_REFUSED, MRC_MS_TX_REFUSED,
+	MRC_MS_RX_BUSY, MRC_MS_TX_BUSY,
 	MRC_MS_NR
 };
 
@@ -191,8 +192,9 @@ struct mrc_msg_ops {
 	void (*expire_arm)(struct mrc_msg_peer *mp, u64 delay_ns);
 	/*
 	 * Optional (NULL: every port is open): whether a new message of
-	 * @len bytes to @port may start: 0, or -ECONNREFUSED if nothing
-	 * is bound there (msg_rx.c, Refusal).
+	 * @len bytes to @port may start: 0; -ECONNREFUSED if nothing is
+	 * bound there; -EBUSY if its endpoint cannot take it now (msg_rx.c,
+	 * Refusal).
 	 */
 	int (*port)(struct mrc_msg_node *node, u16 port, u32 len);
 };
@@ -242,6 +244,15 @@ struct mrc_msg_tx {
 					 * the last NACK taken: a NACK must
 					 * be newer (0 after a restart)
 					 */
+	/*
+	 * The receiver's endpoint was full (a SACK said MRC_WF_BUSY): one
+	 * packet may go at busy_ns, then none until the answer; 0 = not
+	 * busy.  busy_wait_ns: the current wait, doubled per answer.
+	 * busy_ts: answers to packets sent at or before it are stale.
+	 */
+	u64 busy_ns;
+	u64 busy_wait_ns;
+	u64 busy_ts;
 	struct mrc_txsb sb;
 };
 
@@ -351,6 +362,7 @@ struct mrc_msg_rx_out {
 	bool sack;			/* answer with rs */
 	bool new_bytes;			/* the payload was new here */
 	bool refused;			/* the SACK says MRC_WF_REFUSED */
+	bool busy;			/* the SACK says MRC_WF_BUSY */
 	unsigned int nholes;		/* answer with a NACK of holes[] */
 	struct mrc_reasm_sack rs;
 	struct mrc_reasm_range holes[MRC_WIRE_NACK_MAX];

@@ -323,6 +323,30 @@ static void sack_losses(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
 	}
 }
 
+/*
+ * The receiver's endpoint cannot take @m now (a SACK of nothing flagged
+ * MRC_WF_BUSY, msg_rx.c Back-pressure): its packets in flight come back
+ * without blaming their paths, and one of them goes again after a wait
+ * that starts at MRC_MSG_BUSY_MIN_NS and doubles per busy answer up to
+ * rto_max_ms.  The answer shows the receiver alive: progress, so a slow
+ * reader never makes the queue time out.  Answers to packets sent before
+ * now are stale from here on (m->busy_ts): a burst's packets each get a
+ * busy answer, which must not double the wait once per packet.
+ */
+static void busy(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
+		 struct mrc_msg_cb *cb)
+{
+	u64 max = msg_knob(mp, MRC_KNOB_rto_max_ms) * NSEC_PER_MSEC;
+
+	msg_count(mp, MRC_MS_TX_BUSY, 1);
+	mrc_msg_release_all(cb, m);
+	m->busy_wait_ns = m->busy_wait_ns ?
+			  min(2 * m->busy_wait_ns, max) : MRC_MSG_BUSY_MIN_NS;
+	m->busy_ns = cb->now + m->busy_wait_ns;
+	m->busy_ts = cb->now;
+	mp->progress_ns = cb->now;
+}
+
 /**
  * mrc_msg_tx_sack() - a SACK arrived
  * @mp: the peer's engine
@@ -348,6 +372,24 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	}
 	mrc_wire_get_sack(pkt, &sack);
 	mrc_msg_cb_init(&cb, mp, now);
+	if (pi < MRC_MSG_NPATHS && mp->path[pi] &&
+	    (pkt->flags & MRC_WF_BUSY))
+		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
+			       sack.echo_tstamp);
+	if (sack.echo_tstamp > m->busy_ts) {
+		if (pkt->flags & MRC_WF_BUSY) {
+			busy(mp, m, &cb);
+			return MRC_DROP_NONE;
+		}
+		/* admitted: it goes on at full speed */
+		m->busy_ts = sack.echo_tstamp;
+		m->busy_ns = 0;
+		m->busy_wait_ns = 0;
+	} else if (pkt->flags & MRC_WF_BUSY) {
+		/* about a packet sent before the last decision */
+		mp->progress_ns = now;
+		return MRC_DROP_NONE;
+	}
 	cb.m = m;
 	cb.how = MRC_PATH_DONE_ACKED;
 	mrc_bm_zero(mp->ack_seen, MRC_MSG_NPATHS);

@@ -17,6 +17,8 @@
 /* A send pushes in the caller's context while at most this many queued. */
 #define MRC_MSG_PUSH_NOW_MAX	4
 #define MRC_MSG_TICK_NS		(2 * NSEC_PER_MSEC)
+/* The first wait after a busy answer (msg_ack.c busy()); it doubles. */
+#define MRC_MSG_BUSY_MIN_NS	(1 * NSEC_PER_MSEC)
 #define MRC_MSG_RETRY_NS	(250 * NSEC_PER_USEC)
 /*
  * Reordering margin of the loss scan: at least this, beyond a path's
@@ -87,6 +89,7 @@ static inline void msg_retire(struct mrc_msg_peer *mp, struct mrc_msg_tx *m)
 }
 
 void mrc_msg_cb_init(struct mrc_msg_cb *cb, struct mrc_msg_peer *mp, u64 now);
+void mrc_msg_release_all(struct mrc_msg_cb *cb, struct mrc_msg_tx *m);
 void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev);
 void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb);
 

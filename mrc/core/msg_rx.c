@@ -44,9 +44,21 @@
  * its sender has the answer or has given up.  With every slot taken, a
  * refusal waits like a packet refused memory (the sender resends): at
  * most MRC_MSG_REFUSED_N refusals per such period and peer, enough for a
- * program that stops sending at its first ECONNREFUSED.  The port is asked once,
- * when the message starts; an endpoint closed after that loses what
- * arrives for it (rx_no_endpoint), as a closed socket does.
+ * program that stops sending at its first ECONNREFUSED.  The port is
+ * asked once, when the message starts; an endpoint closed after that
+ * loses what arrives for it (rx_no_endpoint), as a closed socket does.
+ *
+ * Back-pressure.  An endpoint that cannot take more now (a /dev/mrc
+ * reader's queue at its bound) makes ops->port say -EBUSY: the packet is
+ * dropped without memory taken, and the answer is a SACK of nothing
+ * flagged MRC_WF_BUSY, as RC's receiver-not-ready NAK: its sender stops
+ * sending the message, then probes it with one packet after a wait that
+ * doubles up to rto_max_ms, without blaming a path, and counts the answer
+ * as the receiver's progress (so it never times out while the reader is
+ * merely slow).  So nothing is acknowledged that the endpoint could not
+ * take, and a slow reader holds back only the messages to itself and,
+ * through its lane's order, those behind them from the same peer and
+ * class (held, within the peer's bounds, until it reads).
  *
  * Answers.  A SACK goes back on the arrival path every MRC_MSG_SACK_EVERY
  * new packets, for LAST/ACK_NOW/RETRANS packets, on completion and for
@@ -481,8 +493,9 @@ static bool admit(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 
 /*
  * A packet of a message without a context: whether its port takes it
- * (Refusal).  -ECONNREFUSED: answered as refused (@out); -ENOBUFS: no
- * slot to remember the refusal, to be dropped for now; 0: go on.
+ * (Refusal, Back-pressure).  -ECONNREFUSED: answered as refused (@out);
+ * -EBUSY: answered as busy, to be dropped; -ENOBUFS: no slot to remember
+ * the refusal, to be dropped for now; 0: go on.
  */
 static int rx_port(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 		   u64 now, struct mrc_msg_rx_out *out)
@@ -492,9 +505,19 @@ static int rx_port(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 	unsigned int lane = mrc_msg_seq_lane(seq);
 
 	if (!is_refused(mp, pkt->msg_id, now)) {
-		if (!ops->port || !ops->port(mp->node, pkt->dst_port,
-					     pkt->msg_len))
+		int err = ops->port ? ops->port(mp->node, pkt->dst_port,
+						pkt->msg_len) : 0;
+
+		if (!err)
 			return 0;
+		if (err == -EBUSY) {	/* Back-pressure */
+			count(mp, MRC_MS_RX_BUSY, 1);
+			mp->rx_last_ns = now;
+			memset(&out->rs, 0, sizeof(out->rs));
+			out->sack = true;
+			out->busy = true;
+			return -EBUSY;
+		}
 		if (!refuse(mp, pkt->msg_id, now))
 			return -ENOBUFS;
 		count(mp, MRC_MS_RX_REFUSED, 1);
@@ -541,6 +564,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 	out->sack = false;
 	out->new_bytes = false;
 	out->refused = false;
+	out->busy = false;
 	out->nholes = 0;
 	if (mp->rx_dead)
 		return MRC_DROP_UNKNOWN_PEER;
@@ -583,6 +607,8 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		switch (rx_port(mp, pkt, now, out)) {
 		case -ECONNREFUSED:
 			return MRC_DROP_NONE;
+		case -EBUSY:
+			return MRC_DROP_NO_MEMORY;
 		case -ENOBUFS:
 			goto no_memory;
 		}
@@ -680,6 +706,8 @@ void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 		pkt.type = MRC_PKT_SACK;
 		if (out->refused)
 			pkt.flags |= MRC_WF_REFUSED;
+		if (out->busy)
+			pkt.flags |= MRC_WF_BUSY;
 		pkt.len = mrc_wire_put_sack(body, &sack);
 		pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
 		err = mp->node->ops->send(mp, pi, &pkt, NULL);

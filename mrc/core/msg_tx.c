@@ -44,7 +44,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"reo_loss_pkts", "nacks_tx", "nacks_rx", "peer_restarts",
 	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
 	"rx_gone_pkts", "ctl_tx_errors", "params_refused",
-	"nacks_replayed", "rx_refused", "tx_refused",
+	"nacks_replayed", "rx_refused", "tx_refused", "rx_busy", "tx_busy",
 };
 
 /**
@@ -177,6 +177,9 @@ static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 	/* sched: a class waiting for its rails blocks only itself */
 	if (run->blocked & BIT(m->cls))
 		return true;
+	/* its receiver's endpoint is full: one probe when due (msg_ack.c) */
+	if (m->busy_ns && (s64)(cb->now - m->busy_ns) < 0)
+		return true;
 	if (m->seg != run->seg) {
 		run->seg = m->seg;
 		run->n = ops->paths(mp, run->seg, mp->paths);
@@ -255,6 +258,10 @@ static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 			msg_count(mp, MRC_MS_TX_RETRANS, 1);
 		else
 			mp->progress_ns = cb->now;
+		if (m->busy_ns) {	/* the probe went: wait for its answer */
+			m->busy_ns = cb->now + m->busy_wait_ns;
+			return true;
+		}
 	}
 	return true;
 }
@@ -286,8 +293,15 @@ static void push(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb, bool *more)
 		mp->stuck_ns = cb->now ? cb->now : 1;
 }
 
-/* Gives back every packet of @m in flight (RELEASED). */
-static void release_all(struct mrc_msg_cb *cb, struct mrc_msg_tx *m)
+/**
+ * mrc_msg_release_all() - give back every packet of a message in flight
+ * @cb: the event's callback context
+ * @m: the message
+ *
+ * Its packets leave flight as RELEASED (no path is blamed) and go out
+ * again when push() gets to them.
+ */
+void mrc_msg_release_all(struct mrc_msg_cb *cb, struct mrc_msg_tx *m)
 {
 	unsigned int pi;
 
@@ -314,7 +328,7 @@ void mrc_msg_tx_fail_all(struct mrc_msg_peer *mp, int status, u64 now)
 
 	mrc_msg_cb_init(&cb, mp, now);
 	list_for_each_entry_safe(m, tmp, &mp->txq, node) {
-		release_all(&cb, m);
+		mrc_msg_release_all(&cb, m);
 		m->status = status;
 		msg_retire(mp, m);
 	}
@@ -585,7 +599,10 @@ void mrc_msg_tx_restarted(struct mrc_msg_peer *mp, u64 now)
 	new_epoch(mp);
 	mp->progress_ns = now;
 	list_for_each_entry(m, &mp->txq, node) {
-		release_all(&cb, m);
+		mrc_msg_release_all(&cb, m);
+		m->busy_ns = 0;
+		m->busy_wait_ns = 0;
+		m->busy_ts = 0;
 		mrc_txsb_init(&m->sb, m->sb.npkts, m->sb_mem);
 		m->msg_id = next_id(mp, m->cls);
 		m->nack_ts = 0;		/* the new incarnation's clock */

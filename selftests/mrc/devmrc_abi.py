@@ -11,13 +11,13 @@ def ioc(d, nr, size): return (d << 30) | (size << 16) | (MAGIC << 8) | nr
 BIND = ioc(3, 1, 8)
 SETOPT = ioc(1, 2, 16)
 GETOPT = ioc(3, 3, 16)
-STATS_SIZE = 8 + 12 * 8
+STATS_SIZE = 8 + 13 * 8
 STATS = ioc(3, 4, STATS_SIZE)
 FLUSH = ioc(0, 5, 0)
 RCVBUF, SNDWIN, PORT, NODE, CLASS, BUSY_POLL = 1, 2, 3, 4, 5, 6
 STAT_NAMES = ("tx_msgs tx_bytes tx_done tx_failed tx_outstanding rx_msgs "
               "rx_bytes rx_dropped rx_dropped_bytes rx_queued_msgs "
-              "rx_queued_bytes rx_next_len").split()
+              "rx_queued_bytes rx_next_len rx_busy").split()
 
 def dev(flags=0): return os.open("/dev/mrc", os.O_RDWR | flags)
 
@@ -34,9 +34,9 @@ def getopt(fd, opt):
     return struct.unpack("=IIQ", b)[2]
 
 def stats(fd):
-    b = bytearray(struct.pack("=Ii", STATS_SIZE, 0) + bytes(96))
+    b = bytearray(struct.pack("=Ii", STATS_SIZE, 0) + bytes(STATS_SIZE - 8))
     fcntl.ioctl(fd, STATS, b)
-    v = struct.unpack("=Ii12Q", b)
+    v = struct.unpack("=Ii13Q", b)
     d = dict(zip(STAT_NAMES, v[2:]))
     d["last_error"] = v[1]
     return d

@@ -9,7 +9,9 @@
 # node 1: still all intact, and retransmission counters move.  Then large
 # messages (up to the 64 MiB cap, one of exactly 64 MiB) between three
 # endpoints on each node at once.  Sends to ports with nothing bound fail
-# with ECONNREFUSED.  Finally everything unloads cleanly with
+# with ECONNREFUSED; an endpoint that turns messages away (admit() busy)
+# holds its senders back without failing them.  Finally everything
+# unloads cleanly with
 # the receive buffers back to zero.  Written as titled cases (lib.sh's
 # case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
@@ -147,6 +149,33 @@ run_guest() {
 	chk_msg_stat "node$o's 6 refused here (rx_refused)" rx_refused = \
 		$((rf0 + 6))
 	chk_echo_stat 'none delivered' rx = 0
+
+	# An endpoint that cannot take messages (mrc_echo "hold 1": its
+	# admit() says -EBUSY) holds its senders back for longer than they
+	# would wait for an unresponsive peer (4 x peer_timeout_ms): nothing
+	# fails, nothing is acknowledged; then everything arrives.
+	case_title 'an endpoint turning messages away holds its senders back, nothing fails'
+	barrier hold
+	echo reset > $D/mrc_echo/ctl
+	local busy0
+	busy0=$(msg_stat tx_busy)
+	ok 'hold 1: admit() says busy' sh -c "echo hold 1 > $D/mrc_echo/ctl"
+	barrier held
+	ok 'send 12 messages of up to 200000 B' \
+		sh -c "echo send $o 7 12 200000 11 > $D/mrc_echo/ctl"
+	sleep $((4 * 3 + 3))	# past 4 x peer_timeout_ms (3 s)
+	chk_echo_stat 'none completed meanwhile' done_ok = 0
+	chk_echo_stat 'none failed' done_err = 0
+	chk_echo_stat "none of node$o's delivered" rx = 0
+	chk_echo_stat "node$o's turned away (held)" held '>' 0
+	chk_msg_stat 'busy answers came back (tx_busy)' tx_busy '>' "$busy0"
+	barrier hold-checked
+	ok 'hold 0' sh -c "echo hold 0 > $D/mrc_echo/ctl"
+	wait_for 'every send completed' 120 sends_done 12
+	chk_echo_stat 'all 12 confirmed' done_ok = 12
+	wait_for "node$o's 12 arrived" 120 received_at_least 12
+	chk_echo_stat 'intact, in order' rx_bad = 0
+	chk_echo_stat 'in order' rx_order = 0
 
 	case_title 'everything unloads, receive buffers back to 0'
 	barrier transfers-done

@@ -111,8 +111,8 @@ enum mrc_dev_optname {
 	MRC_OPT_RCVBUF = 1,	/* rw: most bytes of received messages
 				 * queued (4096..256 MiB, default 16 MiB);
 				 * one message is always taken when none is
-				 * queued; beyond, messages are dropped and
-				 * counted (rx_dropped)
+				 * queued; beyond, new messages wait at their
+				 * senders until read() makes room (rx_busy)
 				 */
 	MRC_OPT_SNDWIN = 2,	/* rw: most sends queued but not yet
 				 * completed (1..1024, default 64); write()
@@ -152,11 +152,15 @@ struct mrc_dev_stats {
 	__u64 tx_outstanding;	/* accepted, not yet completed */
 	__u64 rx_msgs;		/* messages queued for read() */
 	__u64 rx_bytes;
-	__u64 rx_dropped;	/* dropped: receive queue full (RCVBUF) */
+	__u64 rx_dropped;	/* dropped: arrived after the file closed */
 	__u64 rx_dropped_bytes;
 	__u64 rx_queued_msgs;	/* in the receive queue now */
 	__u64 rx_queued_bytes;
 	__u64 rx_next_len;	/* payload bytes of the next message, or 0 */
+	/* since version 2 (size 112) */
+	__u64 rx_busy;		/* new messages held back at their sender:
+				 * the queue held RCVBUF bytes
+				 */
 };
 
 #define MRC_IOC_MAGIC		0xF7

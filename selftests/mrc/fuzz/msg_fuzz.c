@@ -4,7 +4,8 @@
  * two engines, A and B, each sending to the other through a wire that
  * the input drives: packets are delivered, dropped, duplicated or
  * reordered, paths go down and come back, send rings fill, allocations
- * fail, the receiving endpoint closes and opens again, time jumps, old packets arrive again late, and hostile packets are mixed in (SACKs of ids never
+ * fail, the receiving endpoint closes, fills up and opens again, time
+ * jumps, old packets arrive again late, and hostile packets are mixed in (SACKs of ids never
  * handed out, NACKs of any range, DATA of far-away sequence numbers or
  * epochs and of any size).  Hostile packets never forge an ack or the
  * content of a real message: those need the peer's token, which the
@@ -381,6 +382,7 @@ static void drain(void)
 		F.h[i]->send_err_n = 0;
 		F.h[i]->alloc_fail = -1;
 		F.h[i]->closed_port = 0;
+		F.h[i]->busy_port = 0;
 	}
 	all_paths_up();
 	/* until nothing is due: sends done, expiry clocks run out */
@@ -500,8 +502,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		case 12:
 			replay(h, x >> 1);
 			break;
-		case 13:	/* the receiving endpoint closes or opens */
-			h->closed_port = (x & 2) ? 9 : 0;
+		case 13:	/* the receiving endpoint: closed, full, open */
+			h->closed_port = (x >> 1) % 3 == 1 ? 9 : 0;
+			h->busy_port = (x >> 1) % 3 == 2 ? 9 : 0;
 			break;
 		}
 		run_both();

@@ -61,6 +61,7 @@ struct host {
 	unsigned int nlinks, nqps;	/* paths: nlinks x nqps */
 	u32 mtu;			/* of every rail */
 	u16 closed_port;		/* messages to it are refused (0: none) */
+	u16 busy_port;			/* its endpoint is full (0: none) */
 
 	/* memory */
 	long allocs;			/* live allocations */
@@ -312,7 +313,9 @@ static int host_port(struct mrc_msg_node *node, u16 port, u32 len)
 {
 	struct host *h = host_of_node(node);
 
-	return h->closed_port && port == h->closed_port ? -ECONNREFUSED : 0;
+	if (h->closed_port && port == h->closed_port)
+		return -ECONNREFUSED;
+	return h->busy_port && port == h->busy_port ? -EBUSY : 0;
 }
 
 static const struct mrc_msg_ops host_ops = {

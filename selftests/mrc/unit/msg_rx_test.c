@@ -699,6 +699,44 @@ static void rx_packet__refusals_bounded(void)
 	teardown();
 }
 
+/*
+ * An endpoint that cannot take a new message now: its packet is dropped
+ * without memory taken, answered by a SACK of nothing flagged BUSY; once
+ * the endpoint has room, the same packet is taken.
+ */
+static void rx_packet__busy_endpoint_holds_back(void)
+{
+	u8 body[HOST_DGRAM_MAX];
+	struct mrc_pkt_sack s;
+	struct mrc_pkt sack;
+
+	setup();
+	R->busy_port = 9;
+	CHECK(data(0, id_of(EPOCH, 0, 0), 3 * SEG, 0, 0) == MRC_DROP_NO_MEMORY,
+	      "dropped");
+	CHECK(R->allocs == 0, "no memory for it: %ld", R->allocs);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1, "answered");
+	if (failed_checks)
+		goto out;
+	mrc_wire_get_sack(&sack, &s);
+	CHECK((sack.flags & MRC_WF_BUSY) && !(sack.flags & MRC_WF_REFUSED) &&
+	      s.cum == 0 && s.nbits == 0,
+	      "busy, nothing acknowledged: flags %#x cum %u nbits %u",
+	      sack.flags, s.cum, s.nbits);
+	CHECK(R->stats[MRC_MS_RX_BUSY] == 1 && R->stats[MRC_MS_RX_NO_MEM] == 0,
+	      "rx_busy %llu, rx_no_mem %llu",
+	      (unsigned long long)R->stats[MRC_MS_RX_BUSY],
+	      (unsigned long long)R->stats[MRC_MS_RX_NO_MEM]);
+	R->busy_port = 0;
+	whole(id_of(EPOCH, 0, 0), 3 * SEG);
+	host_run(R);
+	CHECK(ndelivered_ids == 1 && content_ok, "then taken and delivered");
+	CHECK(answers(MRC_PKT_SACK, &sack, body) >= 1 &&
+	      !(sack.flags & MRC_WF_BUSY), "and acknowledged");
+out:
+	teardown();
+}
+
 static const struct tap_test tests[] = {
 	{ "rx_alloc__bounds_and_no_memory", rx_alloc__bounds_and_no_memory },
 	{ "rx_take_buf__reader_owns_the_bytes",
@@ -739,6 +777,8 @@ static const struct tap_test tests[] = {
 	{ "rx_packet__refused_ahead_skipped_in_order",
 	  rx_packet__refused_ahead_skipped_in_order },
 	{ "rx_packet__refusals_bounded", rx_packet__refusals_bounded },
+	{ "rx_packet__busy_endpoint_holds_back",
+	  rx_packet__busy_endpoint_holds_back },
 };
 
 int main(void)

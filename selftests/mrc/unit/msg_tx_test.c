@@ -291,6 +291,51 @@ static void tx_sack__refused_fails_econnrefused(void)
 }
 
 /*
+ * A receiver whose endpoint is full answers "busy": the sender stops
+ * sending the message, probes it with one packet after a wait that
+ * doubles up to rto_max_ms, blames no path, cuts no window and does not
+ * time out however long the reader takes; once there is room the
+ * message completes.
+ */
+static void tx_sack__busy_waits_probes_never_times_out(void)
+{
+	struct done_rec d = { 0 };
+	unsigned int sent;
+	int err;
+
+	pair();
+	B->busy_port = 9;
+	host_send_msg(A, NULL, 10 * SEG, 0, done_fn, &d, &err);
+	host_settle(A, B, T0 + 100 * MS);
+	CHECK(d.calls == 0, "waits: %d calls, status %d", d.calls, d.status);
+	CHECK(A->stats[MRC_MS_TX_BUSY] >= 1 && B->stats[MRC_MS_RX_BUSY] >= 1,
+	      "tx_busy %llu, rx_busy %llu",
+	      (unsigned long long)A->stats[MRC_MS_TX_BUSY],
+	      (unsigned long long)B->stats[MRC_MS_RX_BUSY]);
+	sent = A->sent_data;
+	/* 20 s: five times the stall limit (4 x peer_timeout_ms 3 s) */
+	host_settle(A, B, A->now + 20000 * MS);
+	CHECK(d.calls == 0 && A->stats[MRC_MS_TX_TIMEOUT] == 0,
+	      "no timeout: %d calls, status %d", d.calls, d.status);
+	/* waits of rto_max_ms (200 ms) by then: about 100 probes */
+	CHECK(A->sent_data - sent >= 90 && A->sent_data - sent <= 110,
+	      "one probe per wait: %u packets in 20 s", A->sent_data - sent);
+	CHECK(A->stats[MRC_MS_RTO_PKTS] == 0 &&
+	      A->stats[MRC_MS_CWND_CUTS] == 0 && A->path_changes == 0,
+	      "no path blamed: rto %llu, cuts %llu, path changes %u",
+	      (unsigned long long)A->stats[MRC_MS_RTO_PKTS],
+	      (unsigned long long)A->stats[MRC_MS_CWND_CUTS],
+	      A->path_changes);
+	CHECK(B->ndelivered == 0 && B->allocs == 0, "the receiver holds nothing");
+	B->busy_port = 0;
+	host_settle(A, B, A->now + 1000 * MS);
+	CHECK(d.calls == 1 && d.status == 0 && B->ndelivered == 1,
+	      "then delivered: %d calls, status %d", d.calls, d.status);
+	CHECK(A->mp.ntx == 0 && A->mp.inflight == 0, "queue empty");
+	unpair();
+}
+
+/*
  * The SACK that completes the last queued message leaves nothing to run:
  * no kick (a request/response exchange paid a workqueue hop for it).
  * One that leaves a message to send still kicks.
@@ -715,6 +760,8 @@ static void tx_fail_all__releases_everything(void)
 static const struct tap_test tests[] = {
 	{ "tx_sack__refused_fails_econnrefused",
 	  tx_sack__refused_fails_econnrefused },
+	{ "tx_sack__busy_waits_probes_never_times_out",
+	  tx_sack__busy_waits_probes_never_times_out },
 	{ "tx_alloc__bounds", tx_alloc__bounds },
 	{ "tx_alloc__no_memory", tx_alloc__no_memory },
 	{ "tx_queue__ids_per_lane", tx_queue__ids_per_lane },

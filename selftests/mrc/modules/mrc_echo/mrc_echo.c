@@ -21,6 +21,10 @@
  *                                      a peer, whose numbers start over)
  *   stop                               end the running send job after
  *                                      its current message (teardown.sh)
+ *   hold 1|0                           admit() turns every new message
+ *                                      away (-EBUSY: its sender waits)
+ *                                      or takes them again (transfer.sh;
+ *                                      stats: held counts the refusals)
  *
  * With the module parameter reply_ms set (0 or more; -1, the default, is
  * off), recv() sleeps that long and then sends the message back to its
@@ -260,8 +264,21 @@ static void echo_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 	spin_unlock(&seq_lock);
 }
 
+/* "hold 1": admit() turns new messages away (-EBUSY) until "hold 0". */
+static bool echo_hold;
+static atomic64_t st_held;
+
+static int echo_admit(struct mrc_ep *ep, void *ctx, u32 len)
+{
+	if (!READ_ONCE(echo_hold))
+		return 0;
+	atomic64_inc(&st_held);
+	return -EBUSY;
+}
+
 static const struct mrc_ep_ops echo_ops = {
 	.recv = echo_recv,
+	.admit = echo_admit,
 };
 
 /* One send in flight: its length (the byte window) and start time. */
@@ -389,6 +406,7 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 		atomic64_set(&st_reply_ok, 0);
 		atomic64_set(&st_reply_failed, 0);
 		atomic64_set(&st_recv_calls, 0);
+		atomic64_set(&st_held, 0);
 		atomic_set(&st_err_last, 0);
 		spin_lock(&seq_lock);
 		rx_first_ns = 0;
@@ -403,6 +421,10 @@ static ssize_t echo_ctl_write(struct file *f, const char __user *ubuf,
 	}
 	if (!strncmp(cmd, "stop", 4)) {
 		WRITE_ONCE(echo_job.stop, true);
+		return n;
+	}
+	if (!strncmp(cmd, "hold ", 5)) {
+		WRITE_ONCE(echo_hold, cmd[5] == '1');
 		return n;
 	}
 	n_args = sscanf(cmd, "send %u %u %u %u %u %u", &node, &p, &count,
@@ -451,6 +473,7 @@ static int echo_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "reply_ok %lld\n", atomic64_read(&st_reply_ok));
 	seq_printf(s, "reply_failed %lld\n", atomic64_read(&st_reply_failed));
 	seq_printf(s, "recv_calls %lld\n", atomic64_read(&st_recv_calls));
+	seq_printf(s, "held %lld\n", atomic64_read(&st_held));
 	spin_lock(&seq_lock);
 	first = rx_first_ns;
 	last = rx_last_ns;
