@@ -45,6 +45,7 @@ enum mrc_ev {
 	MRC_EV_BUSY_CQE,	/* completions handled by busy pollers */
 	MRC_EV_BUSY_HIT,	/* busy polls that found a message */
 	MRC_EV_RX_DIRECT,	/* messages delivered where their DATA arrived */
+	MRC_EV_QP_RECOVER_DEFERRED, /* QP recoveries delayed (ud.c backoff) */
 	MRC_EV_DEV_CLOSE_DEFERRED, /* /dev/mrc closes that left sends to
 				    * complete after release() (chardev.c)
 				    */

@@ -22,7 +22,13 @@
  * queues the work again (REARM), which resets the QP, brings it back to RTS
  * and reposts every receive.  No work request is ever posted or reused while
  * the provider may still own it (how long recovery takes: "Timer defaults"
- * in Documentation/mrc/design-decisions.rst).
+ * in Documentation/mrc/design-decisions.rst).  A QP that breaks again
+ * within MRC_UD_CALM_MS of its last recovery waits before the next one,
+ * 10 ms doubling up to 1 s (debugfs mrc/events qp_recover_deferred), so
+ * that whatever errors it repeatedly flushes its receives and sends at
+ * most once a second; while it waits its sends are refused (the engine
+ * uses the rail's other QPs) and the receives it has posted may still
+ * complete (they are reposted by the recovery).
  *
  * Teardown.  State DEAD stops sends and recovery; the QP is destroyed
  * (which makes the provider stop touching its buffers) before the CQ is
@@ -109,23 +115,50 @@ static unsigned int mrc_ud_fill_rx(struct mrc_ud_qp *uqp)
 	return failed;
 }
 
+/* Recovery backoff (ud.c, Recovery). */
+#define MRC_UD_CALM_MS		10000	/* healthy this long: no backoff */
+#define MRC_UD_DELAY_MIN_MS	10
+#define MRC_UD_DELAY_MAX_MS	1000
+
+/* How long the recovery of a QP that just broke waits.  uqp->lock held. */
+static unsigned int mrc_ud_recover_delay(struct mrc_ud_qp *uqp)
+{
+	u64 now = ktime_get_ns();
+
+	lockdep_assert_held(&uqp->lock);
+	if (!uqp->recovered_ns ||
+	    now - uqp->recovered_ns >= MRC_UD_CALM_MS * NSEC_PER_MSEC)
+		uqp->recover_delay_ms = 0;
+	else if (!uqp->recover_delay_ms)
+		uqp->recover_delay_ms = MRC_UD_DELAY_MIN_MS;
+	else
+		uqp->recover_delay_ms = min(2 * uqp->recover_delay_ms,
+					    MRC_UD_DELAY_MAX_MS);
+	return uqp->recover_delay_ms;
+}
+
 /* Marks the QP broken and schedules its recovery.  Any context. */
 static void mrc_ud_qp_broken(struct mrc_ud_qp *uqp)
 {
+	unsigned int delay = 0;
 	bool queue = false;
 
 	spin_lock_bh(&uqp->lock);
 	if (uqp->state == MRC_UQP_READY) {
 		uqp->state = MRC_UQP_ERROR;
+		delay = mrc_ud_recover_delay(uqp);
 		queue = true;
 	}
 	spin_unlock_bh(&uqp->lock);
 	if (queue) {
 		mrc_rail_stat_inc(uqp->ud->rail, MRC_RAIL_STAT_QP_ERRORS);
-		pr_warn_ratelimited("%s: QP %u (ev %u) in error, recovering\n",
+		pr_warn_ratelimited("%s: QP %u (ev %u) in error, recovering in %u ms\n",
 				    uqp->ud->rail->name, uqp->qp->qp_num,
-				    uqp->ev);
-		queue_work(system_highpri_wq, &uqp->recover_work);
+				    uqp->ev, delay);
+		if (delay)
+			mrc_ev_inc(MRC_EV_QP_RECOVER_DEFERRED);
+		queue_delayed_work(system_highpri_wq, &uqp->recover_work,
+				   msecs_to_jiffies(delay));
 	}
 }
 
@@ -143,8 +176,8 @@ static bool mrc_ud_drained_locked(struct mrc_ud_qp *uqp)
 
 static void mrc_ud_recover_workfn(struct work_struct *work)
 {
-	struct mrc_ud_qp *uqp = container_of(work, struct mrc_ud_qp,
-					     recover_work);
+	struct mrc_ud_qp *uqp = container_of(to_delayed_work(work),
+					     struct mrc_ud_qp, recover_work);
 	struct ib_qp_attr attr = {};
 	enum mrc_uqp_state state;
 	bool drained;
@@ -167,7 +200,7 @@ static void mrc_ud_recover_workfn(struct work_struct *work)
 		drained = mrc_ud_drained_locked(uqp);
 		spin_unlock_bh(&uqp->lock);
 		if (drained)
-			queue_work(system_highpri_wq, &uqp->recover_work);
+			queue_delayed_work(system_highpri_wq, &uqp->recover_work, 0);
 		break;
 	case MRC_UQP_REARM:
 		attr.qp_state = IB_QPS_RESET;
@@ -185,8 +218,10 @@ static void mrc_ud_recover_workfn(struct work_struct *work)
 			break;
 		}
 		spin_lock_bh(&uqp->lock);
-		if (uqp->state == MRC_UQP_REARM)
+		if (uqp->state == MRC_UQP_REARM) {
 			uqp->state = MRC_UQP_READY;
+			uqp->recovered_ns = ktime_get_ns();
+		}
 		spin_unlock_bh(&uqp->lock);
 		if (mrc_ud_fill_rx(uqp))
 			mrc_rail_stat_inc(uqp->ud->rail,
@@ -256,7 +291,7 @@ static void mrc_ud_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		mrc_rail_stat_inc(rail, MRC_RAIL_STAT_DROP_NO_BUFFER);
 	spin_unlock_bh(&uqp->lock);
 	if (requeue)
-		queue_work(system_highpri_wq, &uqp->recover_work);
+		queue_delayed_work(system_highpri_wq, &uqp->recover_work, 0);
 }
 
 static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -283,7 +318,7 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	smp_mb();
 	wake_up_var(&uqp->tx_completed);
 	if (requeue)
-		queue_work(system_highpri_wq, &uqp->recover_work);
+		queue_delayed_work(system_highpri_wq, &uqp->recover_work, 0);
 }
 
 /**
@@ -519,7 +554,7 @@ static int mrc_ud_qp_create(struct mrc_ud *ud, unsigned int ev)
 	uqp->ud = ud;
 	uqp->ev = ev;
 	spin_lock_init(&uqp->lock);
-	INIT_WORK(&uqp->recover_work, mrc_ud_recover_workfn);
+	INIT_DELAYED_WORK(&uqp->recover_work, mrc_ud_recover_workfn);
 	uqp->state = MRC_UQP_READY;
 
 	err = mrc_ud_qp_alloc_bufs(uqp);
@@ -547,7 +582,7 @@ static void mrc_ud_qp_destroy(struct mrc_ud_qp *uqp)
 	spin_lock_bh(&uqp->lock);
 	uqp->state = MRC_UQP_DEAD;
 	spin_unlock_bh(&uqp->lock);
-	cancel_work_sync(&uqp->recover_work);
+	cancel_delayed_work_sync(&uqp->recover_work);
 	if (uqp->qp)
 		ib_destroy_qp(uqp->qp);
 }

@@ -67,7 +67,9 @@ struct mrc_ud_qp {
 					 */
 	u16 tx_free[MRC_UD_NTX];	/* stack of free tx slot indices */
 	unsigned int ntx_free;
-	struct work_struct recover_work;
+	u64 recovered_ns;		/* last back in READY, or 0 */
+	unsigned int recover_delay_ms;	/* of the last recovery (backoff) */
+	struct delayed_work recover_work;
 
 	struct mrc_ud_rx rx[MRC_UD_NRX];
 	struct mrc_ud_tx tx[MRC_UD_NTX];
