@@ -41,8 +41,10 @@ def stats(fd):
     d["last_error"] = v[1]
     return d
 
-def send(fd, node, port, payload, version=1, extra=0):
-    return os.write(fd, struct.pack("=IIHHI", version, node, port, 0,
+def send(fd, node, port, payload, version=1, extra=0, cls=None):
+    """cls: send this one message in that class (MRC_DEV_SEND_F_CLASS)"""
+    flags = 0 if cls is None else 1 | cls << 8
+    return os.write(fd, struct.pack("=IIHHI", version, node, port, flags,
                                      len(payload) + extra) + payload)
 
 def recv(fd, n=1 << 20):
