@@ -244,7 +244,7 @@ enum mrc_drop_reason mrc_credit_on_request(struct mrc_peer *peer,
 		BUILD_BUG_ON(MRC_CREDIT_LANE_SHIFT != MRC_MSG_LANE_SHIFT);
 		if (!rc)
 			mrc_credit_rx_set_low(mrc_credit_rx_tab, peer->node_id,
-					      mrc_msg_id_lane(pkt->msg_id) ==
+					      mrc_msg_id_class(pkt->msg_id) ==
 					      MRC_SCHED_CLASS_BACKGROUND);
 		mrc_credit_arm_locked(0);
 	} else if (rc == -ESTALE) {

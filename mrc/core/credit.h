@@ -95,8 +95,8 @@ int mrc_credit_params_check(const struct mrc_credit_params *p,
 /* ---------------------------------------------------------------- */
 
 /* One sender's credit state at the receiver.  Read-only to the caller. */
-/* msg_id bits 31..30 are the lane (msg.h MRC_MSG_LANE_SHIFT). */
-#define MRC_CREDIT_LANE_SHIFT	30
+/* msg_id bits 31..26 are the lane (msg.h MRC_MSG_LANE_SHIFT). */
+#define MRC_CREDIT_LANE_SHIFT	26
 
 struct mrc_credit_rx_entry {
 	u32 key;		/* caller's sender id (peer index, node) */

@@ -201,7 +201,7 @@ static void mrc_credit_unlink(struct mrc_credit_rx *rx,
 /*
  * Whether message id @a comes after @b from the same sender.  A sender's
  * ids grow in the order it schedules its messages within a lane (msg.h:
- * epoch << 32 | lane << 30 | n; the epoch and n compared as serial
+ * epoch << 32 | lane << 26 | n; the epoch and n compared as serial
  * numbers, the epoch first).  Lanes (traffic classes) are served by
  * rank, not in id order: an id of another lane counts as newer, so a
  * forged or replayed request of another lane is not caught here.

@@ -53,14 +53,20 @@
 
 /*
  * Lanes.  Messages are numbered and delivered in order per lane: a lane
- * is a traffic class (sched.h), its number in msg_id bits 31..30, so that
- * a latency message never waits at the receiver behind a bulk or
- * background one.  Sequence numbers count in the low 30 bits.  Ranks: the
- * order in which the sender serves the lanes (latency first, background
- * last: it takes what is left of the window).
+ * is a traffic class (sched.h) and a bucket of destination ports
+ * (dst_port % MRC_MSG_PORT_BUCKETS), its number (class * buckets +
+ * bucket) in msg_id bits 31..26, so that a latency message never waits
+ * at the receiver behind a bulk or background one, and a message to one
+ * endpoint does not wait behind one to another endpoint whose port falls
+ * in another bucket (one whose reader is slow: msg_rx.c,
+ * Back-pressure).  Messages between two endpoints in one class share a
+ * lane: they arrive in order.  Sequence numbers count in the low 26 bits.
+ * Ranks: the order in which the sender serves the classes (latency
+ * first, background last: it takes what is left of the window).
  */
-#define MRC_MSG_LANES		MRC_SCHED_CLASS_NR
-#define MRC_MSG_LANE_SHIFT	30
+#define MRC_MSG_PORT_BUCKETS	16
+#define MRC_MSG_LANES		(MRC_SCHED_CLASS_NR * MRC_MSG_PORT_BUCKETS)
+#define MRC_MSG_LANE_SHIFT	26
 #define MRC_MSG_SEQ_MASK	((1U << MRC_MSG_LANE_SHIFT) - 1)
 #define MRC_MSG_RANKS		3
 
@@ -70,10 +76,28 @@ static inline bool mrc_msg_yielding(u8 cls)
 	return cls == MRC_SCHED_CLASS_BULK || cls == MRC_SCHED_CLASS_BACKGROUND;
 }
 
-/* The lane (class) of a message id. */
+/* The lane of a message of class @cls to port @dst_port. */
+static inline unsigned int mrc_msg_lane(u8 cls, u16 dst_port)
+{
+	return cls * MRC_MSG_PORT_BUCKETS + dst_port % MRC_MSG_PORT_BUCKETS;
+}
+
+/* The traffic class of lane @lane. */
+static inline unsigned int mrc_msg_lane_class(unsigned int lane)
+{
+	return lane / MRC_MSG_PORT_BUCKETS;
+}
+
+/* The lane of a message id. */
 static inline unsigned int mrc_msg_id_lane(u64 msg_id)
 {
 	return (u32)msg_id >> MRC_MSG_LANE_SHIFT;
+}
+
+/* The traffic class of a message id. */
+static inline unsigned int mrc_msg_id_class(u64 msg_id)
+{
+	return mrc_msg_lane_class(mrc_msg_id_lane(msg_id));
 }
 
 /* The lane of a sequence number (the low 32 bits of a message id). */

@@ -57,8 +57,9 @@
  * as the receiver's progress (so it never times out while the reader is
  * merely slow).  So nothing is acknowledged that the endpoint could not
  * take, and a slow reader holds back only the messages to itself and,
- * through its lane's order, those behind them from the same peer and
- * class (held, within the peer's bounds, until it reads).
+ * through its lane's order, those behind them in the same lane (same
+ * peer, class and port bucket: msg.h), held within the peer's bounds
+ * until it reads.
  *
  * Answers.  A SACK goes back on the arrival path every MRC_MSG_SACK_EVERY
  * new packets, for LAST/ACK_NOW/RETRANS packets, on completion and for
@@ -402,7 +403,7 @@ static void completed(struct mrc_msg_peer *mp, struct mrc_msg_rx *rm,
 	unsigned int lane = mrc_msg_seq_lane(rm->seq);
 	struct mrc_msg_rx *h;
 
-	if (lane == MRC_SCHED_CLASS_LATENCY)	/* others yield */
+	if (mrc_msg_lane_class(lane) == MRC_SCHED_CLASS_LATENCY) /* yield */
 		WRITE_ONCE(mp->node->lat_ns, now);
 	if (rm->seq != mp->rx_next[lane]) {
 		/* Held, sorted by seq within its lane (wrap-safe). */

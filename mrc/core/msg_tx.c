@@ -73,12 +73,13 @@ static void seq_reset(u32 *next)
 		next[lane] = lane << MRC_MSG_LANE_SHIFT;
 }
 
-/* The id of the next message of class @cls. */
-static u64 next_id(struct mrc_msg_peer *mp, u8 cls)
+/* The id of message @m, the next of its lane (class, port bucket). */
+static u64 next_id(struct mrc_msg_peer *mp, const struct mrc_msg_tx *m)
 {
-	u32 seq = mp->next_seq[cls];
+	unsigned int lane = mrc_msg_lane(m->cls, m->dst_port);
+	u32 seq = mp->next_seq[lane];
 
-	mp->next_seq[cls] = mrc_msg_seq_inc(seq);
+	mp->next_seq[lane] = mrc_msg_seq_inc(seq);
 	return (u64)mp->epoch << 32 | seq;
 }
 
@@ -543,7 +544,7 @@ int mrc_msg_tx_queue(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u64 now)
 	m->own = slot;
 	if (idle)	/* the stall clock starts now */
 		mp->progress_ns = now;
-	m->msg_id = next_id(mp, m->cls);
+	m->msg_id = next_id(mp, m);
 	if (m->cls == MRC_SCHED_CLASS_LATENCY)	/* others yield */
 		WRITE_ONCE(mp->node->lat_ns, now);
 	list_add_tail(&m->node, &mp->txq);
@@ -604,7 +605,7 @@ void mrc_msg_tx_restarted(struct mrc_msg_peer *mp, u64 now)
 		m->busy_wait_ns = 0;
 		m->busy_ts = 0;
 		mrc_txsb_init(&m->sb, m->sb.npkts, m->sb_mem);
-		m->msg_id = next_id(mp, m->cls);
+		m->msg_id = next_id(mp, m);
 		m->nack_ts = 0;		/* the new incarnation's clock */
 	}
 	mp->rack_valid = false;

@@ -42,7 +42,7 @@
  * per-peer token, struct mrc_wire_cm carries it.  4: struct mrc_wire_cm
  * is authenticated (ts, nonce, mac; 24-bit QPNs); packets unchanged.
  */
-#define MRC_WIRE_VERSION	4
+#define MRC_WIRE_VERSION	5
 #define MRC_WIRE_HDR_LEN	64
 /* The largest datagram mrc sends or accepts (RDMA MTU 4096). */
 #define MRC_WIRE_MAX_PKT	4096

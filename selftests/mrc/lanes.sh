@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Lanes: each traffic class is its own ordered lane (msg_id bits 31..30,
+# Lanes: each traffic class is its own ordered lane (msg_id bits 31..26:
+# the class and a bucket of destination ports,
 # Documentation/mrc/protocol.rst), so a latency message never waits behind
 # a bulk or background one, at the sender (latency is served first) or at
 # the receiver (in-order delivery per lane, not per node).  Node 1 sends

@@ -32,7 +32,7 @@ start() {	# start NODE: mrc, mrc_echo, then the peer
 	modprobe mrc node_id="$MRC_NODE" peer_timeout_ms=60000 &&
 		mount -t debugfs none $D 2>/dev/null
 	# The endpoint first: the peer's queued messages arrive as soon as
-	# the paths are back (to an unbound port they would be dropped).
+	# the paths are back (to an unbound port they would be refused).
 	insmod "$ECHO_KO" && peer_add "$1"
 }
 

@@ -300,7 +300,7 @@ static void rx__earlier_message_refused(void)
  * arrives late must not make up a message); quiet for longer, it takes
  * any, so an entry that a forged later id took frees its sender.
  */
-/* Lanes (msg_id bits 31..30) are not ordered among themselves. */
+/* Lanes (msg_id bits 31..26) are not ordered among themselves. */
 static void rx__earlier_message_lanes(void)
 {
 	struct mrc_credit_params p = defp();
@@ -316,8 +316,10 @@ static void rx__earlier_message_lanes(void)
 	/* lane 0 message 21 (numerically below): not earlier, only busy */
 	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 21, len, 0, NULL) ==
 	      -EBUSY, "default lane while bulk is busy");
-	/* the same lane wraps within 30 bits */
-	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 2U << 30 | 0x3fffffff,
+	/* the same lane wraps within 26 bits */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch |
+				    2U << MRC_CREDIT_LANE_SHIFT |
+				    ((1U << MRC_CREDIT_LANE_SHIFT) - 1),
 				    len, 0, NULL) == -ESTALE,
 	      "bulk lane, 21 before (wrapped)");
 }

@@ -17,9 +17,10 @@
 #define EPOCH		1000000ULL	/* the sender's epoch in these tests */
 
 static struct host *R;			/* the receiver */
-static u64 delivered_ids[64];
+static u64 delivered_ids[256];
 static unsigned int ndelivered_ids;
 static bool content_ok;
+static u16 dport = 9;			/* data()'s destination port */
 
 static void on_delivered(struct host *h, const struct mrc_msg_rx *rm)
 {
@@ -38,6 +39,7 @@ static void setup(void)
 {
 	R = host_new(2, 2, 4, 4096, T0);
 	R->hooks = &hooks;
+	dport = 9;
 	ndelivered_ids = 0;
 	content_ok = true;
 }
@@ -57,9 +59,11 @@ static void teardown(void)
 	host_destroy(R);
 }
 
-static u64 id_of(u64 epoch, unsigned int lane, u32 n)
+/* Message @n of class @cls to port dport, in @epoch. */
+static u64 id_of(u64 epoch, unsigned int cls, u32 n)
 {
-	return epoch << 32 | (u64)lane << MRC_MSG_LANE_SHIFT | n;
+	return epoch << 32 |
+	       (u64)mrc_msg_lane(cls, dport) << MRC_MSG_LANE_SHIFT | n;
 }
 
 /* DATA packet @idx of message @id (@msg_len bytes) into R on path @pi. */
@@ -73,7 +77,7 @@ static enum mrc_drop_reason data(unsigned int pi, u64 id, u32 msg_len,
 		.src_node = 1,
 		.dst_node = 2,
 		.src_port = 7,
-		.dst_port = 9,
+		.dst_port = dport,
 		.msg_id = id,
 		.msg_len = msg_len,
 		.seg = SEG,
@@ -258,17 +262,17 @@ static void rx_packet__admission_bounds(void)
  */
 static void rx_packet__slow_reader_bounds_the_deliver_list(void)
 {
-	unsigned int n, taken = 0;
+	unsigned int n, taken = 0, tries = 4 + MRC_MSG_LANES + 16;
 
 	setup();
 	R->knob[MRC_KNOB_rx_msgs_per_peer] = 4;
-	for (n = 0; n < 20; n++)
+	for (n = 0; n < tries; n++)
 		if (data(0, id_of(EPOCH, 0, taken), 100, 0, 0) ==
 		    MRC_DROP_NONE)
 			taken++;
 	CHECK(taken == 4 + MRC_MSG_LANES, "%u messages taken, want %u",
 	      taken, 4 + MRC_MSG_LANES);
-	CHECK(R->mp.nrx == taken && R->stats[MRC_MS_RX_NO_MEM] == 20 - taken,
+	CHECK(R->mp.nrx == taken && R->stats[MRC_MS_RX_NO_MEM] == tries - taken,
 	      "%u contexts, rx_no_mem %llu", R->mp.nrx,
 	      (unsigned long long)R->stats[MRC_MS_RX_NO_MEM]);
 	host_run(R);			/* the reader reads */
@@ -737,6 +741,35 @@ out:
 	teardown();
 }
 
+/*
+ * Ports in different buckets are different lanes: a message to one
+ * endpoint does not wait behind an incomplete one to another; two to
+ * the same port do.
+ */
+static void rx_packet__port_buckets_are_lanes(void)
+{
+	u64 a, b, c;
+
+	setup();
+	a = id_of(EPOCH, 0, 0);			/* port 9, incomplete */
+	data(0, a, 2 * SEG, 0, 0);
+	dport = 10;
+	b = id_of(EPOCH, 0, 0);			/* port 10: another lane */
+	whole(b, 100);
+	dport = 9;
+	c = id_of(EPOCH, 0, 1);			/* port 9 again */
+	whole(c, 100);
+	host_run(R);
+	CHECK(a != b, "ids of lanes differ");
+	CHECK(ndelivered_ids == 1 && delivered_ids[0] == b,
+	      "port 10's message does not wait: %u delivered", ndelivered_ids);
+	data(1, a, 2 * SEG, 1, 0);
+	host_run(R);
+	CHECK(ndelivered_ids == 3 && delivered_ids[1] == a &&
+	      delivered_ids[2] == c, "port 9's in order once complete");
+	teardown();
+}
+
 static const struct tap_test tests[] = {
 	{ "rx_alloc__bounds_and_no_memory", rx_alloc__bounds_and_no_memory },
 	{ "rx_take_buf__reader_owns_the_bytes",
@@ -779,6 +812,8 @@ static const struct tap_test tests[] = {
 	{ "rx_packet__refusals_bounded", rx_packet__refusals_bounded },
 	{ "rx_packet__busy_endpoint_holds_back",
 	  rx_packet__busy_endpoint_holds_back },
+	{ "rx_packet__port_buckets_are_lanes",
+	  rx_packet__port_buckets_are_lanes },
 };
 
 int main(void)

@@ -120,13 +120,15 @@ static void tx_queue__ids_per_lane(void)
 	for (i = 0; i < 4; i++)
 		CHECK(m[i] && m[i]->msg_id >> 32 == A->mp.epoch,
 		      "message %d: epoch", i);
-	CHECK(m[0] && (u32)m[0]->msg_id == 1U << MRC_MSG_LANE_SHIFT,
-	      "first latency message: lane 1, n 0");
-	CHECK(m[2] && (u32)m[2]->msg_id == (1U << MRC_MSG_LANE_SHIFT | 1),
+	/* host_send_msg() sends to port 9: lane class * 16 + 9 */
+	CHECK(m[0] && (u32)m[0]->msg_id == 25U << MRC_MSG_LANE_SHIFT,
+	      "first latency message: lane 25, n 0");
+	CHECK(m[2] && (u32)m[2]->msg_id == (25U << MRC_MSG_LANE_SHIFT | 1),
 	      "second latency message: n 1");
-	CHECK(m[1] && (u32)m[1]->msg_id == 2U << MRC_MSG_LANE_SHIFT,
+	CHECK(m[1] && (u32)m[1]->msg_id == 41U << MRC_MSG_LANE_SHIFT,
 	      "bulk lane counts on its own");
-	CHECK(m[3] && (u32)m[3]->msg_id == 0, "default lane 0, n 0");
+	CHECK(m[3] && (u32)m[3]->msg_id == 9U << MRC_MSG_LANE_SHIFT,
+	      "default class, port 9: lane 9, n 0");
 	CHECK(A->stats[MRC_MS_TX_MSGS] == 4 && A->stats[MRC_MS_TX_BYTES] == 400,
 	      "counted: %llu msgs, %llu bytes",
 	      (unsigned long long)A->stats[MRC_MS_TX_MSGS],
@@ -393,6 +395,8 @@ static enum mrc_drop_reason sack_to_a(u64 id, u32 cum)
 
 static void tx_sack__stale_and_forged(void)
 {
+	/* host_send_msg()'s lane: the default class, port 9 */
+	const u64 lane = (u64)mrc_msg_lane(0, 9) << MRC_MSG_LANE_SHIFT;
 	u64 epoch;
 	int err;
 
@@ -400,9 +404,9 @@ static void tx_sack__stale_and_forged(void)
 	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
 	host_settle(A, B, T0 + 100 * MS);
 	epoch = A->mp.epoch;
-	CHECK(sack_to_a(epoch << 32, 1) == MRC_DROP_DUPLICATE,
+	CHECK(sack_to_a(epoch << 32 | lane, 1) == MRC_DROP_DUPLICATE,
 	      "a late SACK of a completed message is a duplicate");
-	CHECK(sack_to_a(epoch << 32 | 5, 1) == MRC_DROP_BAD_SACK,
+	CHECK(sack_to_a(epoch << 32 | lane | 5, 1) == MRC_DROP_BAD_SACK,
 	      "a SACK of an id never handed out is bad");
 	CHECK(sack_to_a((epoch + 1) << 32, 1) == MRC_DROP_BAD_SACK,
 	      "a SACK of a future epoch is bad");
@@ -412,7 +416,7 @@ static void tx_sack__stale_and_forged(void)
 	      (unsigned long long)A->stats[MRC_MS_SACKS_STALE]);
 	host_send_msg(A, NULL, 3 * SEG, 0, NULL, NULL, &err);
 	drop_all(A);
-	CHECK(sack_to_a(epoch << 32 | 1, 9) == MRC_DROP_BAD_SACK,
+	CHECK(sack_to_a(epoch << 32 | lane | 1, 9) == MRC_DROP_BAD_SACK,
 	      "a SACK beyond the message's packets is bad");
 	CHECK(A->mp.ntx == 1, "and changes nothing");
 	unpair();
@@ -723,8 +727,9 @@ static void tx_restarted__renumbers_and_resends(void)
 	epoch = A->mp.epoch;
 	mrc_msg_tx_restarted(&A->mp, A->now);
 	CHECK(A->mp.epoch != epoch, "a new epoch");
-	CHECK(m1 && m2 && (u32)m1->msg_id == 0 && (u32)m2->msg_id == 1,
-	      "renumbered from 0 in queue order");
+	CHECK(m1 && m2 && (u32)m1->msg_id == 9U << MRC_MSG_LANE_SHIFT &&
+	      (u32)m2->msg_id == (9U << MRC_MSG_LANE_SHIFT | 1),
+	      "renumbered from 0 in queue order (lane 9: port 9)");
 	CHECK(A->mp.inflight == 0 && mrc_txsb_inflight(&m1->sb) == 0,
 	      "nothing in flight");
 	CHECK(A->credit_resets == 1, "its credit state is reset");

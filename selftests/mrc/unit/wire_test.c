@@ -162,7 +162,7 @@ static void layout__sizes(void)
 	CHECK(sizeof(struct mrc_wire_hdr) == 64, "%zu",
 	      sizeof(struct mrc_wire_hdr));
 	CHECK(MRC_WIRE_HDR_LEN == 64, "%d", MRC_WIRE_HDR_LEN);
-	CHECK(MRC_WIRE_VERSION == 4, "%d", MRC_WIRE_VERSION);
+	CHECK(MRC_WIRE_VERSION == 5, "%d", MRC_WIRE_VERSION);
 	/* the SIDR private data, in the 136 bytes a SIDR reply holds */
 	CHECK(sizeof(struct mrc_wire_cm) == 136, "%zu",
 	      sizeof(struct mrc_wire_cm));
@@ -262,7 +262,7 @@ static void layout__put_hdr_bytes(void)
 static void layout__parse_bytes(void)
 {
 	static const u8 hdr[MRC_WIRE_HDR_LEN] = {
-		0x04, 0x04, 0x80, 0x01,			/* v4 HELLO flags */
+		0x05, 0x04, 0x80, 0x01,			/* v5 HELLO flags */
 		0xb1, 0xb2, 0xb3, 0xb4,			/* src_node */
 		0x0a, 0x0b, 0x0c, 0x0d,			/* dst_node = local */
 		0xd1, 0xd2, 0xe1, 0xe2,			/* src/dst_port */
@@ -292,7 +292,7 @@ static void layout__parse_bytes(void)
 	CHECK(r == MRC_DROP_NONE, "%s", why(r));
 	if (r)
 		return;
-	CHECK(p.version == 4 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
+	CHECK(p.version == 5 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
 	      p.type);
 	CHECK(p.flags == 0x8001, "%#x", p.flags);
 	CHECK(p.src_node == 0xb1b2b3b4, "%#x", p.src_node);
