@@ -211,12 +211,35 @@ def check(name, peer):
         print("rx_busy", st["rx_busy"])
     elif name == "slowreader":
         # A reader asleep while the peer sends it 1000 messages: they wait
-        # at the sender, none is lost, none times out.
-        bind(fd, 0)
+        # at the sender, none is lost, none times out.  Meanwhile another
+        # endpoint of this node (port 7201: another port bucket than the
+        # reader's 7200, protocol.rst) receives bursts from the second
+        # echo server at no less than 80% of its rate before.
+        other = dev()
+        bind(other, 7201)
+        def rate():
+            n, size = 300, 4000
+            t = time.time()
+            send(other, peer, 7001, b"BURST %d %d" % (n, size))
+            for i in range(n):
+                expect("other: readable", True, bool(wait_readable(other)))
+                expect("other: message %d" % i, bytes([i & 0xff]) * size,
+                       recv(other)[2])
+            return n * size / (time.time() - t)
+        before = max(rate(), rate())
+        bind(fd, 7200)
         setopt(fd, RCVBUF, 65536)
         send(fd, peer, 7000, b"BURST 1000 4000")
-        time.sleep(8)
+        time.sleep(2)
+        during = max(rate(), rate())
+        time.sleep(3)
         st = stats(fd)
+        sys.stderr.write("other endpoint: %.0f kB/s before, %.0f kB/s "
+                         "while the reader sleeps\n" %
+                         (before / 1e3, during / 1e3))
+        expect("the other endpoint keeps >= 80%% of its rate (%.0f of %.0f "
+               "kB/s)" % (during / 1e3, before / 1e3), True,
+               during >= 0.8 * before)
         expect("asleep: held back (rx_busy)", True, st["rx_busy"] >= 1)
         # Past RCVBUF only what was admitted before the queue showed
         # full: at most what mrc may reassemble for one peer (its
@@ -396,9 +419,13 @@ run_guest() {
 	if is_node 2; then
 		python3 -c "$PY" echo $ECHO_PORT > /tmp/echo.log 2>&1 &
 		pids+=($!)
+		python3 -c "$PY" echo $((ECHO_PORT + 1)) > /tmp/echo2.log 2>&1 &
+		pids+=($!)
 		mrc-perf -s -p $PERF_PORT > /tmp/perf-server.log 2>&1 &
 		pids+=($!)
 		wait_for 'echo endpoint bound' 30 grep -q echo /tmp/echo.log
+		wait_for 'second echo endpoint bound' 30 \
+			grep -q echo /tmp/echo2.log
 		wait_for 'mrc-perf server bound' 30 \
 			grep -q server /tmp/perf-server.log
 	fi
@@ -426,7 +453,7 @@ run_guest() {
 			py isolation 2
 		ok 'receive queue bound: new messages wait at the sender, none dropped' \
 			py rcvbuf 2
-		ok 'a reader asleep while 1000 messages come: all arrive, in order' \
+		ok 'a reader asleep while 1000 messages come: all arrive in order; another endpoint keeps its rate' \
 			py slowreader 2
 		ok 'a payload user space cannot read: EFAULT, nothing sent or held' \
 			py efault 2
