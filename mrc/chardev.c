@@ -118,10 +118,37 @@ struct mrc_dev_file {
 /* Runs the close of released files whose last send just completed. */
 static struct workqueue_struct *mrc_dev_wq;
 
+/*
+ * Payload bytes all files hold together, bounded by the dev_mem_mb knob:
+ * sends accepted and not completed, messages queued for read().  A send
+ * takes its bytes or fails (ENOBUFS); a new message for an endpoint is
+ * admitted only while they fit (busy: it waits at its sender), and once
+ * admitted is always queued, so the total may pass the knob by what was
+ * being reassembled when it was reached.
+ */
+static atomic64_t mrc_dev_mem;
+
+static u64 mrc_dev_mem_cap(void)
+{
+	return (u64)mrc_knob(MRC_KNOB_dev_mem_mb) << 20;
+}
+
+/* Takes @len bytes of the node's budget; false if they do not fit. */
+static bool mrc_dev_mem_take(u32 len)
+{
+	if (atomic64_add_return(len, &mrc_dev_mem) <= mrc_dev_mem_cap())
+		return true;
+	atomic64_sub(len, &mrc_dev_mem);
+	mrc_ev_inc(MRC_EV_DEV_MEM_FULL);
+	return false;
+}
+
 /* ---- receive ---- */
 
+/* A queued message leaves: its memory and its share of mrc_dev_mem. */
 static void mrc_dev_msg_free(struct mrc_dev_msg *m)
 {
+	atomic64_sub(m->len, &mrc_dev_mem);
 	mrc_rxpool_put(m->data, m->len);
 	mrc_rxpool_put(m, sizeof(*m));
 }
@@ -149,6 +176,7 @@ static bool mrc_dev_recv_buf(struct mrc_ep *ep, void *ctx, u32 src_node,
 
 	spin_lock_bh(&f->rxq_lock);
 	if (m) {
+		atomic64_add(len, &mrc_dev_mem);	/* admitted: kept */
 		list_add_tail(&m->node, &f->rxq);
 		f->rxq_bytes += len;
 		f->rxq_msgs++;
@@ -184,6 +212,10 @@ static int mrc_dev_admit(struct mrc_ep *ep, void *ctx, u32 len)
 		return -ECONNREFUSED;
 	spin_lock_bh(&f->rxq_lock);
 	full = f->rxq_bytes && f->rxq_bytes + len > limit;
+	if (!full && atomic64_read(&mrc_dev_mem) + len > mrc_dev_mem_cap()) {
+		mrc_ev_inc(MRC_EV_DEV_MEM_FULL);
+		full = true;
+	}
 	if (full)
 		f->rx_busy++;
 	spin_unlock_bh(&f->rxq_lock);
@@ -305,6 +337,7 @@ static void mrc_dev_sent(void *ctx, int status)
 	struct mrc_dev_file *f = tx->f;
 
 	atomic64_sub(tx->len, &f->tx_queued);
+	atomic64_sub(tx->len, &mrc_dev_mem);
 	kfree(tx);
 
 	if (status) {
@@ -408,10 +441,14 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 		if (err)
 			return err;
 	}
+	if (!mrc_dev_mem_take(h.len)) {
+		err = -ENOBUFS;		/* dev_mem_mb: the node's budget */
+		goto unreserve;
+	}
 	tx = kmalloc(sizeof(*tx), GFP_KERNEL_ACCOUNT);
 	if (!tx) {
 		err = -ENOMEM;
-		goto unreserve;
+		goto unmem;
 	}
 	tx->f = f;
 	tx->len = h.len;
@@ -430,6 +467,8 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 free_tx:
 	refcount_dec(&f->ref);		/* the file's own remains */
 	kfree(tx);
+unmem:
+	atomic64_sub(h.len, &mrc_dev_mem);
 unreserve:
 	atomic64_sub(h.len, &f->tx_queued);
 	atomic_dec(&f->outstanding);

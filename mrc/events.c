@@ -49,6 +49,7 @@ static const char *const mrc_ev_names[MRC_EV_NR] = {
 	[MRC_EV_BUSY_HIT] = "busy_hit",
 	[MRC_EV_RX_DIRECT] = "rx_direct",
 	[MRC_EV_QP_RECOVER_DEFERRED] = "qp_recover_deferred",
+	[MRC_EV_DEV_MEM_FULL] = "dev_mem_full",
 	[MRC_EV_DEV_CLOSE_DEFERRED] = "dev_close_deferred",
 };
 

@@ -46,6 +46,9 @@ enum mrc_ev {
 	MRC_EV_BUSY_HIT,	/* busy polls that found a message */
 	MRC_EV_RX_DIRECT,	/* messages delivered where their DATA arrived */
 	MRC_EV_QP_RECOVER_DEFERRED, /* QP recoveries delayed (ud.c backoff) */
+	MRC_EV_DEV_MEM_FULL,	/* /dev/mrc sends or messages refused:
+				 * dev_mem_mb reached (chardev.c)
+				 */
 	MRC_EV_DEV_CLOSE_DEFERRED, /* /dev/mrc closes that left sends to
 				    * complete after release() (chardev.c)
 				    */

@@ -79,6 +79,11 @@
 	X(data_rto_min_ms, MRC_CONFIG_A_DATA_RTO_MIN_MS, 1, 2000, 20, 0, \
 	  "ms",								\
 	  "least retransmission timeout of a DATA packet (capped by "	\
-	  "rto_max_ms)")
+	  "rto_max_ms)")						\
+	/* /dev/mrc: every endpoint's messages together (chardev.c) */	\
+	X(dev_mem_mb, MRC_CONFIG_A_DEV_MEM_MB, 64, 1048576, 1024, 0,	\
+	  "MiB",							\
+	  "most payload all /dev/mrc endpoints hold together: "	\
+	  "unfinished sends and queued receives")
 
 #endif /* _MRC_CONFIG_KNOBS_H */

@@ -20,7 +20,9 @@
 #    their sender (none dropped) while another endpoint on the node
 #    receives everything (in another class); the dev_sndbuf_mb knob
 #    bounds the bytes one endpoint has in flight (EAGAIN beyond, one
-#    message always fits alone) without blocking another endpoint.
+#    message always fits alone) without blocking another endpoint; the
+#    dev_mem_mb knob bounds what all endpoints of the node hold together
+#    (new messages wait at their sender, writes fail with ENOBUFS).
 # Written as titled cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
@@ -150,6 +152,40 @@ def check(name, peer):
         for i in range(3):
             expect("full endpoint: message %d after reading" % i,
                    bytes([i]) * 3000, recv(full)[2])
+    elif name == "devmem":
+        # dev_mem_mb 64 on this node (set by the caller): 24 x 4 MiB for
+        # one endpoint fill the node's budget; the rest wait at the
+        # sender, a write from another endpoint fails with ENOBUFS, and
+        # once read, everything arrived and writes go again.
+        drop_to_nobody()
+        a, b = dev(), dev()
+        bind(a, 0)
+        bind(b, 0)
+        setopt(a, RCVBUF, 256 << 20)
+        size = 4 << 20
+        send(a, peer, 7000, b"BURST 24 %d" % size)
+        t = time.time()
+        while time.time() - t < 300:
+            st = stats(a)
+            if st["rx_busy"] >= 1:
+                break
+            time.sleep(0.2)
+        time.sleep(1)
+        st = stats(a)
+        q = st["rx_queued_bytes"]
+        expect("held back at 64 MiB (%d MiB queued, rx_busy %d)" %
+               (q >> 20, st["rx_busy"]), True,
+               st["rx_busy"] >= 1 and 60 << 20 <= q <= (64 << 20) + 3 * size)
+        expect("another endpoint's 8 MiB write", "ENOBUFS",
+               errno_of(send, b, peer, 7000, b"x" * (8 << 20)))
+        for i in range(24):
+            expect("readable", True, bool(readable(a, 120)))
+            expect("message %d intact" % i, bytes([i]) * size,
+                   recv(a, size + 16)[2])
+        expect("none dropped", 0, stats(a)["rx_dropped"])
+        send(b, peer, 7000, b"after")
+        expect("then the other endpoint's write goes", True,
+               bool(readable(b)) and recv(b)[2] == b"after")
     elif name in ("sndbuf", "sndbuf_default"):
         # With dev_sndbuf_mb 1: a 1 MiB message in flight leaves no room.
         drop_to_nobody()
@@ -281,7 +317,7 @@ run_guest() {
 			py isolation 2
 	fi
 
-	case_title 'memory per endpoint: RCVBUF cap, full queue, dev_sndbuf_mb'
+	case_title 'memory per endpoint: RCVBUF cap, full queue, dev_sndbuf_mb, dev_mem_mb'
 	if is_node 1; then
 		ok 'nobody: RCVBUF capped at 256 MiB; a full queue holds senders back, another endpoint gets all' \
 			py rcvbuf 2
@@ -293,6 +329,12 @@ run_guest() {
 			py sndbuf 2
 		ok 'dev_sndbuf_mb back to 256' \
 			mrcctl config set dev_sndbuf_mb 256
+		ok 'mrcctl config set dev_mem_mb 64' \
+			mrcctl config set dev_mem_mb 64
+		ok 'dev_mem_mb 64: the node holds 64 MiB for all endpoints, the rest waits, ENOBUFS for writes' \
+			py devmem 2
+		_chk_cmp 'counted' dev_mem_full "$(ev_stat dev_mem_full)" '>' 0
+		ok 'dev_mem_mb back to 1024' mrcctl config set dev_mem_mb 1024
 		chmod 0600 /dev/mrc
 	fi
 	barrier checks-done 600
