@@ -65,6 +65,7 @@ typedef int64_t s64;
 #define U8_MAX		0xff
 #endif
 #define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
 #define NSEC_PER_SEC	1000000000ULL

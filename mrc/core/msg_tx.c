@@ -161,6 +161,7 @@ struct mrc_msg_run {
 	bool no_path;
 	bool more;			/* budget ran out */
 	u32 blocked;			/* sched: classes with no path */
+	u64 busy_lanes;			/* lanes with a busy message so far */
 };
 
 /*
@@ -178,9 +179,18 @@ static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 	/* sched: a class waiting for its rails blocks only itself */
 	if (run->blocked & BIT(m->cls))
 		return true;
-	/* its receiver's endpoint is full: one probe when due (msg_ack.c) */
-	if (m->busy_ns && (s64)(cb->now - m->busy_ns) < 0)
+	/*
+	 * Its receiver's endpoint is full (msg_ack.c busy()): one probe when
+	 * due, by the lane's first busy message only; the lane's later
+	 * messages wait too, as its receiver delivers them after it.
+	 */
+	if (run->busy_lanes & BIT_ULL(mrc_msg_id_lane(m->msg_id)))
 		return true;
+	if (m->busy_ns) {
+		run->busy_lanes |= BIT_ULL(mrc_msg_id_lane(m->msg_id));
+		if ((s64)(cb->now - m->busy_ns) < 0)
+			return true;
+	}
 	if (m->seg != run->seg) {
 		run->seg = m->seg;
 		run->n = ops->paths(mp, run->seg, mp->paths);
@@ -278,6 +288,7 @@ static void push(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb, bool *more)
 	struct mrc_msg_tx *m;
 	unsigned int rank;
 
+	BUILD_BUG_ON(MRC_MSG_LANES > 64);	/* run.busy_lanes */
 	mp->node->ops->sched_params(mp, &run.sp);
 	mp->ring_full = false;
 	for (rank = 0; rank < MRC_MSG_RANKS; rank++) {

@@ -338,6 +338,37 @@ static void tx_sack__busy_waits_probes_never_times_out(void)
 }
 
 /*
+ * Several messages to one full endpoint (one lane): only the first
+ * probes, the later ones wait behind it; once there is room all of them
+ * complete, in order.
+ */
+static void tx_sack__busy_one_probe_per_lane(void)
+{
+	struct done_rec d[5] = { 0 };
+	unsigned int sent;
+	int i, err;
+
+	pair();
+	B->busy_port = 9;
+	for (i = 0; i < 5; i++)
+		host_send_msg(A, NULL, 2 * SEG, 0, done_fn, &d[i], &err);
+	host_settle(A, B, T0 + 100 * MS);
+	sent = A->sent_data;
+	host_settle(A, B, A->now + 20000 * MS);
+	CHECK(A->sent_data - sent >= 90 && A->sent_data - sent <= 110,
+	      "one probe per wait for the lane: %u packets in 20 s",
+	      A->sent_data - sent);
+	B->busy_port = 0;
+	host_settle(A, B, A->now + 2000 * MS);
+	for (i = 0; i < 5; i++)
+		CHECK(d[i].calls == 1 && d[i].status == 0,
+		      "message %d: %d calls, status %d", i, d[i].calls,
+		      d[i].status);
+	CHECK(B->ndelivered == 5, "all delivered: %u", B->ndelivered);
+	unpair();
+}
+
+/*
  * The SACK that completes the last queued message leaves nothing to run:
  * no kick (a request/response exchange paid a workqueue hop for it).
  * One that leaves a message to send still kicks.
@@ -767,6 +798,7 @@ static const struct tap_test tests[] = {
 	  tx_sack__refused_fails_econnrefused },
 	{ "tx_sack__busy_waits_probes_never_times_out",
 	  tx_sack__busy_waits_probes_never_times_out },
+	{ "tx_sack__busy_one_probe_per_lane", tx_sack__busy_one_probe_per_lane },
 	{ "tx_alloc__bounds", tx_alloc__bounds },
 	{ "tx_alloc__no_memory", tx_alloc__no_memory },
 	{ "tx_queue__ids_per_lane", tx_queue__ids_per_lane },
