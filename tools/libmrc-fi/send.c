@@ -198,6 +198,8 @@ ssize_t mrcfi_send_common(struct mrcfi_ep *ep, const struct iovec *iov,
 		h->data = data;
 	}
 	for (i = 0, off = hl; i < count; i++) {
+		if (!iov[i].iov_len)
+			continue;
 		memcpy((char *)ep->txbuf + off, iov[i].iov_base,
 		       iov[i].iov_len);
 		off += iov[i].iov_len;
