@@ -8,6 +8,8 @@
  *                             7100, FI_AV_MAP)
  *   fi_mrc_check main NODE    on the other: runs the checks against the
  *                             peer on NODE (port 7101, FI_AV_TABLE)
+ *   fi_mrc_check unreach NODE NODE is cut off: sends to it fail with an
+ *                             error completion, nothing hangs
  *
  * main drives: it sends the peer a control message (tag CTL | phase)
  * and the peer sends that phase's messages.  Prints TAP, ends with
@@ -620,19 +622,92 @@ static int run_main(uint32_t peer_node, uint32_t self)
 	return nfail ? 1 : 0;
 }
 
+/*
+ * NODE took its planes down: a send completes at once (mrc has the copy),
+ * then mrc fails it; a send waiting for FI_TRANSMIT_COMPLETE fails with
+ * mrc's error, and a failure with no send waiting still shows as an
+ * error completion.  Nothing hangs.
+ */
+static int run_unreach(uint32_t node)
+{
+	static char buf[4096];
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_msg_tagged m;
+	struct fi_context ca, cb, cc;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	int64_t t0, t;
+	ssize_t ret;
+	int r, i;
+
+	setup("7102", FI_AV_MAP);
+	peer = insert(node, PEER_PORT);
+	t0 = now_ms();
+	ret = fi_tsend(ep, buf, sizeof(buf), NULL, peer, 1, &ca);
+	r = next_comp(txcq, &e, NULL, &err, 1000);
+	CHECK(!ret && r == 1 && e.op_context == &ca,
+	      "a send to the unreachable node completes at once: mrc took it (%zd, %d)",
+	      ret, r);
+
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.iov_count = 1;
+	m.addr = peer;
+	m.tag = 2;
+	m.context = &cb;
+	ret = fi_tsendmsg(ep, &m, FI_TRANSMIT_COMPLETE | FI_COMPLETION);
+	r = 0;
+	for (i = 0; i < 4 && r != -1; i++)	/* successes do not count */
+		r = next_comp(txcq, &e, NULL, &err, 60000);
+	t = now_ms() - t0;
+	CHECK(!ret && r == -1 && err.op_context == &cb &&
+	      (err.err == FI_EHOSTUNREACH || err.err == FI_ETIMEDOUT),
+	      "FI_TRANSMIT_COMPLETE send: error completion %d (%s) after %" PRId64 " ms",
+	      r == -1 ? err.err : 0,
+	      r == -1 ? fi_strerror(err.err) : "none", t);
+	/* the second send's own failure may follow without a context */
+	while (next_comp(txcq, &e, NULL, &err, 1000) == -1)
+		;
+
+	t0 = now_ms();
+	ret = fi_tsend(ep, buf, sizeof(buf), NULL, peer, 3, &cc);
+	r = next_comp(txcq, &e, NULL, &err, 1000);
+	CHECK(!ret && r == 1 && e.op_context == &cc,
+	      "another send is accepted and completes (%zd, %d)", ret, r);
+	r = next_comp(txcq, &e, NULL, &err, 60000);
+	t = now_ms() - t0;
+	CHECK(r == -1 && !err.op_context &&
+	      (err.err == FI_EHOSTUNREACH || err.err == FI_ETIMEDOUT),
+	      "its failure, no send waiting: an error completion without a context, %d (%s) after %" PRId64 " ms",
+	      r == -1 ? err.err : 0,
+	      r == -1 ? fi_strerror(err.err) : "none", t);
+	t0 = now_ms();
+	ret = fi_cq_sread(txcq, &e, 1, NULL, 500);
+	t = now_ms() - t0;
+	CHECK(ret == -FI_EAGAIN && t >= 450,
+	      "then fi_cq_sread waits its 500 ms: no error left behind (%zd after %" PRId64 " ms)",
+	      ret, t);
+	teardown();
+	printf("%d passed, %d failed\n", npass, nfail);
+	return nfail ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct mrc_addr me;
 	size_t len = sizeof(me);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 3 || (strcmp(argv[1], "main") && strcmp(argv[1], "peer"))) {
-		fprintf(stderr, "usage: %s main|peer NODE\n", argv[0]);
+	if (argc != 3 || (strcmp(argv[1], "main") && strcmp(argv[1], "peer") &&
+			  strcmp(argv[1], "unreach"))) {
+		fprintf(stderr, "usage: %s main|peer|unreach NODE\n", argv[0]);
 		return 2;
 	}
 	printf("TAP version 13\n");
 	if (!strcmp(argv[1], "peer"))
 		return run_peer((uint32_t)atoi(argv[2]));
+	if (!strcmp(argv[1], "unreach"))
+		return run_unreach((uint32_t)atoi(argv[2]));
 	/* this node's id: from the provider's fi_getinfo src_addr */
 	{
 		struct fi_info *h = fi_allocinfo(), *fi;

@@ -11,8 +11,10 @@
 # payload it sent; the provider's own checks (fi_mrc_check: bad
 # addresses, an unreachable node, truncation, cancel, tag and source
 # matching, order, peek/claim, CQ data, blocking reads); a fi_pingpong
-# killed mid-sweep; then every /dev/mrc endpoint is closed, no message
-# buffer is held, and mrc unloads.  Titled cases (lib.sh).
+# killed mid-sweep; sends to a node that went away end in error
+# completions (fi_mrc_check unreach); then every /dev/mrc endpoint is
+# closed, no message buffer is held, and mrc unloads.  Titled cases
+# (lib.sh).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_LIBFABRIC_TIMEOUT:-1200}
@@ -173,6 +175,23 @@ run_guest() {
 		kill -KILL "$PP_PID"
 		wait "$PP_PID" 2>/dev/null
 		ok 'and is killed too' sh -c "! kill -0 $PP_PID 2>/dev/null"
+	fi
+
+	case_title 'node 2 cut off: sends to it end in error completions, nothing hangs'
+	if is_node 2; then
+		ok 'node 2 takes both planes down' \
+			sh -c 'ip link set eth0 down && ip link set eth1 down'
+	fi
+	barrier planes-down 60
+	if is_node 1; then
+		ok 'fi_mrc_check unreach 2: error completions, no hang' \
+			sh -c "timeout 300 '$chk' unreach 2 > /tmp/unr.out 2>&1"
+		diag "$(cat /tmp/unr.out)"
+	fi
+	barrier unreach-done 400
+	if is_node 2; then
+		ok 'node 2 brings its planes back' \
+			sh -c 'ip link set eth0 up && ip link set eth1 up'
 	fi
 
 	case_title 'everything closed: no /dev/mrc endpoint, no buffer held, mrc unloads'

@@ -198,14 +198,6 @@ static ssize_t mrcfi_cq_readerr(struct fid_cq *fid, struct fi_cq_err_entry *buf,
 	return ret;
 }
 
-static int64_t mrcfi_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static ssize_t mrcfi_cq_sreadfrom(struct fid_cq *fid, void *buf, size_t count,
 				  fi_addr_t *src_addr, const void *cond,
 				  int timeout)
@@ -246,11 +238,27 @@ static ssize_t mrcfi_cq_sreadfrom(struct fid_cq *fid, void *buf, size_t count,
 			wait = 1;
 		n = epoll_wait(cq->epfd, ev, 8, wait);
 		for (i = 0; i < n; i++) {
-			if (ev[i].data.ptr)
+			struct mrcfi_ep *ep = ev[i].data.ptr;
+			bool pending;
+
+			if (!ep) {
+				if (read(cq->sigfd, &v, sizeof(v)) < 0)
+					v = 0;
+				return -FI_EAGAIN;	/* fi_cq_signal */
+			}
+			if (!(ev[i].events & EPOLLERR))
 				continue;
-			if (read(cq->sigfd, &v, sizeof(v)) < 0)
-				v = 0;
-			return -FI_EAGAIN;	/* fi_cq_signal */
+			/*
+			 * A failed send (POLLERR): report it now.  Until mrc's
+			 * error can be taken (sends still in flight) epoll
+			 * says EPOLLERR at once: do not spin on it.
+			 */
+			pthread_mutex_lock(&cq->dom->lock);
+			mrcfi_tx_progress(ep, true);
+			pending = ep->err_pending;
+			pthread_mutex_unlock(&cq->dom->lock);
+			if (pending && !(ev[i].events & EPOLLIN))
+				usleep(1000);
 		}
 	}
 }

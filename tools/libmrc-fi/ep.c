@@ -106,7 +106,7 @@ void mrcfi_ep_progress(struct mrcfi_ep *ep)
 			ep->rxbuf_len = 0;
 		}
 	}
-	mrcfi_tx_progress(ep);
+	mrcfi_tx_progress(ep, false);
 }
 
 /* ------------------------------------------------------------ fi_ops */

@@ -214,6 +214,9 @@ struct mrcfi_ep {
 	struct mrcfi_list unexp_msg, unexp_tag;
 	struct mrcfi_list tx_wait;	/* FI_TRANSMIT_COMPLETE sends */
 	uint64_t tx_failed_seen;	/* MRC_IOC_STATS.tx_failed seen */
+	bool tx_unchecked;		/* sends in flight: look at STATS */
+	bool err_pending;		/* mrc still holds a reported error */
+	int64_t tx_checked_ms;		/* when STATS was last read */
 	void *txbuf, *rxbuf;
 	size_t txbuf_len, rxbuf_len;
 };
@@ -259,7 +262,8 @@ ssize_t mrcfi_send_common(struct mrcfi_ep *ep, const struct iovec *iov,
 			  size_t count, fi_addr_t dest, uint8_t op,
 			  uint64_t tag, uint64_t data, void *context,
 			  uint64_t flags);
-void mrcfi_tx_progress(struct mrcfi_ep *ep);
+void mrcfi_tx_progress(struct mrcfi_ep *ep, bool force);
+int64_t mrcfi_now_ms(void);
 
 /* match.c */
 ssize_t mrcfi_recv_common(struct mrcfi_ep *ep, const struct iovec *iov,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mrc_fi.h"
@@ -39,14 +40,31 @@ static void mrcfi_tx_report(struct mrcfi_ep *ep, void *context,
 		MRCFI_WARN(FI_LOG_CQ, "completion lost: out of memory\n");
 }
 
+/**
+ * mrcfi_now_ms() - CLOCK_MONOTONIC in milliseconds
+ *
+ * Return: the time.
+ */
+int64_t mrcfi_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * Sends mrc failed after accepting them (peer unreachable or silent for
  * the peer timeout).  mrc counts them but does not say which: the sends
  * waiting for their acknowledgment fail with its error; if none waits,
- * an error completion without a context reports it.
+ * an error completion without a context reports it.  mrc also keeps the
+ * error for the next write() (and shows POLLERR until then): @consumed
+ * if a write() returned it; else it is taken with MRC_IOC_FLUSH when no
+ * send is in flight (FLUSH returns at once then), or left for the next
+ * write() (err_pending, mrcfi_write).
  */
 static void mrcfi_tx_failed(struct mrcfi_ep *ep,
-			    const struct mrc_dev_stats *st)
+			    const struct mrc_dev_stats *st, bool consumed)
 {
 	int err = st->last_error < 0 ? -st->last_error : FI_EIO;
 
@@ -55,6 +73,14 @@ static void mrcfi_tx_failed(struct mrcfi_ep *ep,
 		   (unsigned long long)(st->tx_failed - ep->tx_failed_seen),
 		   strerror(err));
 	ep->tx_failed_seen = st->tx_failed;
+	if (consumed) {
+		ep->err_pending = false;
+	} else if (!st->tx_outstanding) {
+		ioctl(ep->fd, MRC_IOC_FLUSH);	/* returns the error */
+		ep->err_pending = false;
+	} else {
+		ep->err_pending = true;
+	}
 	if (mrcfi_list_empty(&ep->tx_wait)) {
 		mrcfi_tx_report(ep, NULL, FI_MSG, 0, 0, err);
 		return;
@@ -69,24 +95,41 @@ static void mrcfi_tx_failed(struct mrcfi_ep *ep,
 	}
 }
 
+#define MRCFI_TX_CHECK_MS	100	/* STATS while sends are in flight */
+
 /**
- * mrcfi_tx_progress() - complete the sends that wait for their peer
+ * mrcfi_tx_progress() - look at mrc's send counters: complete the sends
+ * that wait for their peer, report sends that failed
  * @ep: the endpoint
+ * @force: look now (poll() said POLLERR), not only when a send waits or
+ *         every MRCFI_TX_CHECK_MS while sends are in flight
  */
-void mrcfi_tx_progress(struct mrcfi_ep *ep)
+void mrcfi_tx_progress(struct mrcfi_ep *ep, bool force)
 {
 	struct mrc_dev_stats st = { .size = sizeof(st) };
+	int64_t now = 0;
 
-	if (mrcfi_list_empty(&ep->tx_wait))
-		return;
+	if (!force && mrcfi_list_empty(&ep->tx_wait)) {
+		if (!ep->tx_unchecked && !ep->err_pending)
+			return;
+		now = mrcfi_now_ms();
+		if (now - ep->tx_checked_ms < MRCFI_TX_CHECK_MS)
+			return;
+	}
+	ep->tx_checked_ms = now ? now : mrcfi_now_ms();
 	if (ioctl(ep->fd, MRC_IOC_STATS, &st) < 0)
 		return;
 	if (st.tx_failed > ep->tx_failed_seen) {
-		mrcfi_tx_failed(ep, &st);
+		mrcfi_tx_failed(ep, &st, false);
 		return;
 	}
 	if (st.tx_outstanding)
 		return;
+	ep->tx_unchecked = false;
+	if (ep->err_pending) {
+		ioctl(ep->fd, MRC_IOC_FLUSH);
+		ep->err_pending = false;
+	}
 	while (!mrcfi_list_empty(&ep->tx_wait)) {
 		struct mrcfi_tx *t = mrcfi_container_of(ep->tx_wait.next,
 							struct mrcfi_tx, link);
@@ -113,27 +156,34 @@ static int mrcfi_txbuf(struct mrcfi_ep *ep, size_t need)
 	return 0;
 }
 
-/* write() the message; a failure mrc held from an earlier send is
- * reported (mrcfi_tx_failed) and the write tried once more.
+/* write() the message.  A failure mrc kept from an earlier send (already
+ * reported, err_pending, or found now in MRC_IOC_STATS) comes back from
+ * write() instead, which then sent nothing: write again.
  */
 static ssize_t mrcfi_write(struct mrcfi_ep *ep, size_t count)
 {
 	struct mrc_dev_stats st = { .size = sizeof(st) };
 	int tries;
 
-	for (tries = 0; tries < 2; tries++) {
-		if (write(ep->fd, ep->txbuf, count) == (ssize_t)count)
+	for (tries = 0; tries < 3; tries++) {
+		if (write(ep->fd, ep->txbuf, count) == (ssize_t)count) {
+			ep->tx_unchecked = true;
 			return 0;
+		}
 		if (errno == EINTR) {
 			tries--;
 			continue;
 		}
 		if (errno != EHOSTUNREACH && errno != ETIMEDOUT)
 			break;
+		if (ep->err_pending) {
+			ep->err_pending = false;
+			continue;
+		}
 		if (ioctl(ep->fd, MRC_IOC_STATS, &st) < 0 ||
 		    st.tx_failed <= ep->tx_failed_seen)
 			break;
-		mrcfi_tx_failed(ep, &st);	/* an earlier send's error */
+		mrcfi_tx_failed(ep, &st, true);	/* an earlier send's error */
 	}
 	return -mrcfi_errno(errno);
 }
