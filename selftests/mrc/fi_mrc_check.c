@@ -57,9 +57,8 @@ static struct fid_ep *ep;
 static fi_addr_t peer;
 static int npass, nfail;
 
-static void result(bool good, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void result(bool good, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3)))
+result(bool good, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -111,16 +110,26 @@ static void setup(const char *port, enum fi_av_type type)
 	if (ret)
 		die("fi_getinfo", ret);
 	fi_freeinfo(hints);
-	if ((ret = fi_fabric(info->fabric_attr, &fabric, NULL)) ||
-	    (ret = fi_domain(fabric, info, &domain, NULL)) ||
-	    (ret = fi_av_open(domain, &av_attr, &av, NULL)) ||
-	    (ret = fi_cq_open(domain, &cq_attr, &txcq, NULL)) ||
-	    (ret = fi_cq_open(domain, &cq_attr, &rxcq, NULL)) ||
-	    (ret = fi_endpoint(domain, info, &ep, NULL)) ||
-	    (ret = fi_ep_bind(ep, &av->fid, 0)) ||
-	    (ret = fi_ep_bind(ep, &txcq->fid, FI_TRANSMIT)) ||
-	    (ret = fi_ep_bind(ep, &rxcq->fid, FI_RECV)) ||
-	    (ret = fi_enable(ep)))
+	ret = fi_fabric(info->fabric_attr, &fabric, NULL);
+	if (!ret)
+		ret = fi_domain(fabric, info, &domain, NULL);
+	if (!ret)
+		ret = fi_av_open(domain, &av_attr, &av, NULL);
+	if (!ret)
+		ret = fi_cq_open(domain, &cq_attr, &txcq, NULL);
+	if (!ret)
+		ret = fi_cq_open(domain, &cq_attr, &rxcq, NULL);
+	if (!ret)
+		ret = fi_endpoint(domain, info, &ep, NULL);
+	if (!ret)
+		ret = fi_ep_bind(ep, &av->fid, 0);
+	if (!ret)
+		ret = fi_ep_bind(ep, &txcq->fid, FI_TRANSMIT);
+	if (!ret)
+		ret = fi_ep_bind(ep, &rxcq->fid, FI_RECV);
+	if (!ret)
+		ret = fi_enable(ep);
+	if (ret)
 		die("setting up the endpoint", ret);
 }
 
@@ -322,6 +331,8 @@ static int run_peer(uint32_t main_node)
 			if (r != 1 || e.op_context != &c)
 				die("FI_TRANSMIT_COMPLETE completion",
 				    r < 0 ? -err.err : -FI_ETIMEDOUT);
+			/* then 1 MiB that main receives unexpected */
+			tsend(big, 1U << 20, 0x601, &c);
 			break;
 		default:
 			break;
@@ -574,8 +585,11 @@ static void check_peek(void)
 static void check_big(void)
 {
 	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_msg_tagged m;
 	struct fi_context c;
 	char *big = malloc(BIG);
+	int64_t end;
 	ssize_t r;
 
 	memset(big, 0, BIG);
@@ -587,6 +601,29 @@ static void check_big(void)
 	      filled(big, BIG, 3),
 	      "16 MiB tagged with CQ data, by fi_cq_sread: whole, data 0x%" PRIx64 " (%zd)",
 	      r == 1 ? e.data : 0, r);
+
+	/* 1 MiB with no receive posted: FI_PEEK until it is there */
+	memset(&m, 0, sizeof(m));
+	m.addr = FI_ADDR_UNSPEC;
+	m.tag = 0x601;
+	m.context = &c;
+	end = now_ms() + 60000;
+	r = 0;
+	while (now_ms() < end) {
+		fi_trecvmsg(ep, &m, FI_PEEK);
+		r = next_comp(rxcq, &e, NULL, &err, 1000);
+		if (r == 1 || (r == -1 && err.err != FI_ENOMSG))
+			break;
+	}
+	CHECK(r == 1 && e.len == 1U << 20,
+	      "1 MiB nobody asked for waits as unexpected, FI_PEEK sees it (%zd)",
+	      r);
+	memset(big, 0, BIG);
+	fi_trecv(ep, big, BIG, NULL, FI_ADDR_UNSPEC, 0x601, 0, &c);
+	r = next_comp(rxcq, &e, NULL, &err, 1000);
+	CHECK(r == 1 && e.op_context == &c && e.len == 1U << 20 &&
+	      filled(big, 1U << 20, 3) && !big[1U << 20],
+	      "a receive posted then gets it whole at once (%zd)", r);
 	free(big);
 }
 

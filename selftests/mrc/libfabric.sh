@@ -20,6 +20,7 @@ NODES=2
 TIMEOUT=${MRC_LIBFABRIC_TIMEOUT:-1200}
 
 PP_PORT=47592		# fi_pingpong's out-of-band TCP port (its default)
+PERF_PORT=18515		# mrc-perf server
 ITERS=10		# fi_pingpong -I: round trips per size
 
 # sweep_bytes: payload bytes one side of fi_pingpong -S all sends:
@@ -37,12 +38,13 @@ sweep_bytes() {
 	echo $((sum * ITERS))
 }
 
-# pp_server OUT [ARGS]: fi_pingpong server in the background, listening
+# pp_server OUT [ARGS]: fi_pingpong server in the background, listening;
+# sizes -S $PP_SIZE (all: the sweep)
 pp_server() {
 	local out=$1
 	shift
-	stdbuf -oL fi_pingpong -p mrc -e rdm -I $ITERS -S all -c "$@" \
-		> "$out" 2>&1 &
+	stdbuf -oL fi_pingpong -p mrc -e rdm -I $ITERS -S "${PP_SIZE:-all}" \
+		-c "$@" > "$out" 2>&1 &
 	PP_PID=$!
 	wait_for 'fi_pingpong server listening' 30 \
 		sh -c "ss -ltn | grep -q ':$PP_PORT '"
@@ -52,8 +54,8 @@ pp_server() {
 pp_client() {
 	local out=$1 srv=$2
 	shift 2
-	timeout 600 stdbuf -oL fi_pingpong -p mrc -e rdm -I $ITERS -S all -c \
-		"$@" "$(node_ip "$srv" 0)" > "$out" 2>&1
+	timeout 600 stdbuf -oL fi_pingpong -p mrc -e rdm -I $ITERS \
+		-S "${PP_SIZE:-all}" -c "$@" "$(node_ip "$srv" 0)" > "$out" 2>&1
 }
 
 # pp_ok OUT: the run printed a result for the largest size (6m)
@@ -138,6 +140,35 @@ run_guest() {
 		$(($(msg_stat tx_bytes) - tx0)) '>=' $((2 * want))
 	_chk_cmp "node$n: mrc/msg rx_bytes grew by >= $((2 * want))" rx_bytes \
 		$(($(msg_stat rx_bytes) - rx0)) '>=' $((2 * want))
+
+	case_title 'fi_pingpong against mrc-perf lat, node 1 -> node 2 (figures are diagnostics)'
+	local sz perf_pid
+	if is_node 2; then
+		mrc-perf -s -p $PERF_PORT > /tmp/perf-srv.log 2>&1 &
+		perf_pid=$!
+		wait_for 'mrc-perf server bound' 30 grep -q server /tmp/perf-srv.log
+	fi
+	for sz in 64 65536 1048576; do
+		local PP_SIZE=$sz
+		is_node 2 && pp_server /tmp/ppc.$sz.srv
+		barrier "ppc-$sz" 60
+		if is_node 1; then
+			ok "fi_pingpong -S $sz -I $ITERS -c" \
+				pp_client /tmp/ppc.$sz 2
+			ok "mrc-perf lat -m $sz -n $ITERS" \
+				sh -c "mrc-perf -c 2 -p $PERF_PORT lat -m $sz -n $ITERS -j > /tmp/perf.$sz"
+			diag "$sz B, half round trip: fi_pingpong $(awk 'NR == 2 { print $7 }' /tmp/ppc.$sz) us (mean), mrc-perf $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.0f us (p50)" % r["p50_us"])' /tmp/perf.$sz 2>/dev/null)"
+		else
+			wait $PP_PID
+			ok_eq "fi_pingpong -S $sz server exit status" 0 $?
+		fi
+		barrier "ppc-$sz-done" 300
+	done
+	PP_SIZE=all
+	if is_node 2; then
+		kill "$perf_pid"
+		wait "$perf_pid" 2>/dev/null
+	fi
 
 	case_title 'fi_mrc_check: the provider API edge cases, node 1 against node 2'
 	barrier check-start

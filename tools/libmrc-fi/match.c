@@ -243,6 +243,8 @@ ssize_t mrcfi_recv_common(struct mrcfi_ep *ep, const struct iovec *iov,
 	rx->flags = flags;
 
 	if (flags & (FI_PEEK | FI_CLAIM)) {
+		if (flags & FI_PEEK)
+			mrcfi_ep_progress(ep);	/* what mrc has queued */
 		ret = mrcfi_peek_claim(ep, rx);
 		free(rx);
 		return ret;
