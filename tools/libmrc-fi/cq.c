@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -157,9 +158,16 @@ static ssize_t mrcfi_cq_readfrom(struct fid_cq *fid, void *buf, size_t count,
 		cq->count--;
 		n++;
 	}
-	if (!n)
-		n = cq->count ? -FI_EAVAIL : -FI_EAGAIN;
+	if (!n && count)
+		n = cq->count && cq->ring[cq->head].err ? -FI_EAVAIL :
+			-FI_EAGAIN;
 	pthread_mutex_unlock(&cq->dom->lock);
+	/*
+	 * An application polling the CQ leaves mrc's work items (on the
+	 * same CPU) the rest of its time slice.
+	 */
+	if (n == -FI_EAGAIN && mrcfi_yield)
+		sched_yield();
 	return n;
 }
 

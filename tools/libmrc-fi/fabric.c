@@ -25,6 +25,8 @@ static void mrcfi_cleanup(void)
 {
 }
 
+bool mrcfi_yield = true;
+
 struct fi_provider mrcfi_prov = {
 	.name = MRCFI_PROV_NAME,
 	.version = MRCFI_VERSION,
@@ -41,6 +43,12 @@ struct fi_provider mrcfi_prov = {
  */
 FI_EXT_INI
 {
+	int v;
+
+	fi_param_define(&mrcfi_prov, "yield", FI_PARAM_BOOL,
+			"Yield the CPU when a CQ read finds nothing (default: yes), so that mrc's own work runs on a busy CPU");
+	if (!fi_param_get_bool(&mrcfi_prov, "yield", &v))
+		mrcfi_yield = v;
 	return &mrcfi_prov;
 }
 

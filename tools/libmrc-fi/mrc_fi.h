@@ -114,6 +114,7 @@ static inline void mrcfi_list_del(struct mrcfi_list *e)
 /* ------------------------------------------------------------------ objects */
 
 extern struct fi_provider mrcfi_prov;
+extern bool mrcfi_yield;		/* FI_MRC_YIELD */
 
 struct mrcfi_fabric {
 	struct fid_fabric fabric;
