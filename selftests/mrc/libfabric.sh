@@ -8,13 +8,14 @@
 # FI_PROVIDER_PATH; fi_pingpong -p mrc -e rdm with its data check (-c)
 # over the whole size sweep (0 B .. 6 MiB, -S all), untagged from node 1
 # and tagged from node 2; each node's mrc counters grew by at least the
-# payload it sent; the provider's own checks (fi_mrc_check: bad
-# addresses, an unreachable node, truncation, cancel, tag and source
-# matching, order, peek/claim, CQ data, blocking reads); a fi_pingpong
-# killed mid-sweep; sends to a node that went away end in error
-# completions (fi_mrc_check unreach); then every /dev/mrc endpoint is
-# closed, no message buffer is held, and mrc unloads.  Titled cases
-# (lib.sh).
+# payload it sent; fi_pingpong beside mrc-perf lat at 64 B, 64 KiB and
+# 1 MiB (figures as diagnostics); the provider's own checks
+# (fi_mrc_check: bad addresses, a node that is not a peer, truncation,
+# cancel, tag and source matching, order, peek/claim/discard, CQ data,
+# blocking reads, unexpected large messages); a fi_pingpong killed
+# mid-sweep; sends to a node that went away end in error completions
+# (fi_mrc_check unreach); then every /dev/mrc endpoint is closed, no
+# message buffer is held, and mrc unloads.  Titled cases (lib.sh).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_LIBFABRIC_TIMEOUT:-1200}
@@ -43,8 +44,8 @@ sweep_bytes() {
 pp_server() {
 	local out=$1
 	shift
-	FI_MRC_YIELD=${PP_YIELD:-1} stdbuf -oL fi_pingpong -p mrc -e rdm \
-		-I $ITERS -S "${PP_SIZE:-all}" -c "$@" > "$out" 2>&1 &
+	stdbuf -oL fi_pingpong -p mrc -e rdm -I $ITERS -S "${PP_SIZE:-all}" \
+		-c "$@" > "$out" 2>&1 &
 	PP_PID=$!
 	wait_for 'fi_pingpong server listening' 30 \
 		sh -c "ss -ltn | grep -q ':$PP_PORT '"
@@ -54,9 +55,8 @@ pp_server() {
 pp_client() {
 	local out=$1 srv=$2
 	shift 2
-	FI_MRC_YIELD=${PP_YIELD:-1} timeout 600 stdbuf -oL fi_pingpong \
-		-p mrc -e rdm -I $ITERS -S "${PP_SIZE:-all}" -c "$@" \
-		"$(node_ip "$srv" 0)" > "$out" 2>&1
+	timeout 600 stdbuf -oL fi_pingpong -p mrc -e rdm -I $ITERS \
+		-S "${PP_SIZE:-all}" -c "$@" "$(node_ip "$srv" 0)" > "$out" 2>&1
 }
 
 # pp_ok OUT: the run printed a result for the largest size (6m)
@@ -149,30 +149,23 @@ run_guest() {
 		perf_pid=$!
 		wait_for 'mrc-perf server bound' 30 grep -q server /tmp/perf-srv.log
 	fi
-	# FI_MRC_YIELD=0: the CQ poll does not yield (both sides)
-	local y
 	for sz in 64 65536 1048576; do
-		for y in 1 0; do
-			local PP_SIZE=$sz PP_YIELD=$y
-			is_node 2 && pp_server /tmp/ppc.$sz.$y.srv
-			barrier "ppc-$sz-$y" 60
-			if is_node 1; then
-				ok "fi_pingpong -S $sz -I $ITERS -c, FI_MRC_YIELD=$y" \
-					pp_client /tmp/ppc.$sz.$y 2
-			else
-				wait $PP_PID
-				ok_eq "fi_pingpong -S $sz server exit status, FI_MRC_YIELD=$y" 0 $?
-			fi
-			barrier "ppc-$sz-$y-done" 300
-		done
+		local PP_SIZE=$sz
+		is_node 2 && pp_server /tmp/ppc.$sz.srv
+		barrier "ppc-$sz" 60
 		if is_node 1; then
+			ok "fi_pingpong -S $sz -I $ITERS -c" \
+				pp_client /tmp/ppc.$sz 2
 			ok "mrc-perf lat -m $sz -n $ITERS" \
 				sh -c "mrc-perf -c 2 -p $PERF_PORT lat -m $sz -n $ITERS -j > /tmp/perf.$sz"
-			diag "$sz B, half round trip: fi_pingpong $(awk 'NR == 2 { print $7 }' /tmp/ppc.$sz.1) us (mean; $(awk 'NR == 2 { print $7 }' /tmp/ppc.$sz.0) us without yield), mrc-perf lat $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.0f us (p50)" % r["p50_us"])' /tmp/perf.$sz 2>/dev/null)"
+			diag "$sz B, half round trip: fi_pingpong $(awk 'NR == 2 { print $7 }' /tmp/ppc.$sz) us (mean), mrc-perf lat $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.0f us (p50)" % r["p50_us"])' /tmp/perf.$sz 2>/dev/null)"
+		else
+			wait $PP_PID
+			ok_eq "fi_pingpong -S $sz server exit status" 0 $?
 		fi
-		barrier "perf-$sz-done" 300
+		barrier "ppc-$sz-done" 300
 	done
-	PP_SIZE=all PP_YIELD=1
+	PP_SIZE=all
 	if is_node 2; then
 		kill "$perf_pid"
 		wait "$perf_pid" 2>/dev/null
