@@ -2,7 +2,8 @@
 #
 # make                 build mrc.ko (against the installed Debian kernel) and
 #                      the user-space tools and tests
-# make modules         mrc.ko only        make tools     mrcctl only
+# make modules         mrc.ko only        make tools     mrcctl, mrc-perf and
+#                      libmrc-fi.so (the libfabric provider, tools/libmrc-fi)
 # make testmods        the test modules (selftests/mrc/modules: mrc_echo,
 #                      mrc_udfloor), after mrc.ko
 # make W=1             extra warnings     make sparse    sparse (C=2) check
@@ -16,7 +17,8 @@
 # make ynl-gen         regenerate uapi/linux/mrc_netlink.h (the family's
 #                      numbers) from Documentation/netlink/specs/mrc.yaml
 #                      with the kernel's ynl-gen-c.py (scripts/ynl-gen)
-# make install         mrc.ko into /lib/modules/$(KVER)/updates + depmod
+# make install         mrc.ko into /lib/modules/$(KVER)/updates + depmod,
+#                      libmrc-fi.so into libfabric's provider directory
 # make check-fast      build + user-space unit tests (seconds)
 # make check           everything: fast tier + the VM suite (minutes)
 #
@@ -116,9 +118,11 @@ install: modules
 	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_DIR=updates \
 		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
+	$(MAKE) -C tools/libmrc-fi DESTDIR=$(INSTALL_MOD_PATH) install
 
 uninstall:
 	rm -f $(INSTALL_MOD_PATH)/lib/modules/$(KVER)/updates/mrc.ko
+	$(MAKE) -C tools/libmrc-fi DESTDIR=$(INSTALL_MOD_PATH) uninstall
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
 
 check-fast:
