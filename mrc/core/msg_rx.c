@@ -157,9 +157,10 @@ static void rx_buf_free(struct mrc_msg_node *node, void *p, size_t bytes)
  *
  * No lock held (it may sleep).  Two pieces of receive memory
  * (ops->rx_alloc): the context with its reassembly bitmap, and the
- * message's buffer (ops->buf_alloc instead, if the host has it), which is not cleared (every byte of it is written by
- * a packet before the message is complete).  The message's bytes are
- * counted in node->rx_bytes.
+ * message's buffer (ops->buf_alloc instead, if the host has it), which
+ * is not cleared (every byte of it is written by a packet before the
+ * message is complete).  The message's bytes are counted in
+ * node->rx_bytes.
  *
  * Return: the context, or NULL if memory is short.
  */
