@@ -166,23 +166,21 @@ static void port_start(uint64_t pi)
 		 EV_PORT_DONE, NULL, (uint32_t)pi);
 }
 
-/* Queues @p on port @pi (drop-tail); false if it was dropped. */
-static bool port_enqueue(uint64_t pi, struct spkt *p)
+/* Queues @p on port @pi, or drops it (down, or drop-tail). */
+static void port_enqueue(uint64_t pi, struct spkt *p)
 {
 	struct port *pt = &g->ports[pi];
 
 	if (pt->down) {
 		g->st.fault_drops++;
 		pkt_free(p);
-		return false;
+		return;
 	}
-	if (pt->tier == TIER_NIC) {
-		if (pt->npkts >= g->c.nic_ring)
-			return false;
-	} else if (pt->bytes + p->wire_len > g->c.buf_bytes) {
+	if (pt->tier != TIER_NIC &&
+	    pt->bytes + p->wire_len > g->c.buf_bytes) {
 		g->st.drops[pt->tier]++;
 		pkt_free(p);
-		return false;
+		return;
 	}
 	if (g->c.ecn_bytes && pt->bytes >= g->c.ecn_bytes && !p->ecn) {
 		p->ecn = 1;
@@ -200,12 +198,27 @@ static bool port_enqueue(uint64_t pi, struct spkt *p)
 		g->st.maxq[pt->tier] = pt->bytes;
 	if (!pt->busy)
 		port_start(pi);
+}
+
+/* NIC ports never go down (faults are on switch links). */
+bool fabric_send(struct spkt *p)
+{
+	uint64_t pi = port_nic(p->plane, p->src);
+
+	if (g->ports[pi].npkts >= g->c.nic_ring)
+		return false;
+	port_enqueue(pi, p);
 	return true;
 }
 
-bool fabric_send(struct spkt *p)
+/* Frees the packets of the events still pending (end of a run). */
+void fabric_drain(void)
 {
-	return port_enqueue(port_nic(p->plane, p->src), p);
+	struct sim_ev ev;
+
+	while (evq_pop(&g->q, &ev))
+		if (ev.type == EV_ARRIVE)
+			pkt_free(ev.p);
 }
 
 static struct spkt *port_pop(struct port *pt)

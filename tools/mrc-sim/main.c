@@ -307,6 +307,7 @@ int main(int argc, char **argv)
 	wall = wall_now() - t0;
 	getrusage(RUSAGE_SELF, &ru);
 	ret = report_write(wall, ru.ru_maxrss);
+	fabric_drain();
 	hosts_free();
 	fabric_free();
 	evq_free(&g->q);

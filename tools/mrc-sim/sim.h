@@ -182,7 +182,11 @@ static inline uint64_t sim_ps(uint64_t ns)
 /* fabric.c */
 void fabric_init(void);
 void fabric_free(void);
-/* Sends @p from its source host; false if the NIC queue is full. */
+void fabric_drain(void);
+/*
+ * Sends @p from its source host; false (@p is still the caller's) if the
+ * NIC queue is full.
+ */
 bool fabric_send(struct spkt *p);
 void fabric_port_done(uint64_t port);
 void fabric_arrive(struct spkt *p, uint32_t arg);
