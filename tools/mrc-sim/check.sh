@@ -69,9 +69,12 @@ ok "$(is single "$EXACTLY_ONCE and $NOT_BELOW")" \
 ok "$(is single '.slowdown.max <= 1 / 0.99')" \
 	'single flow on an idle path: >= 99% of line rate'
 
-sim single2 --pattern single --size 4194304 --planes 2
+# 16 MiB: the ideal is the fluid bound over both planes, which the last
+# packets of a short flow cannot reach (one plane finishes a few packets
+# later); 4 MiB is within 1.2% of it, 16 MiB within 0.2%.
+sim single2 --pattern single --size 16777216 --planes 2
 ok "$(is single2 "$EXACTLY_ONCE and .slowdown.max <= 1 / 0.99")" \
-	'single flow sprayed over 2 planes: >= 99% of their line rate'
+	'single 16 MiB flow sprayed over 2 planes: >= 99% of their line rate'
 
 sim perm --pattern perm --jitter-ns 2000
 ok "$(is perm "$EXACTLY_ONCE")" \

@@ -5,7 +5,8 @@
  * one link to every spine.  Every link is a pair of output ports, each
  * with its own drop-tail buffer (ECN marking above a threshold, counted:
  * the engine does not read ECN yet), serialising at the link rate and
- * handing the packet to the far end hop_ps later.  ECMP: a leaf sends a
+ * handing the packet to the far end hop_ps later.  A port that goes down
+ * loses what it holds and what is on its wire.  ECMP: a leaf sends a
  * packet for another leaf to spine hash(entropy, src, dst, leaf) mod S,
  * so one entropy value is one path; spines and the last leaf have one
  * way down.  No rerouting around a failed link: the paths through it
@@ -109,10 +110,6 @@ static void free_list(struct spkt *p)
 
 void fabric_free(void)
 {
-	uint64_t i, n = g->ports_per_plane * g->c.planes;
-
-	for (i = 0; i < n; i++)
-		free_list(g->ports[i].head);
 	free(g->ports);
 	free_list(g->free_small);
 	free_list(g->free_big);
@@ -156,48 +153,50 @@ void pkt_free(struct spkt *p)
 	*fl = p;
 }
 
-static void port_start(uint64_t pi)
+/* Bytes waiting at port @pt: its backlog of serialisation time. */
+static uint64_t port_backlog(const struct port *pt)
 {
-	struct port *pt = &g->ports[pi];
-
-	pt->busy = 1;
-	evq_push(&g->q, g->now + fabric_ser_ps(pt->head->wire_len,
-					       pt->rate_pm),
-		 EV_PORT_DONE, NULL, (uint32_t)pi);
+	if (pt->busy_until <= g->now)
+		return 0;
+	return (uint64_t)((pt->busy_until - g->now) * g->c.rate_gbps *
+			  pt->rate_pm / 8e6);
 }
 
-/* Queues @p on port @pi, or drops it (down, or drop-tail). */
+/*
+ * Queues @p on port @pi, or drops it (down, or drop-tail).  A port is
+ * a FIFO at a fixed rate, so a packet's departure is known when it is
+ * queued: the end of the port's backlog plus its own serialisation.  Its
+ * arrival at the far end is scheduled at once (one event per hop), and
+ * what the port holds is its backlog of time at the link rate.
+ */
 static void port_enqueue(uint64_t pi, struct spkt *p)
 {
 	struct port *pt = &g->ports[pi];
+	uint64_t q, start;
 
 	if (pt->down) {
 		g->st.fault_drops++;
 		pkt_free(p);
 		return;
 	}
-	if (pt->tier != TIER_NIC &&
-	    pt->bytes + p->wire_len > g->c.buf_bytes) {
+	q = port_backlog(pt);
+	if (pt->tier != TIER_NIC && q + p->wire_len > g->c.buf_bytes) {
 		g->st.drops[pt->tier]++;
 		pkt_free(p);
 		return;
 	}
-	if (g->c.ecn_bytes && pt->bytes >= g->c.ecn_bytes && !p->ecn) {
+	if (g->c.ecn_bytes && q >= g->c.ecn_bytes && !p->ecn) {
 		p->ecn = 1;
 		g->st.ecn_marks++;
 	}
-	p->next = NULL;
-	if (pt->tail)
-		pt->tail->next = p;
-	else
-		pt->head = p;
-	pt->tail = p;
-	pt->bytes += p->wire_len;
-	pt->npkts++;
-	if (pt->bytes > g->st.maxq[pt->tier])
-		g->st.maxq[pt->tier] = pt->bytes;
-	if (!pt->busy)
-		port_start(pi);
+	if (q + p->wire_len > g->st.maxq[pt->tier])
+		g->st.maxq[pt->tier] = q + p->wire_len;
+	start = pt->busy_until > g->now ? pt->busy_until : g->now;
+	pt->busy_until = start + fabric_ser_ps(p->wire_len, pt->rate_pm);
+	p->port = (uint32_t)pi;
+	p->epoch = pt->epoch;
+	evq_push(&g->q, pt->busy_until + g->c.hop_ps, EV_ARRIVE, p,
+		 port_far(pi));
 }
 
 /* NIC ports never go down (faults are on switch links). */
@@ -205,7 +204,8 @@ bool fabric_send(struct spkt *p)
 {
 	uint64_t pi = port_nic(p->plane, p->src);
 
-	if (g->ports[pi].npkts >= g->c.nic_ring)
+	if (port_backlog(&g->ports[pi]) >=
+	    (uint64_t)g->c.nic_ring * MRC_WIRE_MAX_PKT)
 		return false;
 	port_enqueue(pi, p);
 	return true;
@@ -221,44 +221,18 @@ void fabric_drain(void)
 			pkt_free(ev.p);
 }
 
-static struct spkt *port_pop(struct port *pt)
-{
-	struct spkt *p = pt->head;
-
-	pt->head = p->next;
-	if (!pt->head)
-		pt->tail = NULL;
-	pt->bytes -= p->wire_len;
-	pt->npkts--;
-	return p;
-}
-
-void fabric_port_done(uint64_t pi)
-{
-	struct port *pt = &g->ports[pi];
-	struct spkt *p;
-
-	pt->busy = 0;
-	if (!pt->head)
-		return;
-	p = port_pop(pt);
-	if (pt->down) {
-		g->st.fault_drops++;
-		pkt_free(p);
-	} else {
-		evq_push(&g->q, g->now + g->c.hop_ps, EV_ARRIVE, p,
-			 port_far(pi));
-	}
-	if (pt->head)
-		port_start(pi);
-}
-
 void fabric_arrive(struct spkt *p, uint32_t node)
 {
 	uint32_t id = node & ((1U << 28) - 1);
 	unsigned int dl = p->dst / g->c.leaf_hosts;
 	uint64_t h;
 
+	/* The port it left went down since: lost with what it held. */
+	if (g->ports[p->port].epoch != p->epoch) {
+		g->st.fault_drops++;
+		pkt_free(p);
+		return;
+	}
 	switch (node >> 28) {
 	case NODE_HOST:
 		host_rx(p);
@@ -283,25 +257,11 @@ static void port_set(uint64_t pi, bool down, uint16_t rate_pm)
 	struct port *pt = &g->ports[pi];
 
 	pt->rate_pm = rate_pm;
+	if (down && !pt->down) {
+		pt->epoch++;	/* what it holds is lost */
+		pt->busy_until = g->now;
+	}
 	pt->down = down;
-	if (!down)
-		return;
-	/* What is queued behind the packet on the wire is lost with it. */
-	while (pt->head && pt->head->next) {
-		struct spkt *p = pt->head->next;
-
-		pt->head->next = p->next;
-		if (pt->tail == p)
-			pt->tail = pt->head;
-		pt->bytes -= p->wire_len;
-		pt->npkts--;
-		g->st.fault_drops++;
-		pkt_free(p);
-	}
-	if (pt->head && !pt->busy) {
-		g->st.fault_drops++;
-		pkt_free(port_pop(pt));
-	}
 }
 
 void fabric_fault(unsigned int i, bool down)

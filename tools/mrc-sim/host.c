@@ -95,18 +95,24 @@ static unsigned int op_paths(struct mrc_msg_peer *mp, u16 seg,
 	return g->c.planes * MRC_MSG_LINK_PATHS;
 }
 
-/* A packet from host @src to @dst on plane @plane, entropy @ev. */
-static int post(uint32_t src, uint32_t dst, unsigned int plane,
-		unsigned int ev, struct mrc_pkt *pkt, bool data)
+/* A packet of @sp's host to its peer on plane @plane, entropy @ev. */
+static int post(struct sim_peer *sp, unsigned int plane, unsigned int ev,
+		struct mrc_pkt *pkt, bool data)
 {
+	uint32_t src = sp->h->id, dst = sp->peer_id;
 	struct spkt *p;
 
+	if (!sp->rev) {
+		sp->rev = host_peer(&g->hosts[dst], src);
+		sp->rev->rev = sp;
+	}
 	pkt->src_node = src + 1;
 	pkt->dst_node = dst + 1;
 	pkt->token = 0;
 	p = pkt_alloc(MRC_WIRE_HDR_LEN + (data ? 0 : pkt->len));
 	p->src = src;
 	p->dst = dst;
+	p->to = sp->rev;
 	p->plane = plane;
 	p->entropy = ev;
 	p->type = pkt->type;
@@ -135,8 +141,7 @@ static int op_send(struct mrc_msg_peer *mp, unsigned int pi,
 
 	if (plane >= g->c.planes || ev >= g->c.entropy)
 		return -ENETDOWN;
-	return post(sp->h->id, sp->peer_id, plane, ev, pkt,
-		    pkt->type == MRC_PKT_DATA);
+	return post(sp, plane, ev, pkt, pkt->type == MRC_PKT_DATA);
 }
 
 static void op_kick(struct mrc_msg_peer *mp)
@@ -488,7 +493,7 @@ void host_start_msg(uint32_t mi)
 /* A message popped at host @h from peer @sp: which traffic message. */
 static void delivered(struct sim_peer *sp, struct mrc_msg_rx *rm)
 {
-	struct sim_peer *tx = peer_find(&g->hosts[sp->peer_id], sp->h->id);
+	struct sim_peer *tx = sp->rev;
 	uint32_t seq = rm->seq & MRC_MSG_SEQ_MASK;
 	struct smsg *sm;
 
@@ -563,8 +568,7 @@ static void send_probe(struct sim_peer *sp, unsigned int i, u8 type,
 
 	pkt.len = mrc_wire_put_hello(body, &hello);
 	g->st.probes++;
-	post(sp->h->id, sp->peer_id, i / g->c.entropy, i % g->c.entropy, &pkt,
-	     false);
+	post(sp, i / g->c.entropy, i % g->c.entropy, &pkt, false);
 }
 
 static void rx_probe(struct sim_peer *sp, unsigned int i,
@@ -602,7 +606,7 @@ void host_rx(struct spkt *p)
 		pkt_free(p);
 		return;
 	}
-	sp = host_peer(h, p->src);
+	sp = p->to;
 	switch (pkt.type) {
 	case MRC_PKT_DATA:
 		rx_data(sp, pi, &pkt);

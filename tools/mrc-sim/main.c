@@ -22,7 +22,7 @@ static void usage(FILE *f)
 "  --rate-gbps R      link rate (100)        --hop-ns T       per-link delay (500)\n"
 "  --buf-kb N         switch output buffer per port (256)\n"
 "  --ecn-kb N         ECN mark threshold, 0 = off (0)\n"
-"  --nic-ring N       packets a NIC queue holds (4096)\n"
+"  --nic-ring N       NIC backlog in 4096-byte packets (4096)\n"
 "  --seed S           (1)\n"
 "  --pattern perm|incast|single (perm)   --size BYTES (1048576)\n"
 "  --msgs N           messages per sender (1)  --incast N  senders (hosts - 1)\n"
@@ -253,9 +253,6 @@ static void run(void)
 		g->st.digest = mix64(g->st.digest ^ ev.t,
 				     ((uint64_t)ev.type << 32) | ev.arg);
 		switch (ev.type) {
-		case EV_PORT_DONE:
-			fabric_port_done(ev.arg);
-			break;
 		case EV_ARRIVE:
 			fabric_arrive(ev.p, ev.arg);
 			break;
@@ -306,7 +303,9 @@ int main(int argc, char **argv)
 	run();
 	wall = wall_now() - t0;
 	getrusage(RUSAGE_SELF, &ru);
-	ret = report_write(wall, ru.ru_maxrss);
+	ret = report_write(wall, ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+			   (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+			   ru.ru_maxrss);
 	fabric_drain();
 	hosts_free();
 	fabric_free();

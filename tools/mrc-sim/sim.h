@@ -25,8 +25,7 @@
 #define SIM_MAX_FAULTS	16
 
 enum sim_ev_type {
-	EV_PORT_DONE = 1,	/* a port finished serialising its head */
-	EV_ARRIVE,		/* a packet reaches the far end of a link */
+	EV_ARRIVE = 1,		/* a packet reaches the far end of a link */
 	EV_TX_RUN,		/* engine timer or kick: mrc_msg_tx_run() */
 	EV_EXPIRE,		/* engine expiry clock */
 	EV_PROBE,		/* the peer's path timers (probes) */
@@ -54,7 +53,7 @@ struct sim_cfg {
 	double rate_gbps;
 	uint64_t hop_ps;
 	uint32_t buf_bytes, ecn_bytes;	/* ecn 0 = off */
-	uint32_t nic_ring;		/* packets a NIC queue holds */
+	uint32_t nic_ring;		/* NIC backlog, in 4096-byte packets */
 	uint64_t seed;
 	enum sim_pattern pattern;
 	uint32_t msg_bytes;
@@ -80,14 +79,17 @@ struct spkt {
 	uint8_t plane, entropy;
 	uint8_t ecn;
 	uint8_t type;
+	struct sim_peer *to;	/* the engine it is for, at dst */
+	uint32_t port;		/* the port it is leaving */
+	uint32_t epoch;		/* that port's epoch when it was queued */
 	uint8_t buf[];
 };
 
 struct port {
-	struct spkt *head, *tail;
-	uint32_t bytes, npkts;
-	uint8_t busy, down, tier;
+	uint64_t busy_until;	/* ps: the end of its backlog */
+	uint32_t epoch;		/* + 1 each time it goes down */
 	uint16_t rate_pm;	/* rate in per mille of the link rate */
+	uint8_t down, tier;
 };
 
 /* One traffic message. */
@@ -114,6 +116,7 @@ struct sim_host {
 struct sim_peer {
 	struct mrc_msg_peer mp;
 	struct sim_host *h;
+	struct sim_peer *rev;	/* the peer's engine for this host */
 	uint32_t peer_id;
 	bool kick_due, armed, expire_armed, probe_armed;
 	uint64_t arm_at, expire_at, probe_at;	/* ns */
@@ -188,7 +191,6 @@ void fabric_drain(void);
  * NIC queue is full.
  */
 bool fabric_send(struct spkt *p);
-void fabric_port_done(uint64_t port);
 void fabric_arrive(struct spkt *p, uint32_t arg);
 void fabric_fault(unsigned int i, bool down);
 struct spkt *pkt_alloc(uint16_t buf_len);
@@ -211,6 +213,6 @@ uint64_t host_engine_peak_bytes(void);
 void traffic_init(void);
 
 /* report.c */
-int report_write(double wall_s, long rss_kb);
+int report_write(double wall_s, double cpu_s, long rss_kb);
 
 #endif /* MRC_SIM_H */
