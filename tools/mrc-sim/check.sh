@@ -6,11 +6,12 @@
 #   - a single flow on an idle fabric reaches >= 99% of line rate (its
 #     completion time is within 1/0.99 of the ideal: every wire byte
 #     serialised at the link rate plus the path's latency);
-#   - permutation and 63:1 incast: every message delivered exactly once,
-#     every send completed without error, no completion time below the
-#     ideal;
-#   - a link down from the start and a spine down mid-run: the flows
-#     through them are retried on other paths and all finish;
+#   - permutation, 63:1 incast, all-to-all and ring all-reduce: every
+#     message delivered exactly once, every send completed without
+#     error, no completion time below the ideal;
+#   - a link down from the start and a spine down mid-run (one with a
+#     ring all-reduce): the flows through them are retried on other paths
+#     and all finish;
 #   - two runs with one seed give byte-identical results, another seed
 #     gives other ones.
 # Needs jq.  MRC_SIM: the binary (default: next to this script).
@@ -86,6 +87,16 @@ ok "$(is incast "$EXACTLY_ONCE")" \
 	'63:1 incast: every message delivered exactly once'
 ok "$(is incast "$NOT_BELOW")" '63:1 incast: no FCT below the ideal'
 
+sim a2a --pattern a2a --size 65536 --jitter-ns 2000
+ok "$(is a2a "$EXACTLY_ONCE and $NOT_BELOW and
+	.collective_slowdown >= 1")" \
+	'64-host all-to-all: every message delivered exactly once, none faster than the ideal'
+
+sim ring --pattern ring --size 4194304
+ok "$(is ring "$EXACTLY_ONCE and $NOT_BELOW and
+	.collective_slowdown >= 1 and .messages == 2 * 63 * 64")" \
+	'64-host ring all-reduce: 2(N-1) steps of every host delivered once, not faster than the ideal'
+
 # Plane 0, leaf 0 to spine 3 fails before the first packet: the
 # permutation's paths through it black-hole until the engine retires them.
 sim link --pattern perm --link-down 0:0:3@0
@@ -97,6 +108,10 @@ ok "$(is link "$EXACTLY_ONCE and .drops.fault > 0 and
 sim spine --pattern perm --spine-down 0:2@20-200 --knob data_rto_min_ms=1
 ok "$(is spine "$EXACTLY_ONCE and .drops.fault > 0")" \
 	'spine down mid-run and back: every flow finishes'
+
+sim ringf --pattern ring --size 4194304 --spine-down 0:5@100
+ok "$(is ringf "$EXACTLY_ONCE and .drops.fault > 0")" \
+	'ring all-reduce with a spine failing mid-run: it finishes'
 
 sim det1 --pattern perm --seed 7 --jitter-ns 1000
 sim det2 --pattern perm --seed 7 --jitter-ns 1000

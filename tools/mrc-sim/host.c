@@ -512,6 +512,7 @@ static void delivered(struct sim_peer *sp, struct mrc_msg_rx *rm)
 		g->nmsg_done++;
 		if (g->now > g->last_done)
 			g->last_done = g->now;
+		traffic_delivered(tx->txmsg[seq]);
 	}
 	g->st.delivered_bytes += sm->len;
 	g->st.digest = mix64(g->st.digest, g->now ^ ((uint64_t)sm->src << 40) ^

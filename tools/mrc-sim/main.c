@@ -24,7 +24,8 @@ static void usage(FILE *f)
 "  --ecn-kb N         ECN mark threshold, 0 = off (0)\n"
 "  --nic-ring N       NIC backlog in 4096-byte packets (4096)\n"
 "  --seed S           (1)\n"
-"  --pattern perm|incast|single (perm)   --size BYTES (1048576)\n"
+"  --pattern perm|incast|single|a2a|ring (perm)  --size BYTES (1048576)\n"
+"                     (ring: an all-reduce of --size bytes per host)\n"
 "  --msgs N           messages per sender (1)  --incast N  senders (hosts - 1)\n"
 "  --jitter-ns T      start jitter (0)       --until-us T  stop (10000000)\n"
 "  --policy rr|min-inflight|min-latency|load-aware (load-aware)\n"
@@ -202,6 +203,10 @@ static void parse(int argc, char **argv)
 				c->pattern = PAT_INCAST;
 			else if (!strcmp(optarg, "single"))
 				c->pattern = PAT_SINGLE;
+			else if (!strcmp(optarg, "a2a"))
+				c->pattern = PAT_A2A;
+			else if (!strcmp(optarg, "ring"))
+				c->pattern = PAT_RING;
 			else
 				die("--pattern", optarg);
 			break;

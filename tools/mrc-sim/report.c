@@ -87,15 +87,11 @@ static void summarise(struct summary *s)
 	free(fct);
 }
 
-static const char *pattern_name(void)
-{
-	return g->c.pattern == PAT_PERM ? "permutation" :
-	       g->c.pattern == PAT_INCAST ? "incast" : "single";
-}
 
 static void write_json(FILE *f, const struct summary *s, double wall_s,
 		       double cpu_s, long rss_kb)
 {
+	uint64_t coll, coll_ideal = 0;
 	unsigned int t;
 
 	fprintf(f, "{\n");
@@ -110,8 +106,14 @@ static void write_json(FILE *f, const struct summary *s, double wall_s,
 		g->c.spines, g->c.entropy, g->c.rate_gbps,
 		g->c.hop_ps / 1e3, g->c.buf_bytes / 1024,
 		g->c.ecn_bytes / 1024, (unsigned long long)g->c.seed,
-		pattern_name(), g->c.msg_bytes, g->c.msgs, g->c.incast_n,
+		traffic_name(), g->c.msg_bytes, g->c.msgs, g->c.incast_n,
 		g->c.jitter_ps / 1e3, g->c.policy, g->c.nfaults);
+	fprintf(f, "  \"knobs\": {");
+	for (t = 0; t < g->c.nknobs; t++)
+		fprintf(f, "%s\"%s\": %llu", t ? ", " : "",
+			mrc_knobs[g->c.knob[t].id].name,
+			(unsigned long long)g->c.knob[t].val);
+	fprintf(f, "},\n");
 	fprintf(f, "  \"messages\": %u, \"delivered\": %u, \"duplicates\": %u, "
 		"\"missing\": %u, \"unacked\": %u, \"failed\": %u, "
 		"\"below_ideal\": %u, \"rx_bad\": %llu,\n",
@@ -124,6 +126,12 @@ static void write_json(FILE *f, const struct summary *s, double wall_s,
 	fprintf(f, "  \"fct_us\": {\"min\": %.3f, \"p50\": %.3f, "
 		"\"p99\": %.3f, \"max\": %.3f},\n",
 		s->fct_us.min, s->fct_us.p50, s->fct_us.p99, s->fct_us.max);
+	coll = traffic_coll_ps(&coll_ideal);
+	if (coll)
+		fprintf(f, "  \"collective_us\": %.3f, "
+			"\"collective_ideal_us\": %.3f, "
+			"\"collective_slowdown\": %.4f,\n", coll / 1e6,
+			coll_ideal / 1e6, (double)coll / coll_ideal);
 	fprintf(f, "  \"goodput_gbps\": %.3f, \"span_us\": %.3f, "
 		"\"sim_end_us\": %.3f,\n", s->goodput_gbps, s->span_us,
 		g->now / 1e6);
@@ -179,7 +187,7 @@ static void write_md(FILE *f, const struct summary *s, double cpu_s,
 	fprintf(f, "| %s | %u x %u | %u | %u | %u | %.3f / %.3f / %.3f | "
 		"%.1f | %.1f | %llu/%llu/%llu/%llu/%llu | %llu | "
 		"%.1f/%.1f/%.1f | %.0f | %.2f | %.1f |\n",
-		pattern_name(), g->c.hosts, g->c.planes, g->c.msg_bytes,
+		traffic_name(), g->c.hosts, g->c.planes, g->c.msg_bytes,
 		g->nmsg, s->delivered, s->slow.p50, s->slow.p99, s->slow.max,
 		s->fct_us.p99, s->goodput_gbps,
 		(unsigned long long)g->st.drops[TIER_NIC],

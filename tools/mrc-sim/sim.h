@@ -37,7 +37,7 @@ enum sim_tier {
 	TIER_NIC, TIER_LEAF_UP, TIER_SPINE_DOWN, TIER_LEAF_DOWN, TIER_NR
 };
 
-enum sim_pattern { PAT_PERM, PAT_INCAST, PAT_SINGLE };
+enum sim_pattern { PAT_PERM, PAT_INCAST, PAT_SINGLE, PAT_A2A, PAT_RING };
 
 enum sim_fault_kind { FAULT_LINK, FAULT_SPINE, FAULT_DEGRADE };
 
@@ -211,6 +211,11 @@ uint64_t host_engine_peak_bytes(void);
 
 /* traffic.c */
 void traffic_init(void);
+/* Message @mi was delivered (the first time): what follows from it. */
+void traffic_delivered(uint32_t mi);
+const char *traffic_name(void);
+/* A collective's completion and its ideal, ps (0: not a collective). */
+uint64_t traffic_coll_ps(uint64_t *ideal_ps);
 
 /* report.c */
 int report_write(double wall_s, double cpu_s, long rss_kb);
