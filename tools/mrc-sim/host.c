@@ -279,6 +279,7 @@ size_t host_peer_bytes(void)
 
 void hosts_init(void)
 {
+	const char *why = NULL;
 	unsigned int i, k;
 
 	for (k = 0; k < MRC_KNOB_NR; k++)
@@ -287,10 +288,11 @@ void hosts_init(void)
 	g->knob[MRC_KNOB_credit] = 0;
 	for (k = 0; k < g->c.nknobs; k++)
 		g->knob[g->c.knob[k].id] = g->c.knob[k].val;
+	/* The probes' parameters, as mrc_peer_path_params() makes them. */
 	if (mrc_path_params_knobs(&g->pp, g->knob[MRC_KNOB_probe_ms],
-				  g->knob[MRC_KNOB_rto_max_ms],
-				  g->knob[MRC_KNOB_data_rto_min_ms], NULL))
-		mrc_path_params_default(&g->pp);
+				  g->knob[MRC_KNOB_rto_max_ms], 0, &why))
+		fprintf(stderr, "mrc-sim: path parameters refused (%s)\n",
+			why);
 	g->hosts = calloc(g->c.hosts, sizeof(*g->hosts));
 	if (!g->hosts) {
 		perror("hosts");
