@@ -185,17 +185,39 @@ static void parse(int argc, char **argv)
 	c->policy = MRC_SCHED_LOAD_AWARE;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
-		case 'H': c->hosts = num("--hosts", optarg, 2, 1U << 24); break;
-		case 'P': c->planes = num("--planes", optarg, 1, SIM_MAX_PLANES); break;
-		case 'L': c->leaf_hosts = num("--leaf-hosts", optarg, 1, 1U << 20); break;
-		case 'S': c->spines = num("--spines", optarg, 1, 1U << 16); break;
-		case 'E': c->entropy = num("--entropy", optarg, 1, SIM_MAX_EV); break;
-		case 'R': c->rate_gbps = dnum("--rate-gbps", optarg, 0.001, 1e5); break;
-		case 'D': c->hop_ps = num("--hop-ns", optarg, 0, 1ULL << 32) * PS_PER_NS; break;
-		case 'B': c->buf_bytes = num("--buf-kb", optarg, 5, 1U << 20) * 1024; break;
-		case 'e': c->ecn_bytes = num("--ecn-kb", optarg, 0, 1U << 20) * 1024; break;
-		case 'n': c->nic_ring = num("--nic-ring", optarg, 1, 1U << 24); break;
-		case 's': c->seed = num("--seed", optarg, 0, UINT64_MAX); break;
+		case 'H':
+			c->hosts = num("--hosts", optarg, 2, 1U << 24);
+			break;
+		case 'P':
+			c->planes = num("--planes", optarg, 1, SIM_MAX_PLANES);
+			break;
+		case 'L':
+			c->leaf_hosts = num("--leaf-hosts", optarg, 1, 1U << 20);
+			break;
+		case 'S':
+			c->spines = num("--spines", optarg, 1, 1U << 16);
+			break;
+		case 'E':
+			c->entropy = num("--entropy", optarg, 1, SIM_MAX_EV);
+			break;
+		case 'R':
+			c->rate_gbps = dnum("--rate-gbps", optarg, 0.001, 1e5);
+			break;
+		case 'D':
+			c->hop_ps = num("--hop-ns", optarg, 0, 1ULL << 32) * PS_PER_NS;
+			break;
+		case 'B':
+			c->buf_bytes = num("--buf-kb", optarg, 5, 1U << 20) * 1024;
+			break;
+		case 'e':
+			c->ecn_bytes = num("--ecn-kb", optarg, 0, 1U << 20) * 1024;
+			break;
+		case 'n':
+			c->nic_ring = num("--nic-ring", optarg, 1, 1U << 24);
+			break;
+		case 's':
+			c->seed = num("--seed", optarg, 0, UINT64_MAX);
+			break;
 		case 'p':
 			if (!strcmp(optarg, "perm"))
 				c->pattern = PAT_PERM;
@@ -210,11 +232,21 @@ static void parse(int argc, char **argv)
 			else
 				die("--pattern", optarg);
 			break;
-		case 'z': c->msg_bytes = num("--size", optarg, 1, MRC_MSG_MAX_BYTES); break;
-		case 'm': c->msgs = num("--msgs", optarg, 1, 1U << 20); break;
-		case 'i': c->incast_n = num("--incast", optarg, 1, 1U << 24); break;
-		case 'j': c->jitter_ps = num("--jitter-ns", optarg, 0, 1ULL << 40) * PS_PER_NS; break;
-		case 'u': c->until_ps = num("--until-us", optarg, 1, 1ULL << 40) * 1000 * PS_PER_NS; break;
+		case 'z':
+			c->msg_bytes = num("--size", optarg, 1, MRC_MSG_MAX_BYTES);
+			break;
+		case 'm':
+			c->msgs = num("--msgs", optarg, 1, 1U << 20);
+			break;
+		case 'i':
+			c->incast_n = num("--incast", optarg, 1, 1U << 24);
+			break;
+		case 'j':
+			c->jitter_ps = num("--jitter-ns", optarg, 0, 1ULL << 40) * PS_PER_NS;
+			break;
+		case 'u':
+			c->until_ps = num("--until-us", optarg, 1, 1ULL << 40) * 1000 * PS_PER_NS;
+			break;
 		case 'y':
 			for (k = 0; k < 4 && strcmp(optarg, pol[k]); k++)
 				;
@@ -222,15 +254,33 @@ static void parse(int argc, char **argv)
 				die("--policy", optarg);
 			c->policy = k;
 			break;
-		case 'l': parse_fault(FAULT_LINK, optarg); break;
-		case 'x': parse_fault(FAULT_SPINE, optarg); break;
-		case 'd': parse_fault(FAULT_DEGRADE, optarg); break;
-		case 'J': c->json = optarg; break;
-		case 'M': c->md = optarg; break;
-		case 'q': c->quiet = true; break;
-		case 'k': parse_knob(optarg); break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); exit(2);
+		case 'l':
+			parse_fault(FAULT_LINK, optarg);
+			break;
+		case 'x':
+			parse_fault(FAULT_SPINE, optarg);
+			break;
+		case 'd':
+			parse_fault(FAULT_DEGRADE, optarg);
+			break;
+		case 'J':
+			c->json = optarg;
+			break;
+		case 'M':
+			c->md = optarg;
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'k':
+			parse_knob(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
 		}
 	}
 	if (optind != argc)

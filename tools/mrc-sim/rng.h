@@ -51,7 +51,7 @@ static inline uint64_t rng_next(struct rng *r)
 /* Uniform in [0, n), n > 0 (Lemire's multiply, bias below 2^-32). */
 static inline uint64_t rng_below(struct rng *r, uint64_t n)
 {
-	return (uint64_t)(((unsigned __int128)rng_next(r) * n) >> 64);
+	return (uint64_t)(((__uint128_t)rng_next(r) * n) >> 64);
 }
 
 /* A 64-bit mix of @a and @b (ECMP hashes, digests): splitmix's finaliser. */
