@@ -33,7 +33,8 @@ static void usage(FILE *f)
 "  --spine-down PL:SPINE@T0[-T1]\n"
 "  --degrade PL:LEAF:SPINE:FRAC@T0[-T1]\n"
 "  --knob NAME=VALUE  one of the module's knobs (e.g. data_rto_min_ms=1)\n"
-"  --json FILE  --md FILE  --quiet\n");
+"  --json FILE  --md FILE  --quiet\n"
+"  --progress         a line on stderr every 4 Mi events\n");
 }
 
 static void die(const char *what, const char *arg)
@@ -160,7 +161,8 @@ static void parse(int argc, char **argv)
 		{ "link-down", 1, NULL, 'l' }, { "spine-down", 1, NULL, 'x' },
 		{ "degrade", 1, NULL, 'd' }, { "json", 1, NULL, 'J' },
 		{ "md", 1, NULL, 'M' }, { "quiet", 0, NULL, 'q' },
-		{ "knob", 1, NULL, 'k' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		{ "knob", 1, NULL, 'k' }, { "progress", 0, NULL, 'g' },
+		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	static const char *const pol[] = {
 		"rr", "min-inflight", "min-latency", "load-aware"
@@ -275,6 +277,9 @@ static void parse(int argc, char **argv)
 		case 'k':
 			parse_knob(optarg);
 			break;
+		case 'g':
+			c->progress = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -323,6 +328,13 @@ static void run(void)
 		}
 		if (g->nmsg_done == g->nmsg && g->nmsg_acked == g->nmsg)
 			break;
+		if (g->c.progress && !(g->st.events & ((1U << 22) - 1)))
+			fprintf(stderr, "mrc-sim: %.3f us, %llu events, "
+				"%u/%u delivered, %llu pending\n",
+				g->now / 1e6,
+				(unsigned long long)g->st.events,
+				g->nmsg_done, g->nmsg,
+				(unsigned long long)g->q.n);
 	}
 }
 

@@ -67,7 +67,7 @@ struct sim_cfg {
 	unsigned int nknobs;		/* --knob NAME=VALUE */
 	struct { unsigned int id; uint64_t val; } knob[MRC_KNOB_NR];
 	const char *json, *md;
-	bool quiet;
+	bool quiet, progress;
 };
 
 /* A packet in the fabric: its wire header (and body) as mrc wrote it. */
