@@ -2,7 +2,8 @@
 #
 # make                 build mrc.ko (against the installed Debian kernel) and
 #                      the user-space tools and tests
-# make modules         mrc.ko only        make tools     mrcctl, mrc-perf and
+# make modules         mrc.ko only        make tools     mrcctl, mrc-perf,
+#                                                        mrc-sim and
 #                      libmrc-fi.so (the libfabric provider, tools/libmrc-fi)
 # make testmods        the test modules (selftests/mrc/modules: mrc_echo,
 #                      mrc_udfloor), after mrc.ko
@@ -51,6 +52,7 @@ testmods: modules
 
 tools:
 	$(MAKE) -C tools
+	$(MAKE) -C tools/mrc-sim
 
 selftests:
 	$(MAKE) -C selftests/mrc
@@ -134,5 +136,6 @@ check:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(PWD) clean
 	-$(MAKE) -C tools clean
+	-$(MAKE) -C tools/mrc-sim clean
 	-$(MAKE) -C selftests/mrc clean
 	-$(MAKE) -C selftests/mrc/modules KDIR=$(KDIR) clean

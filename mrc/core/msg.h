@@ -160,6 +160,17 @@ struct mrc_msg_ops {
 	 */
 	void *(*rx_alloc)(struct mrc_msg_node *node, size_t bytes);
 	void (*rx_free)(struct mrc_msg_node *node, void *p, size_t bytes);
+	/*
+	 * Message payload memory, optional (NULL: alloc and free for a
+	 * send, rx_alloc and rx_free for a receive): the @bytes of a
+	 * message's payload, @rx for a message being received.  For a host
+	 * that never reads payloads (a simulator), which may hand out
+	 * shared memory.  buf_free gets the @bytes and @rx of the alloc;
+	 * called as alloc, free, rx_alloc and rx_free are.
+	 */
+	void *(*buf_alloc)(struct mrc_msg_node *node, size_t bytes, bool rx);
+	void (*buf_free)(struct mrc_msg_node *node, void *p, size_t bytes,
+			 bool rx);
 	/* A knob's value (config.h, MRC_KNOB_*). */
 	u64 (*knob)(struct mrc_msg_node *node, unsigned int id);
 	/* Wall-clock seconds: the base of a new epoch. */

@@ -165,6 +165,22 @@ static void rx_mem_free(struct mrc_msg_node *node, void *p, size_t bytes)
 		node->ops->free(node, p);
 }
 
+/* A received message's payload buffer (ops->buf_alloc if the host has it). */
+static void *rx_buf(struct mrc_msg_node *node, size_t bytes)
+{
+	if (node->ops->buf_alloc)
+		return node->ops->buf_alloc(node, bytes, true);
+	return rx_mem(node, bytes);
+}
+
+static void rx_buf_free(struct mrc_msg_node *node, void *p, size_t bytes)
+{
+	if (node->ops->buf_free)
+		node->ops->buf_free(node, p, bytes, true);
+	else
+		rx_mem_free(node, p, bytes);
+}
+
 /**
  * mrc_msg_rx_alloc() - a reassembly context for a DATA packet's message
  * @node: the node
@@ -172,9 +188,10 @@ static void rx_mem_free(struct mrc_msg_node *node, void *p, size_t bytes)
  *
  * No lock held (it may sleep).  Two pieces of receive memory
  * (ops->rx_alloc): the context with its reassembly bitmap, and the
- * message's buffer, which is not cleared (every byte of it is written by
- * a packet before the message is complete).  The message's bytes are
- * counted in node->rx_bytes.
+ * message's buffer (ops->buf_alloc instead, if the host has it), which
+ * is not cleared (every byte of it is written by a packet before the
+ * message is complete).  The message's bytes are counted in
+ * node->rx_bytes.
  *
  * Return: the context, or NULL if memory is short.
  */
@@ -190,12 +207,12 @@ struct mrc_msg_rx *mrc_msg_rx_alloc(struct mrc_msg_node *node,
 	if (!rm)
 		return NULL;
 	memset(rm, 0, sizeof(*rm));
-	rm->buf = rx_mem(node, pkt->msg_len);
+	rm->buf = rx_buf(node, pkt->msg_len);
 	if (!rm->buf ||
 	    mrc_reasm_init(&rm->r, pkt->msg_id, pkt->msg_len, pkt->seg,
 			   (u8 *)rm + RX_CTX_HDR)) {
 		if (rm->buf)
-			rx_mem_free(node, rm->buf, pkt->msg_len);
+			rx_buf_free(node, rm->buf, pkt->msg_len);
 		rx_mem_free(node, rm, cb);
 		return NULL;
 	}
@@ -219,7 +236,7 @@ void mrc_msg_rx_free(struct mrc_msg_node *node, struct mrc_msg_rx *rm)
 {
 	atomic64_sub(rm->r.msg_len, &node->rx_bytes);
 	if (rm->buf)
-		rx_mem_free(node, rm->buf, rm->r.msg_len);
+		rx_buf_free(node, rm->buf, rm->r.msg_len);
 	rx_mem_free(node, rm, ctx_bytes(rm->r.msg_len, rm->r.seg));
 }
 
@@ -253,7 +270,7 @@ void *mrc_msg_rx_take_buf(struct mrc_msg_rx *rm)
 void mrc_msg_rx_buf_free(struct mrc_msg_node *node, void *buf, u32 len)
 {
 	if (buf)
-		rx_mem_free(node, buf, len);
+		rx_buf_free(node, buf, len);
 }
 
 /*

@@ -465,7 +465,9 @@ struct mrc_msg_tx *mrc_msg_tx_alloc(struct mrc_msg_node *node, u32 len,
 	m->len = len;
 	m->seg = seg;
 	m->cls = cls < MRC_SCHED_CLASS_NR ? cls : MRC_SCHED_CLASS_DEFAULT;
-	m->buf = node->ops->alloc(node, len);
+	m->buf = node->ops->buf_alloc ?
+		 node->ops->buf_alloc(node, len, false) :
+		 node->ops->alloc(node, len);
 	m->sb_mem = node->ops->alloc(node, sbb);
 	if (!m->buf || !m->sb_mem) {
 		mrc_msg_tx_free(node, m);
@@ -485,7 +487,9 @@ struct mrc_msg_tx *mrc_msg_tx_alloc(struct mrc_msg_node *node, u32 len,
 void mrc_msg_tx_free(struct mrc_msg_node *node, struct mrc_msg_tx *m)
 {
 	atomic64_sub(m->mem, &node->tx_bytes);
-	if (m->buf)
+	if (m->buf && node->ops->buf_free)
+		node->ops->buf_free(node, m->buf, m->len, false);
+	else if (m->buf)
 		node->ops->free(node, m->buf);
 	if (m->sb_mem)
 		node->ops->free(node, m->sb_mem);

@@ -17,7 +17,7 @@
 # from the spec, the tools build without warnings, lib.sh's barrier
 # behaves (lib_test.sh), the user-space unit
 # tests pass, the fuzzers run bounded without a finding, mrcctl's
-# self-test passes.  VM tier: every TEST_PROGS script of the Makefile,
+# self-test passes, mrc-sim's checks pass.  VM tier: every TEST_PROGS script of the Makefile,
 # each booting its own QEMU fabric.  Ends with one line: "N passed, N failed".
 # Set MRC_NO_DEPS=1 to skip scripts/install-deps.
 set -u
@@ -109,7 +109,8 @@ step 'build: sparse (C=2) clean' build-sparse.log \
 	sh -c 'touch mrc/*.c mrc/core/*.c && make -s sparse'
 step 'build: test modules (mrc_echo, mrc_udfloor), W=1, no warnings' \
 	build-testmods.log make -s W=1 testmods
-step 'build: mrcctl, no warnings' build-tools.log make -s tools
+step 'build: mrcctl, mrc-perf, mrc-sim, no warnings' build-tools.log \
+	make -s tools
 step 'build: selftests, no warnings' build-selftests.log make -s selftests
 
 if "$TOP/scripts/get-checkpatch" > "$LOGDIR/checkpatch-get.log" 2>&1; then
@@ -178,6 +179,13 @@ make -s -C "$HERE/mrcctl" run > "$LOGDIR/mrcctl-check.log" 2>&1
 rc=$?
 relay "mrcctl: " "$LOGDIR/mrcctl-check.log"
 [ $rc = 0 ] || result fail "mrcctl self-test exit status $rc"
+
+# mrc-sim's small checks (tools/mrc-sim/check.sh, TAP): the engine in a
+# simulated 64-host Clos, a second or so; built by `make tools` above.
+"$TOP/tools/mrc-sim/check.sh" > "$LOGDIR/mrc-sim.log" 2>&1
+rc=$?
+relay "mrc-sim: " "$LOGDIR/mrc-sim.log"
+[ $rc = 0 ] || result fail "mrc-sim check exit status $rc"
 echo "# fast tier done in $(($(date +%s) - T0)) s"
 fi	# VM_ONLY
 

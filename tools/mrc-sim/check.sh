@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh - mrc-sim's small checks (seconds), TAP.  The engine of
+# mrc/core/ in a simulated 64-host, 8-leaf, 8-spine Clos at 100 Gbit/s:
+#   - a single flow on an idle fabric reaches >= 99% of line rate (its
+#     completion time is within 1/0.99 of the ideal: every wire byte
+#     serialised at the link rate plus the path's latency);
+#   - permutation, 63:1 incast, all-to-all and ring all-reduce: every
+#     message delivered exactly once, every send completed without
+#     error, no completion time below the ideal;
+#   - a link down from the start and a spine down mid-run (one with a
+#     ring all-reduce): the flows through them are retried on other paths
+#     and all finish;
+#   - two runs with one seed give byte-identical results, another seed
+#     gives other ones.
+# Needs jq.  MRC_SIM: the binary (default: next to this script).
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SIM=${MRC_SIM:-$HERE/mrc-sim}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+N=0
+PASS=0
+FAIL=0
+
+echo "TAP version 13"
+
+ok() {		# ok COND DESC
+	N=$((N + 1))
+	if [ "$1" = 1 ]; then
+		PASS=$((PASS + 1))
+		echo "ok $N - $2"
+	else
+		FAIL=$((FAIL + 1))
+		echo "not ok $N - $2"
+	fi
+}
+
+# jq expression on a run's JSON: "1" if true.
+is() {		# is NAME EXPR
+	[ -s "$TMP/$1.json" ] || { echo 0; return; }
+	jq -r "if ($2) then 1 else 0 end" "$TMP/$1.json" 2>/dev/null || echo 0
+}
+
+sim() {		# sim NAME ARGS...: a run, its JSON in $TMP/NAME.json
+	local name=$1
+	shift
+	"$SIM" --quiet --json "$TMP/$name.json" "$@" > "$TMP/$name.log" 2>&1
+	echo "# $name: $(jq -c '{delivered, messages, slowdown,
+		drops, retrans: .engine.tx_retrans}' "$TMP/$name.json" \
+		2>/dev/null)"
+}
+
+EXACTLY_ONCE='.delivered == .messages and .missing == 0 and
+	      .duplicates == 0 and .failed == 0 and .unacked == 0 and
+	      .rx_bad == 0 and .engine.tx_done == .messages'
+NOT_BELOW='.below_ideal == 0 and .slowdown.min >= 1'
+
+if [ ! -x "$SIM" ]; then
+	echo "Bail out! $SIM not built (make -C tools/mrc-sim)"
+	exit 1
+fi
+
+sim single --pattern single --size 4194304
+ok "$(is single "$EXACTLY_ONCE and $NOT_BELOW")" \
+	'single flow: delivered once, not faster than the ideal'
+ok "$(is single '.slowdown.max <= 1 / 0.99')" \
+	'single flow on an idle path: >= 99% of line rate'
+
+# 16 MiB: the ideal is the fluid bound over both planes, which the last
+# packets of a short flow cannot reach (one plane finishes a few packets
+# later); 4 MiB is within 1.2% of it, 16 MiB within 0.2%.
+sim single2 --pattern single --size 16777216 --planes 2
+ok "$(is single2 "$EXACTLY_ONCE and .slowdown.max <= 1 / 0.99")" \
+	'single 16 MiB flow sprayed over 2 planes: >= 99% of their line rate'
+
+sim perm --pattern perm --jitter-ns 2000
+ok "$(is perm "$EXACTLY_ONCE")" \
+	'64-host permutation: every message delivered exactly once'
+ok "$(is perm "$NOT_BELOW")" '64-host permutation: no FCT below the ideal'
+
+sim incast --pattern incast --size 262144 --jitter-ns 2000
+ok "$(is incast "$EXACTLY_ONCE")" \
+	'63:1 incast: every message delivered exactly once'
+ok "$(is incast "$NOT_BELOW")" '63:1 incast: no FCT below the ideal'
+
+sim a2a --pattern a2a --size 65536 --jitter-ns 2000
+ok "$(is a2a "$EXACTLY_ONCE and $NOT_BELOW and
+	.collective_slowdown >= 1")" \
+	'64-host all-to-all: every message delivered exactly once, none faster than the ideal'
+
+sim ring --pattern ring --size 4194304
+ok "$(is ring "$EXACTLY_ONCE and $NOT_BELOW and
+	.collective_slowdown >= 1 and .messages == 2 * 63 * 64")" \
+	'64-host ring all-reduce: 2(N-1) steps of every host delivered once, not faster than the ideal'
+
+# Plane 0, leaf 0 to spine 3 fails before the first packet: the
+# permutation's paths through it black-hole until the engine retires them.
+sim link --pattern perm --link-down 0:0:3@0
+ok "$(is link "$EXACTLY_ONCE and .drops.fault > 0 and
+	.engine.path_down_pkts + .engine.rto_pkts > 0")" \
+	'link down: its flows lose packets, retire the paths and finish'
+
+# Spine 2 fails 20 us in, comes back at 200 us.
+sim spine --pattern perm --spine-down 0:2@20-200 --knob data_rto_min_ms=1
+ok "$(is spine "$EXACTLY_ONCE and .drops.fault > 0")" \
+	'spine down mid-run and back: every flow finishes'
+
+sim ringf --pattern ring --size 4194304 --spine-down 0:5@100
+ok "$(is ringf "$EXACTLY_ONCE and .drops.fault > 0")" \
+	'ring all-reduce with a spine failing mid-run: it finishes'
+
+sim det1 --pattern perm --seed 7 --jitter-ns 1000
+sim det2 --pattern perm --seed 7 --jitter-ns 1000
+sim det3 --pattern perm --seed 8 --jitter-ns 1000
+for r in det1 det2 det3; do
+	grep -v '"cost"' "$TMP/$r.json" > "$TMP/$r.res" 2>/dev/null
+done
+ok "$([ -s "$TMP/det1.res" ] && cmp -s "$TMP/det1.res" "$TMP/det2.res" &&
+	echo 1 || echo 0)" 'one seed twice: byte-identical results'
+ok "$([ -s "$TMP/det3.res" ] && ! cmp -s "$TMP/det1.res" "$TMP/det3.res" &&
+	echo 1 || echo 0)" 'another seed: other results'
+
+echo "1..$N"
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - a run's results: a JSON file and a markdown table.  Every
+ * figure but the "cost" line (the simulator's own wall and CPU time,
+ * events per CPU second, memory) depends only on the configuration and
+ * the seed.  Rates are per CPU second: the machine is shared, wall time
+ * says more about the neighbours than about the simulator.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim.h"
+
+static const char *const tier_name[TIER_NR] = {
+	"nic", "leaf_up", "spine_down", "leaf_down"
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct dist {
+	double p50, p99, max, min;
+};
+
+static struct dist dist_of(double *v, uint32_t n)
+{
+	struct dist d = { 0 };
+
+	if (!n)
+		return d;
+	qsort(v, n, sizeof(*v), cmp_double);
+	d.min = v[0];
+	d.p50 = v[(n - 1) / 2];
+	d.p99 = v[(uint32_t)((n - 1) * 0.99 + 0.5)];
+	d.max = v[n - 1];
+	return d;
+}
+
+struct summary {
+	uint32_t delivered, dup, missing, bad_status, below_ideal, unacked;
+	struct dist slow, fct_us;
+	double goodput_gbps, span_us;
+};
+
+static void summarise(struct summary *s)
+{
+	double *slow = malloc((g->nmsg + 1) * sizeof(double));
+	double *fct = malloc((g->nmsg + 1) * sizeof(double));
+	uint32_t i, n = 0;
+
+	if (!slow || !fct) {
+		perror("report");
+		exit(2);
+	}
+	for (i = 0; i < g->nmsg; i++) {
+		const struct smsg *m = &g->msg[i];
+		uint64_t t;
+
+		if (!m->delivered) {
+			s->missing++;
+			continue;
+		}
+		s->delivered++;
+		if (m->delivered > 1)
+			s->dup++;
+		if (m->completed != 1 || m->status)
+			s->bad_status += m->completed > 0 && m->status;
+		if (!m->completed)
+			s->unacked++;
+		t = m->done_ps - m->start_ps;
+		if (t < m->ideal_ps)
+			s->below_ideal++;
+		slow[n] = (double)t / m->ideal_ps;
+		fct[n] = t / 1e6;
+		n++;
+	}
+	s->slow = dist_of(slow, n);
+	s->fct_us = dist_of(fct, n);
+	s->span_us = (g->last_done - g->first_start) / 1e6;
+	s->goodput_gbps = s->span_us > 0 ?
+			  g->st.delivered_bytes * 8.0 / (s->span_us * 1e3) : 0;
+	free(slow);
+	free(fct);
+}
+
+
+static void write_json(FILE *f, const struct summary *s, double wall_s,
+		       double cpu_s, long rss_kb)
+{
+	uint64_t coll, coll_ideal = 0;
+	unsigned int t;
+
+	fprintf(f, "{\n");
+	fprintf(f, "  \"config\": {\"hosts\": %u, \"planes\": %u, "
+		"\"leaf_hosts\": %u, \"leaves\": %u, \"spines\": %u, "
+		"\"entropy\": %u, \"rate_gbps\": %g, \"hop_ns\": %g, "
+		"\"buf_kb\": %u, \"ecn_kb\": %u, \"seed\": %llu, "
+		"\"pattern\": \"%s\", \"size\": %u, \"msgs\": %u, "
+		"\"incast_n\": %u, \"jitter_ns\": %g, \"policy\": %u, "
+		"\"faults\": %u},\n",
+		g->c.hosts, g->c.planes, g->c.leaf_hosts, g->leaves,
+		g->c.spines, g->c.entropy, g->c.rate_gbps,
+		g->c.hop_ps / 1e3, g->c.buf_bytes / 1024,
+		g->c.ecn_bytes / 1024, (unsigned long long)g->c.seed,
+		traffic_name(), g->c.msg_bytes, g->c.msgs, g->c.incast_n,
+		g->c.jitter_ps / 1e3, g->c.policy, g->c.nfaults);
+	fprintf(f, "  \"knobs\": {");
+	for (t = 0; t < g->c.nknobs; t++)
+		fprintf(f, "%s\"%s\": %llu", t ? ", " : "",
+			mrc_knobs[g->c.knob[t].id].name,
+			(unsigned long long)g->c.knob[t].val);
+	fprintf(f, "},\n");
+	fprintf(f, "  \"messages\": %u, \"delivered\": %u, \"duplicates\": %u, "
+		"\"missing\": %u, \"unacked\": %u, \"failed\": %u, "
+		"\"below_ideal\": %u, \"rx_bad\": %llu,\n",
+		g->nmsg, s->delivered, s->dup, s->missing, s->unacked,
+		s->bad_status, s->below_ideal,
+		(unsigned long long)g->st.rx_bad);
+	fprintf(f, "  \"slowdown\": {\"min\": %.4f, \"p50\": %.4f, "
+		"\"p99\": %.4f, \"max\": %.4f},\n",
+		s->slow.min, s->slow.p50, s->slow.p99, s->slow.max);
+	fprintf(f, "  \"fct_us\": {\"min\": %.3f, \"p50\": %.3f, "
+		"\"p99\": %.3f, \"max\": %.3f},\n",
+		s->fct_us.min, s->fct_us.p50, s->fct_us.p99, s->fct_us.max);
+	coll = traffic_coll_ps(&coll_ideal);
+	if (coll)
+		fprintf(f, "  \"collective_us\": %.3f, "
+			"\"collective_ideal_us\": %.3f, "
+			"\"collective_slowdown\": %.4f,\n", coll / 1e6,
+			coll_ideal / 1e6, (double)coll / coll_ideal);
+	fprintf(f, "  \"goodput_gbps\": %.3f, \"span_us\": %.3f, "
+		"\"sim_end_us\": %.3f,\n", s->goodput_gbps, s->span_us,
+		g->now / 1e6);
+	fprintf(f, "  \"drops\": {");
+	for (t = 0; t < TIER_NR; t++)
+		fprintf(f, "\"%s\": %llu, ", tier_name[t],
+			(unsigned long long)g->st.drops[t]);
+	fprintf(f, "\"fault\": %llu},\n",
+		(unsigned long long)g->st.fault_drops);
+	fprintf(f, "  \"max_queue_bytes\": {");
+	for (t = 0; t < TIER_NR; t++)
+		fprintf(f, "\"%s\": %u%s", tier_name[t], g->st.maxq[t],
+			t + 1 < TIER_NR ? ", " : "},\n");
+	fprintf(f, "  \"ecn_marks\": %llu, \"nic_eagain\": %llu, "
+		"\"data_pkts\": %llu, \"ctl_pkts\": %llu, \"probes\": %llu, "
+		"\"peers\": %llu, \"peak_pkts\": %llu,\n",
+		(unsigned long long)g->st.ecn_marks,
+		(unsigned long long)g->st.eagain,
+		(unsigned long long)g->st.data_pkts,
+		(unsigned long long)g->st.ctl_pkts,
+		(unsigned long long)g->st.probes,
+		(unsigned long long)g->st.peers,
+		(unsigned long long)g->st.peak_pkts);
+	fprintf(f, "  \"engine\": {");
+	for (t = 0; t < MRC_MS_NR; t++)
+		fprintf(f, "\"%s\": %llu%s", mrc_msg_stat_name(t),
+			(unsigned long long)g->st.ms[t],
+			t + 1 < MRC_MS_NR ? ", " : "},\n");
+	fprintf(f, "  \"events\": %llu, \"digest\": \"%016llx\",\n",
+		(unsigned long long)g->st.events,
+		(unsigned long long)g->st.digest);
+	fprintf(f, "  \"cost\": {\"wall_s\": %.3f, \"cpu_s\": %.3f, "
+		"\"events_per_cpu_s\": %.0f, \"data_pkts_per_cpu_s\": %.0f, "
+		"\"peak_rss_kb\": %ld, "
+		"\"rss_per_host_kb\": %.1f, \"peer_bytes\": %zu, "
+		"\"engine_peak_bytes\": %llu}\n",
+		wall_s, cpu_s, cpu_s > 0 ? g->st.events / cpu_s : 0,
+		cpu_s > 0 ? g->st.data_pkts / cpu_s : 0, rss_kb,
+		(double)rss_kb / g->c.hosts, host_peer_bytes(),
+		(unsigned long long)host_engine_peak_bytes());
+	fprintf(f, "}\n");
+}
+
+static void write_md(FILE *f, const struct summary *s, double cpu_s,
+		     long rss_kb)
+{
+	fprintf(f, "| pattern | hosts x planes | size | msgs | delivered | "
+		"slowdown p50 / p99 / max | FCT p99 (us) | goodput (Gb/s) | "
+		"drops (nic/leaf-up/spine-down/leaf-down/fault) | retrans | "
+		"max queue KiB (leaf-up/spine-down/leaf-down) | events/CPU-s | "
+		"CPU (s) | RSS (MiB) |\n");
+	fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	fprintf(f, "| %s | %u x %u | %u | %u | %u | %.3f / %.3f / %.3f | "
+		"%.1f | %.1f | %llu/%llu/%llu/%llu/%llu | %llu | "
+		"%.1f/%.1f/%.1f | %.0f | %.2f | %.1f |\n",
+		traffic_name(), g->c.hosts, g->c.planes, g->c.msg_bytes,
+		g->nmsg, s->delivered, s->slow.p50, s->slow.p99, s->slow.max,
+		s->fct_us.p99, s->goodput_gbps,
+		(unsigned long long)g->st.drops[TIER_NIC],
+		(unsigned long long)g->st.drops[TIER_LEAF_UP],
+		(unsigned long long)g->st.drops[TIER_SPINE_DOWN],
+		(unsigned long long)g->st.drops[TIER_LEAF_DOWN],
+		(unsigned long long)g->st.fault_drops,
+		(unsigned long long)g->st.ms[MRC_MS_TX_RETRANS],
+		g->st.maxq[TIER_LEAF_UP] / 1024.0,
+		g->st.maxq[TIER_SPINE_DOWN] / 1024.0,
+		g->st.maxq[TIER_LEAF_DOWN] / 1024.0,
+		cpu_s > 0 ? g->st.events / cpu_s : 0, cpu_s,
+		rss_kb / 1024.0);
+}
+
+int report_write(double wall_s, double cpu_s, long rss_kb)
+{
+	struct summary s = { 0 };
+	FILE *f;
+
+	summarise(&s);
+	if (g->c.json) {
+		f = fopen(g->c.json, "w");
+		if (!f) {
+			perror(g->c.json);
+			return -1;
+		}
+		write_json(f, &s, wall_s, cpu_s, rss_kb);
+		fclose(f);
+	}
+	if (g->c.md) {
+		f = fopen(g->c.md, "w");
+		if (!f) {
+			perror(g->c.md);
+			return -1;
+		}
+		write_md(f, &s, cpu_s, rss_kb);
+		fclose(f);
+	}
+	if (!g->c.quiet)
+		write_md(stdout, &s, cpu_s, rss_kb);
+	return s.missing || s.dup || s.bad_status ? 1 : 0;
+}
