@@ -108,7 +108,7 @@ static void on_delivered(struct host *h, const struct mrc_msg_rx *rm)
 	if (++sm->delivered != 1)
 		FAIL("serial %u delivered %d times", serial, sm->delivered);
 	lane = mrc_msg_seq_lane(rm->seq);
-	if (lane != sm->cls)
+	if (mrc_msg_lane_class(lane) != sm->cls)
 		FAIL("serial %u: lane %u, class %u", serial, lane, sm->cls);
 	if (sd->last_serial[lane] && serial + 1 <= sd->last_serial[lane])
 		FAIL("lane %u: serial %u after %llu", lane, serial,
