@@ -336,12 +336,13 @@ int main(int argc, char **argv)
 
 	check(anomalies == 0, "every reply, event and message read checked: %lu anomalies",
 	      anomalies);
-	nf_dev_cleanup();
+	/* Fuzz peers first: sends to them then fail at once, not on close. */
 	if (!nf_cfg.no_nl) {
 		bad = nf_nl_cleanup();
 		check(!bad, "knobs, weights, classes, policy, key put back; fuzz peers deleted (%d failed)",
 		      bad);
 	}
+	nf_dev_cleanup();
 	printf("1..%d\n# %d passed, %d failed\n", tests, tests - failures,
 	       failures);
 	return failures ? 1 : 0;

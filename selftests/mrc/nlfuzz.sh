@@ -47,7 +47,8 @@ PY_ABI=$(<"$(dirname "$0")/devmrc_abi.py")
 read -r -d '' PY_XCHG <<'EOF'
 peer, port, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 me = 3 - peer
-body = lambda src, i: bytes([(src * 37 + i + k) & 0xff for k in range(1 + i * 3001)])
+ramp = bytes(range(256)) * 300
+body = lambda src, i: ramp[(src * 37 + i) & 0xff:][:1 + i * 3001]
 fd = dev()
 bind(fd, port)
 print("bound", flush=True)

@@ -38,6 +38,9 @@
 #define NF_MSG_MAX	(4u << 20)	/* largest message really sent */
 #define NF_BIG		(64u << 10)	/* one outstanding per file above */
 #define NF_PAGE		4096u
+#ifndef NF_DEV_PATH
+#define NF_DEV_PATH	"/dev/mrc"
+#endif
 
 struct slot {
 	pthread_rwlock_t lock;	/* read: using fd; write: opening/closing */
@@ -404,7 +407,7 @@ static void op_open(struct dev_ctx *c, struct slot *s)
 	if (pthread_rwlock_trywrlock(&s->lock))
 		return;
 	if (s->fd < 0) {
-		fd = open("/dev/mrc", O_RDWR | O_CLOEXEC |
+		fd = open(NF_DEV_PATH, O_RDWR | O_CLOEXEC |
 			  (nf_below(&c->rng, 2) ? O_NONBLOCK : 0));
 		nf_count(NF_ST_DEV_OPEN, fd < 0 ? errno : 0);
 		s->fd = fd;

@@ -413,10 +413,13 @@ static void put_attr(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 	case NF_PAD:
 	case NF_BINARY:
 		if (at->max_len && nf_below(r, 2))
-			len = nf_below(r, 2) ? at->min_len - nf_below(r, 2) :
-					       at->max_len + nf_below(r, 2);
+			len = nf_below(r, 2) && at->min_len ?
+				at->min_len - nf_below(r, 2) :
+				at->max_len + nf_below(r, 2);
 		else
 			len = nf_below(r, nf_one_in(r, 8) ? sizeof(b) : 33);
+		if (len > sizeof(b))
+			len = sizeof(b);
 		for (i = 0; i < len; i++)
 			b[i] = nf_rand(r);
 		put(q, type, len, b);
@@ -733,6 +736,11 @@ static void nl_garbage(struct nl_ctx *c)
 		((struct nlmsghdr *)c->tx)->nlmsg_type = base.family;
 	else if (len >= NLMSG_HDRLEN)
 		((struct nlmsghdr *)c->tx)->nlmsg_type = nf_below(r, NLMSG_MIN_TYPE);
+	/* never a command that could delete the peer or change our id */
+	if (len > NLMSG_HDRLEN &&
+	    (c->tx[NLMSG_HDRLEN] == MRC_CMD_PEER_DEL ||
+	     c->tx[NLMSG_HDRLEN] == MRC_CMD_CONFIG_SET))
+		c->tx[NLMSG_HDRLEN] = MRC_CMD_CONFIG_GET;
 	send(mnl_socket_get_fd(c->nl), c->tx, len, 0);
 	/* whatever came back (maybe an error) is not waited for */
 	recv(mnl_socket_get_fd(c->nl), c->rx, NF_RXBUF, MSG_DONTWAIT);
