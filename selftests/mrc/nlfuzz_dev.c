@@ -45,6 +45,7 @@
 struct slot {
 	pthread_rwlock_t lock;	/* read: using fd; write: opening/closing */
 	int fd;			/* -1: closed */
+	bool bound;		/* a BIND succeeded (a hint, unlocked) */
 };
 
 static struct slot slots[NF_SLOTS];
@@ -170,10 +171,11 @@ static uint16_t port_value(struct dev_ctx *c)
 	}
 }
 
-static void op_bind(struct dev_ctx *c, int fd)
+static void op_bind(struct dev_ctx *c, struct slot *sl, int fd)
 {
 	struct mrc_dev_bind b = { .size = sizeof(b) };
 	size_t room = sizeof(b);
+	int err;
 
 	b.port = port_value(c);
 	if (nf_one_in(&c->rng, 5)) {
@@ -182,8 +184,11 @@ static void op_bind(struct dev_ctx *c, int fd)
 	}
 	if (nf_one_in(&c->rng, 20))
 		b.reserved = nf_rand(&c->rng);
-	nf_count(NF_ST_DEV_BIND, do_ioctl(fd, ioc_num(c, MRC_IOC_BIND),
-					   ioc_arg(c, &b, sizeof(b), room)));
+	err = do_ioctl(fd, ioc_num(c, MRC_IOC_BIND),
+		       ioc_arg(c, &b, sizeof(b), room));
+	if (!err)
+		sl->bound = true;
+	nf_count(NF_ST_DEV_BIND, err);
 }
 
 static uint64_t opt_value(struct dev_ctx *c)
@@ -365,9 +370,15 @@ static void op_read(struct dev_ctx *c, int fd)
 {
 	size_t room = NF_MSG_MAX + sizeof(struct mrc_dev_recv_hdr);
 	unsigned char *buf = c->rbuf;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 	size_t count;
 	ssize_t n;
 
+	/* Mostly only when there is something: a blocking read waits. */
+	if (!nf_one_in(&c->rng, 8) && poll(&p, 1, 0) == 0) {
+		nf_count(NF_ST_DEV_POLL, 0);
+		return;
+	}
 	switch (nf_below(&c->rng, 12)) {
 	case 0:	count = nf_below(&c->rng, 17); break;	/* short */
 	case 1:	count = 16 + nf_below(&c->rng, 100); break;
@@ -411,6 +422,7 @@ static void op_open(struct dev_ctx *c, struct slot *s)
 			  (nf_below(&c->rng, 2) ? O_NONBLOCK : 0));
 		nf_count(NF_ST_DEV_OPEN, fd < 0 ? errno : 0);
 		s->fd = fd;
+		s->bound = false;
 	}
 	pthread_rwlock_unlock(&s->lock);
 }
@@ -423,6 +435,7 @@ static void op_close(struct dev_ctx *c, struct slot *s)
 	if (s->fd >= 0) {
 		nf_count(NF_ST_DEV_CLOSE, close(s->fd) ? errno : 0);
 		s->fd = -1;
+		s->bound = false;
 	}
 	pthread_rwlock_unlock(&s->lock);
 }
@@ -444,8 +457,8 @@ static void dev_step(struct dev_ctx *c)
 		op_open(c, s);
 		return;
 	}
-	if (v < 10)
-		op_bind(c, fd);
+	if (v < 10 || (!s->bound && nf_below(&c->rng, 2)))
+		op_bind(c, s, fd);
 	else if (v < 16)
 		op_opt(c, fd, true);
 	else if (v < 20)

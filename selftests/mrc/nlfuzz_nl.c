@@ -63,7 +63,14 @@ struct nl_ctx {
 	struct nf_rng rng;
 	char *tx, *rx;
 	const char *opname;		/* for anomaly messages */
+	bool clean;			/* this request: no mutation */
 };
+
+/* A mutation, one time in @n, never in a clean request. */
+static bool mut(struct nl_ctx *c, uint32_t n)
+{
+	return !c->clean && nf_one_in(&c->rng, n);
+}
 
 /* ---- spec lookups ---- */
 
@@ -329,15 +336,23 @@ static unsigned int addr_value(struct nf_rng *r, unsigned char *a)
 	}
 }
 
-static uint64_t int_value(struct nf_rng *r, const struct nf_attr *at)
+static uint64_t int_value(struct nl_ctx *c, const struct nf_attr *at)
 {
+	struct nf_rng *r = &c->rng;
+
 	static const uint64_t odd[] = {
 		0, 1, 2, 0xff, 0x100, 0xffff, 0x10000, 0x7fffffff,
 		0x80000000, 0xfffffffe, 0xffffffff, 4294, 4295, 17179,
 		17180, 1000000, 0x100000000ULL, ~0ULL,
 	};
 
-	switch (nf_below(r, 8)) {
+	if (c->clean) {		/* in range; small without a range */
+		if (at->nenum)
+			return nf_below(r, at->nenum);
+		if (!at->has_min && !at->has_max)
+			return nf_below(r, nf_one_in(r, 4) ? 256 : 101);
+	}
+	switch (c->clean ? 0 : nf_below(r, 8)) {
 	case 0: case 1:
 		if (at->has_min || at->has_max) {
 			long long lo = at->has_min ? at->min : 0;
@@ -385,9 +400,9 @@ static void put_attr(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 	unsigned int len = 0, i;
 	uint64_t v;
 
-	if (nf_one_in(r, 12))		/* another type's shape */
+	if (mut(c, 12))		/* another type's shape */
 		t = (enum nf_type)(NF_FLAG + nf_below(r, NF_NEST - NF_FLAG + 1));
-	if (nf_one_in(r, 40))
+	if (mut(c, 40))
 		type |= NLA_F_NET_BYTEORDER;
 
 	if (!strcmp(at->name, "node") && t == at->type) {
@@ -412,7 +427,9 @@ static void put_attr(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 	case NF_UNUSED:
 	case NF_PAD:
 	case NF_BINARY:
-		if (at->max_len && nf_below(r, 2))
+		if (at->max_len && c->clean)
+			len = at->min_len + nf_below(r, at->max_len - at->min_len + 1);
+		else if (at->max_len && nf_below(r, 2))
 			len = nf_below(r, 2) && at->min_len ?
 				at->min_len - nf_below(r, 2) :
 				at->max_len + nf_below(r, 2);
@@ -425,10 +442,10 @@ static void put_attr(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 		put(q, type, len, b);
 		break;
 	case NF_FLAG:
-		put(q, type, nf_one_in(r, 4) ? nf_below(r, 9) : 0, b);
+		put(q, type, mut(c, 4) ? nf_below(r, 9) : 0, b);
 		break;
 	case NF_U8: case NF_U16: case NF_U32: case NF_U64:
-		v = int_value(r, at);
+		v = int_value(c, at);
 		len = t == NF_U8 ? 1 : t == NF_U16 ? 2 : t == NF_U32 ? 4 : 8;
 		if (t == NF_U8) {
 			uint8_t x = v;
@@ -454,14 +471,14 @@ static void put_attr(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 			put(q, type, strlen(s) + 1, s);
 			break;
 		}
-		len = nf_below(r, 4) ? nf_below(r, 20) :
+		len = c->clean || nf_below(r, 4) ? 1 + nf_below(r, 20) :
 			at->max_len ? at->max_len + nf_below(r, 3) :
 				      nf_below(r, sizeof(b));
 		if (len > sizeof(b))
 			len = sizeof(b);
 		for (i = 0; i < len; i++)
 			b[i] = 'a' + nf_below(r, 26);
-		if (len && !nf_one_in(r, 6))
+		if (len && !mut(c, 6))
 			b[len - 1] = 0;		/* else: no terminator */
 		put(q, type, len, b);
 		break;
@@ -505,16 +522,16 @@ static void put_nest(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 {
 	const struct nf_set *s = &nf_sets[at->nest];
 	struct nf_rng *r = &c->rng;
-	bool any = nf_one_in(r, 4);
+	bool any = mut(c, 4);
 	struct nlattr *n;
 	int i, k, reps;
 
 	n = mnl_attr_nest_start_check(q->nlh, q->size, at->id);
 	if (!n)
 		return;
-	if (nf_one_in(r, 16))
+	if (mut(c, 16))
 		n->nla_type &= ~NLA_F_NESTED;
-	if (depth < 4 && !nf_one_in(r, 16)) {
+	if (depth < 4 && !mut(c, 16)) {
 		for (i = 0; i < s->n; i++) {
 			const struct nf_attr *a = &s->attrs[i];
 
@@ -531,7 +548,7 @@ static void put_nest(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 				put_attr(c, q, a, depth + 1, op);
 		}
 	}
-	if (nf_one_in(r, 12)) {		/* unknown, or another set's */
+	if (mut(c, 12)) {		/* unknown, or another set's */
 		const struct nf_set *o = &nf_sets[nf_below(r, NF_NSETS)];
 
 		if (nf_below(r, 2))
@@ -544,8 +561,9 @@ static void put_nest(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 
 /*
  * Rewrites what the request must never do: delete the real peer (a u32
- * of the peer nest's node number equal to its id, in peer-del), or set
- * this node's id to another valid one (config-set).
+ * of the peer nest's node number equal to its id, in peer-del), add a
+ * peer that is no fuzz peer (peer-add), or set this node's id to another
+ * valid one (config-set).
  */
 static void sanitize(const struct nlmsghdr *nlh, uint8_t cmd)
 {
@@ -572,6 +590,13 @@ static void sanitize(const struct nlmsghdr *nlh, uint8_t cmd)
 			if (cmd == MRC_CMD_PEER_DEL && type == MRC_A_PEER &&
 			    bt == (unsigned int)peer_node && *v == nf_cfg.peer)
 				*v = nf_cfg.fuzz_base;
+			/* only fuzz peers are added (ours, the peer's: refused) */
+			if (cmd == MRC_CMD_PEER_ADD && type == MRC_A_PEER &&
+			    bt == (unsigned int)peer_node && *v &&
+			    *v <= 0x7fffffff && *v != nf_cfg.node &&
+			    *v != nf_cfg.peer && (*v < nf_cfg.fuzz_base ||
+			    *v >= nf_cfg.fuzz_base + NF_FUZZ_PEERS))
+				*v = nf_cfg.fuzz_base + *v % NF_FUZZ_PEERS;
 			if (cmd == MRC_CMD_CONFIG_SET && type == MRC_A_CONFIG &&
 			    bt == (unsigned int)node_id && *v <= 0x7fffffff)
 				*v = nf_cfg.node;
@@ -591,22 +616,22 @@ static bool build(struct nl_ctx *c, struct req *q, const struct nf_op *op,
 	q->nlh->nlmsg_type = base.family;
 	q->nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK |
 			      (dump ? NLM_F_DUMP : 0);
-	if (nf_one_in(r, 20))
+	if (mut(c, 20))
 		q->nlh->nlmsg_flags |= nf_rand(r) & 0xff0;
 	q->nlh->nlmsg_seq = ++c->seq;
 	g = mnl_nlmsg_put_extra_header(q->nlh, sizeof(*g));
 	g->cmd = cmd;
-	g->version = nf_one_in(r, 20) ? nf_below(r, 256) : MRC_GENL_VERSION;
-	g->reserved = nf_one_in(r, 30) ? nf_rand(r) : 0;
+	g->version = mut(c, 20) ? nf_below(r, 256) : MRC_GENL_VERSION;
+	g->reserved = mut(c, 30) ? nf_rand(r) : 0;
 
 	if (op) {
 		for (i = 0; i < op->nreq; i++) {
-			if (nf_one_in(r, 8))
+			if (mut(c, 8))
 				continue;	/* missing */
 			put_attr(c, q, set_attr_id(NF_TOP_SET, op->req[i]), 0, op);
 		}
 	}
-	if (!op || !op->nreq || nf_one_in(r, 8)) {	/* extra attributes */
+	if (!op || mut(c, op->nreq ? 8 : 3)) {	/* extra attributes */
 		const struct nf_set *s = &nf_sets[NF_TOP_SET];
 
 		for (i = nf_below(r, 3); i >= 0; i--) {
@@ -662,15 +687,19 @@ static void nl_step(struct nl_ctx *c)
 		op = op_of(cmd);
 	} else {
 		op = &nf_ops[nf_below(r, NF_NOPS)];
+		/* events and unspec are refused at once: a quarter as often */
+		if (!op->has_do && !nf_one_in(r, 4))
+			op = &nf_ops[nf_below(r, NF_NOPS)];
 		cmd = op->cmd;
 	}
+	c->clean = nf_below(r, 10) < 4;
 	/* A changed default key cannot be put back: leave a keyed run alone. */
 	if (base.keyed && cmd == MRC_CMD_KEY_SET)
 		return;
 	stat = op ? cmd : NF_ST_NL_BADCMD;
 	c->opname = op ? op->name : "unknown command";
-	dump = op && op->has_dump ? nf_one_in(r, 3) : nf_one_in(r, 20);
-	if (nf_one_in(r, 12))
+	dump = op && op->has_dump ? nf_one_in(r, 3) : mut(c, 20);
+	if (mut(c, 12))
 		nreq = 2 + nf_below(r, 3);	/* several in one send */
 
 	seq0 = c->seq + 1;
@@ -694,7 +723,7 @@ static void nl_step(struct nl_ctx *c)
 		off += NLMSG_ALIGN(q.nlh->nlmsg_len);
 	}
 	nreq = k;
-	if (nreq == 1 && nf_one_in(r, 24)) {
+	if (nreq == 1 && mut(c, 24)) {
 		corrupt(c, (struct nlmsghdr *)c->tx);
 		off = ((struct nlmsghdr *)c->tx)->nlmsg_len;
 		if (off > NF_TXBUF)
