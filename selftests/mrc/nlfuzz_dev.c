@@ -508,16 +508,62 @@ void *nf_dev_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A file at rest: every accepted send completes (FLUSH, at most 60 s),
+ * the counters agree (accepted = done + failed, none outstanding), and
+ * every queued message reads back intact, leaving the queue empty.
+ */
+static void settle(int fd, int idx)
+{
+	unsigned char *buf = pattern ? malloc(NF_MSG_MAX + 16) : NULL;
+	struct mrc_dev_stats st;
+	int err, n = 0;
+
+	alarm(60);	/* SIGALRM without SA_RESTART: FLUSH ends with EINTR */
+	err = do_ioctl(fd, MRC_IOC_FLUSH, NULL);
+	alarm(0);
+	if (err == EINTR)
+		nf_anomaly("file %d: FLUSH not done after 60 s", idx);
+	if (stats_of(fd, &st))
+		nf_anomaly("file %d: STATS failed", idx);
+	else if (st.tx_outstanding ||
+		 st.tx_msgs != st.tx_done + st.tx_failed)
+		nf_anomaly("file %d at rest: %llu sends accepted, %llu done, %llu failed, %llu outstanding",
+			   idx, (unsigned long long)st.tx_msgs,
+			   (unsigned long long)st.tx_done,
+			   (unsigned long long)st.tx_failed,
+			   (unsigned long long)st.tx_outstanding);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (buf) {
+		ssize_t r = read(fd, buf, NF_MSG_MAX + 16);
+
+		if (r < 0)
+			break;
+		check_read(buf, r);
+		n++;
+	}
+	free(buf);
+	if (!stats_of(fd, &st) &&
+	    (st.rx_queued_msgs || st.rx_queued_bytes || st.rx_next_len))
+		nf_anomaly("file %d: %d messages read, still %llu queued (%llu B, next %llu B)",
+			   idx, n, (unsigned long long)st.rx_queued_msgs,
+			   (unsigned long long)st.rx_queued_bytes,
+			   (unsigned long long)st.rx_next_len);
+}
+
 /**
- * nf_dev_cleanup() - closes every file still open (workers stopped)
+ * nf_dev_cleanup() - every file still open (workers stopped) settled,
+ * checked and closed
  */
 void nf_dev_cleanup(void)
 {
 	int i;
 
 	for (i = 0; i < NF_SLOTS; i++) {
-		if (slots[i].fd >= 0)
+		if (slots[i].fd >= 0) {
+			settle(slots[i].fd, i);
 			nf_count(NF_ST_DEV_CLOSE, close(slots[i].fd) ? errno : 0);
+		}
 		slots[i].fd = -1;
 	}
 }

@@ -410,6 +410,11 @@ static void put_attr(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 		put(q, type, 4, &v);
 		return;
 	}
+	if (!strcmp(at->name, "policy") && t == at->type && !nf_one_in(r, 4)) {
+		v = nf_one_in(r, 5) ? NF_CONST_SCHED_POLICY_GLOBAL : nf_below(r, 5);
+		put(q, type, 4, &v);
+		return;
+	}
 	if (!strcmp(at->name, "addr") && t == at->type) {
 		len = addr_value(r, b);
 		put(q, type, len, b);
