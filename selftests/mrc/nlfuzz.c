@@ -22,6 +22,11 @@
  *                   on the peer (7100)
  *   --restore-ms    put the knobs, weights, classes back this often (3000)
  *   --signal-ms     interrupt a /dev/mrc worker this often (50)
+ *   --selftest N    no fuzzing, no kernel: build N clean and N mutated
+ *                   requests of every operation and check that none would
+ *                   delete the real peer, add another peer than a fuzz
+ *                   peer or change the node id, and that every clean one
+ *                   is as the spec says
  *
  * Each worker draws its operations from its own generator, seeded from
  * the seed and its index: with --threads 1 --count N a run is the same
@@ -108,6 +113,16 @@ void nf_anomaly(const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	va_end(ap);
+}
+
+/**
+ * nf_anomalies() - anomalies so far
+ *
+ * Return: their number.
+ */
+unsigned long nf_anomalies(void)
+{
+	return __atomic_load_n(&anomalies, __ATOMIC_RELAXED);
 }
 
 static void check(bool cond, const char *fmt, ...)
@@ -209,7 +224,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: nlfuzz [--seed N] [--seconds N] [--threads N] [--count N]\n"
 		"  [--peer NODE --peer-addr A[,B]] [--fuzz-base NODE] [--port-base PORT]\n"
-		"  [--restore-ms MS] [--signal-ms MS] [--no-dev] [--no-nl] [-v]\n");
+		"  [--restore-ms MS] [--signal-ms MS] [--no-dev] [--no-nl] [-v]\n"
+		"  [--selftest N]\n");
 	exit(2);
 }
 
@@ -230,7 +246,8 @@ int main(int argc, char **argv)
 		{ "fuzz-base", 1, NULL, 'f' }, { "port-base", 1, NULL, 'P' },
 		{ "restore-ms", 1, NULL, 'r' }, { "signal-ms", 1, NULL, 'S' },
 		{ "no-dev", 0, NULL, 'D' }, { "no-nl", 0, NULL, 'N' },
-		{ "verbose", 0, NULL, 'v' }, { NULL, 0, NULL, 0 },
+		{ "verbose", 0, NULL, 'v' }, { "selftest", 1, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int restore_ms = 3000, signal_ms = 50, i, ndev = 0, nw = 0;
 	pthread_t tid[2 * NF_MAX_THREADS + 1], dev_tid[NF_MAX_THREADS], ev;
@@ -238,6 +255,7 @@ int main(int argc, char **argv)
 	double t0, next_restore, next_note, secs;
 	unsigned long total;
 	struct nf_rng r;
+	unsigned long selftest = 0;
 	bool have_seed = false;
 	int c, bad;
 
@@ -256,6 +274,7 @@ int main(int argc, char **argv)
 		case 'D': nf_cfg.no_dev = true; break;
 		case 'N': nf_cfg.no_nl = true; break;
 		case 'v': nf_cfg.verbose = true; break;
+		case 'T': selftest = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -272,6 +291,16 @@ int main(int argc, char **argv)
 	       nf_cfg.nl_threads, nf_cfg.no_nl ? " --no-nl" : "",
 	       nf_cfg.no_dev ? " --no-dev" : "");
 
+	if (selftest) {
+		if (!nf_cfg.node)
+			nf_cfg.node = 1;
+		bad = nf_nl_selftest(selftest);
+		check(!bad, "request builder: %lu clean and %lu mutated requests of every operation, %d harmful or off the spec",
+		      selftest, selftest, bad);
+		printf("1..%d\n# %d passed, %d failed\n", tests,
+		       tests - failures, failures);
+		return failures ? 1 : 0;
+	}
 	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART: waits end, EINTR */
 	sigaction(SIGALRM, &sa, NULL);
 	bad = nf_nl_setup() || nf_dev_setup();

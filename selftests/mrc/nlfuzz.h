@@ -94,6 +94,7 @@ void nf_count(unsigned int op, int err);
  * few printed; nlfuzz then exits 1.
  */
 void nf_anomaly(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+unsigned long nf_anomalies(void);
 
 /* nlfuzz_nl.c */
 int nf_nl_setup(void);
@@ -101,6 +102,7 @@ void *nf_nl_thread(void *arg);
 void *nf_nl_events(void *arg);
 int nf_nl_restore(void);
 int nf_nl_cleanup(void);
+int nf_nl_selftest(unsigned long n);
 const char *nf_nl_op_name(unsigned int cmd);
 
 /* nlfuzz_dev.c */

@@ -21,6 +21,11 @@
 # fabric the checks below need survives, and the fuzz still reaches
 # every command and every knob.
 #
+# Before, nlfuzz --selftest builds 2000 clean and 2000 mutated requests
+# of every operation without sending them: none may delete the real
+# peer, add another peer than a fuzz peer or change the node id, and the
+# clean ones must be as the spec says.
+#
 # Afterwards, on each node: nlfuzz saw no anomaly (every reply and event
 # as the spec says, every message read intact), the state is back (knobs
 # as before, the peer alone, its 16 paths active), a /dev/mrc exchange
@@ -101,6 +106,9 @@ run_guest() {
 	knobs0=$(knobs)
 	ok 'knobs read' test -n "$knobs0"
 	barrier setup 300
+
+	case_title 'the request builder keeps to its bounds (no kernel involved)'
+	relay "$NLFUZZ" --selftest 2000 --peer "$o"
 
 	seed=$(( ${MRC_NLFUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))} + n ))
 	case_title "nlfuzz on both nodes, $FUZZ_S s, $THREADS + $THREADS workers, seed $seed"

@@ -542,6 +542,9 @@ static void put_nest(struct nl_ctx *c, struct req *q, const struct nf_attr *at,
 
 			if (!any && !favoured(s->name, a->name))
 				continue;
+			if (c->clean &&
+			    (a->type == NF_UNUSED || a->type == NF_PAD))
+				continue;
 			/* config: a few knobs; others: most favoured ones */
 			if (!strcmp(s->name, "config") ? !nf_one_in(r, 6) :
 			    nf_one_in(r, 3))
@@ -862,6 +865,94 @@ void *nf_nl_events(void *arg)
 	mnl_socket_close(c.nl);
 	free(c.rx);
 	return NULL;
+}
+
+/* ---- the builder checked offline ---- */
+
+/* What a built request may not do to the fabric: see sanitize(). */
+static bool harmful(const struct nlmsghdr *nlh, uint8_t cmd)
+{
+	const struct nlattr *a, *b;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
+		unsigned int type = mnl_attr_get_type(a);
+
+		if (mnl_attr_get_payload_len(a) < NLA_HDRLEN)
+			continue;
+		mnl_attr_for_each_nested(b, a) {
+			uint32_t v = *(uint32_t *)mnl_attr_get_payload(b);
+			unsigned int bt = mnl_attr_get_type(b);
+
+			if (mnl_attr_get_payload_len(b) < 4)
+				continue;
+			if (type == MRC_A_PEER && bt == MRC_PEER_A_NODE &&
+			    cmd == MRC_CMD_PEER_DEL && v == nf_cfg.peer)
+				return true;
+			if (type == MRC_A_PEER && bt == MRC_PEER_A_NODE &&
+			    cmd == MRC_CMD_PEER_ADD && v && v <= 0x7fffffff &&
+			    v != nf_cfg.node && v != nf_cfg.peer &&
+			    (v < nf_cfg.fuzz_base ||
+			     v >= nf_cfg.fuzz_base + NF_FUZZ_PEERS))
+				return true;
+			if (type == MRC_A_CONFIG &&
+			    bt == MRC_CONFIG_A_NODE_ID && cmd == MRC_CMD_CONFIG_SET &&
+			    v <= 0x7fffffff && v != nf_cfg.node)
+				return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * nf_nl_selftest() - builds @n requests of every operation without a
+ * kernel and checks them: none may delete the real peer, add a peer that
+ * is no fuzz peer or change this node's id, and every clean request must
+ * be as the spec says (the checks replies get)
+ * @n: requests per operation and kind (clean, mutated)
+ *
+ * Return: the number of requests that failed a check (printed).
+ */
+int nf_nl_selftest(unsigned long n)
+{
+	struct nl_ctx c = { .opname = "clean request" };
+	unsigned long i, bad = 0, a0;
+	int k, clean;
+
+	nf_rng_init(&c.rng, 3 * NF_MAX_THREADS);
+	c.tx = calloc(1, NF_TXBUF);
+	if (!c.tx)
+		return 1;
+	base.family = GENL_MIN_ID;
+	for (k = 0; k < NF_NOPS; k++) {
+		for (clean = 0; clean < 2; clean++) {
+			for (i = 0; i < n; i++) {
+				struct req q = {
+					.nlh = (struct nlmsghdr *)c.tx,
+					.size = NF_TXBUF,
+				};
+				const struct nlmsghdr *h = q.nlh;
+
+				c.clean = clean;
+				build(&c, &q, &nf_ops[k], nf_ops[k].cmd, false);
+				if (harmful(h, nf_ops[k].cmd)) {
+					if (bad++ < 10)
+						printf("# %s request harmful\n",
+						       nf_ops[k].name);
+				}
+				if (!clean)
+					continue;
+				a0 = nf_anomalies();
+				check_attrs(&c, (const char *)h + NLMSG_HDRLEN +
+					    GENL_HDRLEN, h->nlmsg_len -
+					    NLMSG_HDRLEN - GENL_HDRLEN,
+					    NF_TOP_SET, 0);
+				bad += nf_anomalies() != a0;
+			}
+		}
+	}
+	base.family = 0;
+	free(c.tx);
+	return bad;
 }
 
 /* ---- the state at the start, and putting it back ---- */
