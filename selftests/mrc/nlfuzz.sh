@@ -30,7 +30,9 @@
 # as the spec says, every message read intact), the state is back (knobs
 # as before, the peer alone, its 16 paths active), a /dev/mrc exchange
 # each way is whole, the reassembly and send buffers are back to 0, mrc
-# unloads, leaves no slab cache and no rdma_cm id, and dmesg shows no
+# unloads, leaves no slab cache and no rdma_cm id, no allocation site of
+# mrc (or of its address handles and cm ids) grew by LEAK_OBJS objects
+# or more over the run (slub_debug=U, as teardown.sh), and dmesg shows no
 # WARNING, BUG, Oops, KASAN report or list corruption (lib.sh checks
 # the rest of the kernel's complaints).  MRC_NLFUZZ_SEED sets the seed
 # (node N uses SEED + N); each run prints its own.  Written as titled
@@ -42,6 +44,8 @@ export MRC_NLFUZZ_SECONDS
 FUZZ_S=$MRC_NLFUZZ_SECONDS
 THREADS=${MRC_NLFUZZ_THREADS:-2}
 TIMEOUT=$((900 + 2 * FUZZ_S))
+export MRC_APPEND="${MRC_APPEND:-} slub_debug=U"
+LEAK_OBJS=50		# a site grown by this many objects is a leak
 
 NLFUZZ=$(dirname "$0")/nlfuzz
 XCHG_PORT=7200
@@ -77,6 +81,22 @@ print("received %d of %d, intact and in order: %s; tx_done %d tx_failed %d"
 sys.exit(0 if got == want and st["tx_done"] == n and not st["tx_failed"] else 1)
 EOF
 
+# Live objects per allocation site of mrc, of the AHs and cm ids it has
+# the RDMA core make (slub_debug=U's alloc_traces; as teardown.sh):
+# "cache:site[module] N".  Taken while mrc is loaded.
+site_snapshot() {
+	local f
+	slab_flush_freed
+	for f in /sys/kernel/debug/slab/kmalloc-*/alloc_traces; do
+		awk -v c="$(basename "$(dirname "$f")")" '
+			/^ *[0-9]+ / && $3 ~ /^\[(mrc|ib_core|rdma_cm)\]$/ {
+				site = $2; sub(/\+.*/, "", site)
+				n[c ":" site $3] += $1
+			}
+			END { for (k in n) print k, n[k] }' "$f"
+	done | sort | grep -E '\[mrc\]|^[^ ]*:(_rdma_create_ah|__rdma_create_id)\['
+}
+
 # Relays nlfuzz's TAP results as ours; its "#" lines (counters) as diags.
 relay() {
 	local line rc
@@ -95,7 +115,7 @@ relay() {
 knobs() { mrcctl -j config show | jq -c '[.[] | {name, value}]'; }
 
 run_guest() {
-	local n=$MRC_NODE o=$((3 - MRC_NODE)) seed knobs0 cm0 pid
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) seed knobs0 cm0 pid grown
 
 	case_title 'setup: mrc, the peer on both planes'
 	cm0=$(rdma res show cm_id 2>/dev/null | grep -c .)
@@ -105,6 +125,8 @@ run_guest() {
 	chk_paths_active "$o" 16 120
 	knobs0=$(knobs)
 	ok 'knobs read' test -n "$knobs0"
+	mrc_sleep 5	# idle receive-pool classes are emptied after ~3 s
+	site_snapshot > /tmp/sites0
 	barrier setup 300
 
 	case_title 'the request builder keeps to its bounds (no kernel involved)'
@@ -136,6 +158,13 @@ run_guest() {
 
 	case_title 'no leak: buffers back to 0, mrc unloads clean'
 	wait_for 'reassembly and send buffers back to 0' 60 buffers_free
+	mrc_sleep 5
+	site_snapshot > /tmp/sites1
+	ok 'slab allocation sites of mrc traced' test -s /tmp/sites0
+	grown=$(join -a 2 -e 0 -o 0,1.2,2.2 /tmp/sites0 /tmp/sites1 |
+		awk -v lim=$LEAK_OBJS '$3 - $2 >= lim { print $1": "$2" -> "$3 }')
+	ok_eq "no slab site of mrc, its AHs or cm ids grew by >= $LEAK_OBJS objects" \
+		"" "$grown"
 	barrier quiet
 	ok 'modprobe -r mrc' modprobe -r mrc
 	chk_unloaded
