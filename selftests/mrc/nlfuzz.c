@@ -22,6 +22,8 @@
  *                   on the peer (7100)
  *   --restore-ms    put the knobs, weights, classes back this often (3000)
  *   --signal-ms     interrupt a /dev/mrc worker this often (50)
+ *   --node-id       set the node-id knob at will too (restored with the
+ *                   rest; the peer sees a stranger meanwhile)
  *   --selftest N    no fuzzing, no kernel: build N clean and N mutated
  *                   requests of every operation and check that none would
  *                   delete the real peer, add another peer than a fuzz
@@ -225,7 +227,7 @@ static void usage(void)
 	fprintf(stderr, "usage: nlfuzz [--seed N] [--seconds N] [--threads N] [--count N]\n"
 		"  [--peer NODE --peer-addr A[,B]] [--fuzz-base NODE] [--port-base PORT]\n"
 		"  [--restore-ms MS] [--signal-ms MS] [--no-dev] [--no-nl] [-v]\n"
-		"  [--selftest N]\n");
+		"  [--node-id] [--selftest N]\n");
 	exit(2);
 }
 
@@ -247,6 +249,7 @@ int main(int argc, char **argv)
 		{ "restore-ms", 1, NULL, 'r' }, { "signal-ms", 1, NULL, 'S' },
 		{ "no-dev", 0, NULL, 'D' }, { "no-nl", 0, NULL, 'N' },
 		{ "verbose", 0, NULL, 'v' }, { "selftest", 1, NULL, 'T' },
+		{ "node-id", 0, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int restore_ms = 3000, signal_ms = 50, i, ndev = 0, nw = 0;
@@ -275,6 +278,7 @@ int main(int argc, char **argv)
 		case 'N': nf_cfg.no_nl = true; break;
 		case 'v': nf_cfg.verbose = true; break;
 		case 'T': selftest = strtoul(optarg, NULL, 0); break;
+		case 'I': nf_cfg.node_id = true; break;
 		default: usage();
 		}
 	}
@@ -286,10 +290,11 @@ int main(int argc, char **argv)
 		nf_cfg.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n");
-	printf("# nlfuzz --seed %llu --seconds %u --threads %u%s%s\n",
+	printf("# nlfuzz --seed %llu --seconds %u --threads %u%s%s%s\n",
 	       (unsigned long long)nf_cfg.seed, nf_cfg.seconds,
 	       nf_cfg.nl_threads, nf_cfg.no_nl ? " --no-nl" : "",
-	       nf_cfg.no_dev ? " --no-dev" : "");
+	       nf_cfg.no_dev ? " --no-dev" : "",
+	       nf_cfg.node_id ? " --node-id" : "");
 
 	if (selftest) {
 		if (!nf_cfg.node)

@@ -28,6 +28,7 @@ struct nf_cfg {
 	uint32_t fuzz_base;		/* first node id of the fuzz peers */
 	uint16_t port_base;
 	bool no_dev, no_nl, verbose;
+	bool node_id;			/* --node-id: node-id knob fuzzed too */
 };
 
 extern struct nf_cfg nf_cfg;

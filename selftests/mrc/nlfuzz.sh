@@ -36,13 +36,15 @@
 # WARNING, BUG, Oops, KASAN report or list corruption (lib.sh checks
 # the rest of the kernel's complaints).  MRC_NLFUZZ_SEED sets the seed
 # (node N uses SEED + N); each run prints its own.  Written as titled
-# cases (lib.sh's case_title and chk_* helpers).
+# cases (lib.sh's case_title and chk_* helpers).  MRC_NLFUZZ_ARGS adds
+# nlfuzz options, e.g. --node-id (the node-id knob fuzzed as well).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 : "${MRC_NLFUZZ_SECONDS:=$([ -n "${MRC_KERNEL:-}" ] && echo 600 || echo 60)}"
 export MRC_NLFUZZ_SECONDS
 FUZZ_S=$MRC_NLFUZZ_SECONDS
 THREADS=${MRC_NLFUZZ_THREADS:-2}
+ARGS=${MRC_NLFUZZ_ARGS:-}	# more nlfuzz options (e.g. --node-id)
 TIMEOUT=$((900 + 2 * FUZZ_S))
 export MRC_APPEND="${MRC_APPEND:-} slub_debug=U"
 LEAK_OBJS=50		# a site grown by this many objects is a leak
@@ -134,8 +136,9 @@ run_guest() {
 
 	seed=$(( ${MRC_NLFUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))} + n ))
 	case_title "nlfuzz on both nodes, $FUZZ_S s, $THREADS + $THREADS workers, seed $seed"
+	# shellcheck disable=SC2086 # ARGS: several words
 	relay "$NLFUZZ" --seed "$seed" --seconds "$FUZZ_S" --threads "$THREADS" \
-		--peer "$o" --peer-addr "$(node_ip "$o" 0),$(node_ip "$o" 1)"
+		--peer "$o" --peer-addr "$(node_ip "$o" 0),$(node_ip "$o" 1)" $ARGS
 	barrier fuzzed $((FUZZ_S * 3 + 300))
 
 	case_title 'afterwards: the state is back, the peer reachable'

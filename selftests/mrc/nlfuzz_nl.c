@@ -606,7 +606,8 @@ static void sanitize(const struct nlmsghdr *nlh, uint8_t cmd)
 			    *v >= nf_cfg.fuzz_base + NF_FUZZ_PEERS))
 				*v = nf_cfg.fuzz_base + *v % NF_FUZZ_PEERS;
 			if (cmd == MRC_CMD_CONFIG_SET && type == MRC_A_CONFIG &&
-			    bt == (unsigned int)node_id && *v <= 0x7fffffff)
+			    bt == (unsigned int)node_id && *v <= 0x7fffffff &&
+			    !nf_cfg.node_id)
 				*v = nf_cfg.node;
 		}
 	}
