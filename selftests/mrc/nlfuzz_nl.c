@@ -598,10 +598,14 @@ static void sanitize(const struct nlmsghdr *nlh, uint8_t cmd)
 			if (cmd == MRC_CMD_PEER_DEL && type == MRC_A_PEER &&
 			    bt == (unsigned int)peer_node && *v == nf_cfg.peer)
 				*v = nf_cfg.fuzz_base;
-			/* only fuzz peers are added (ours, the peer's: refused) */
+			/*
+			 * Only fuzz peers are added (ours, the peer's:
+			 * refused; ours not while --node-id changes it).
+			 */
 			if (cmd == MRC_CMD_PEER_ADD && type == MRC_A_PEER &&
 			    bt == (unsigned int)peer_node && *v &&
-			    *v <= 0x7fffffff && *v != nf_cfg.node &&
+			    *v <= 0x7fffffff &&
+			    (*v != nf_cfg.node || nf_cfg.node_id) &&
 			    *v != nf_cfg.peer && (*v < nf_cfg.fuzz_base ||
 			    *v >= nf_cfg.fuzz_base + NF_FUZZ_PEERS))
 				*v = nf_cfg.fuzz_base + *v % NF_FUZZ_PEERS;
@@ -891,13 +895,15 @@ static bool harmful(const struct nlmsghdr *nlh, uint8_t cmd)
 				return true;
 			if (type == MRC_A_PEER && bt == MRC_PEER_A_NODE &&
 			    cmd == MRC_CMD_PEER_ADD && v && v <= 0x7fffffff &&
-			    v != nf_cfg.node && v != nf_cfg.peer &&
+			    (v != nf_cfg.node || nf_cfg.node_id) &&
+			    v != nf_cfg.peer &&
 			    (v < nf_cfg.fuzz_base ||
 			     v >= nf_cfg.fuzz_base + NF_FUZZ_PEERS))
 				return true;
 			if (type == MRC_A_CONFIG &&
 			    bt == MRC_CONFIG_A_NODE_ID && cmd == MRC_CMD_CONFIG_SET &&
-			    v <= 0x7fffffff && v != nf_cfg.node)
+			    v <= 0x7fffffff && v != nf_cfg.node &&
+			    !nf_cfg.node_id)
 				return true;
 		}
 	}
