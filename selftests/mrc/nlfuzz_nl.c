@@ -1136,7 +1136,19 @@ int nf_nl_restore(void)
 		if (base.have_knob[i])
 			mnl_attr_put_u32(nlh, i, base.knob[i]);
 	mnl_attr_nest_end(nlh, n);
-	bad += !!simple(nl, nlh, NULL);
+	if (simple(nl, nlh, NULL)) {
+		/* All or nothing refused: one at a time, the rest back. */
+		bad++;
+		for (i = 1; i <= MRC_CONFIG_A_MAX; i++) {
+			if (!base.have_knob[i])
+				continue;
+			nlh = req(buf, base.family, MRC_CMD_CONFIG_SET, 0);
+			n = mnl_attr_nest_start(nlh, MRC_A_CONFIG);
+			mnl_attr_put_u32(nlh, i, base.knob[i]);
+			mnl_attr_nest_end(nlh, n);
+			simple(nl, nlh, NULL);
+		}
+	}
 
 	/* Classes first: a weight 0 left in one could refuse a rail-set. */
 	for (i = MRC_CLASS_DEFAULT; i <= MRC_CLASS_BACKGROUND; i++) {
