@@ -62,7 +62,8 @@ const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR] = {
  * @bad_idx: if not NULL, set to the index of the offending pair on error
  *
  * Either every (knob, value) pair is valid and all are applied, or
- * nothing changes.
+ * nothing changes.  The node id may not become a configured peer's
+ * (-EEXIST): peer adds wait while it changes (mrc_peer_node_id_lock()).
  *
  * Return: 0 or -errno.
  */
@@ -71,6 +72,8 @@ int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
 {
 	unsigned long changed = 0;
 	bool refresh = false;
+	int node = -1;		/* index of a node_id pair, or -1 */
+	bool locked = false;	/* mrc_peer_node_id_lock() */
 	unsigned int i;
 	int err;
 
@@ -81,9 +84,21 @@ int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
 				*bad_idx = i;
 			return err;
 		}
+		if (knobs[i] == &mrc_knobs[MRC_KNOB_node_id])
+			node = i;
 	}
 
 	mutex_lock(&mrc_config_lock);
+	if (node >= 0 && mrc_config[MRC_KNOB_node_id] != vals[node]) {
+		if (mrc_peer_node_id_lock(vals[node])) {
+			mutex_unlock(&mrc_config_lock);
+			*why = "a configured peer has that node id";
+			if (bad_idx)
+				*bad_idx = node;
+			return -EEXIST;
+		}
+		locked = true;
+	}
 	for (i = 0; i < n; i++) {
 		unsigned int id = knobs[i] - mrc_knobs;
 
@@ -94,6 +109,8 @@ int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
 		if (id == MRC_KNOB_min_mtu)
 			refresh = true;
 	}
+	if (locked)
+		mrc_peer_node_id_unlock();
 	mutex_unlock(&mrc_config_lock);
 
 	if (changed)

@@ -166,14 +166,6 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 	unsigned int i;
 	int err = 0;
 
-	if (!mrc_knob(MRC_KNOB_node_id)) {
-		NL_SET_ERR_MSG(extack, "set this node's node_id first");
-		return -EINVAL;
-	}
-	if (node == mrc_knob(MRC_KNOB_node_id)) {
-		NL_SET_ERR_MSG(extack, "peer node id is this node's own");
-		return -EINVAL;
-	}
 	peer = kvzalloc(sizeof(*peer), GFP_KERNEL);
 	if (!peer)
 		return -ENOMEM;
@@ -200,7 +192,17 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 		peer->links[i].dst = addrs[i];
 	}
 
+	/* Under the lock: the node id cannot change meanwhile. */
 	mutex_lock(&mrc_peers_lock);
+	err = -EINVAL;
+	if (!mrc_knob(MRC_KNOB_node_id)) {
+		NL_SET_ERR_MSG(extack, "set this node's node_id first");
+		goto unlock;
+	}
+	if (node == mrc_knob(MRC_KNOB_node_id)) {
+		NL_SET_ERR_MSG(extack, "peer node id is this node's own");
+		goto unlock;
+	}
 	if (xa_load(&mrc_peer_ids, node)) {
 		NL_SET_ERR_MSG(extack, "peer already exists");
 		err = -EEXIST;
@@ -228,6 +230,37 @@ unlock:
 	mrc_nl_peer_event(peer, MRC_CMD_PEER_ADDED);
 	mrc_peer_kick(peer);
 	return 0;
+}
+
+/**
+ * mrc_peer_node_id_lock() - hold peer adds while this node's id changes
+ * @node: the node id about to be set
+ *
+ * A peer with this node's own id cannot be added (mrc_peer_add()); nor
+ * may the node id become that of a configured peer.  The caller sets the
+ * node_id knob and then calls mrc_peer_node_id_unlock().
+ *
+ * Context: process; takes mrc_peers_lock.
+ *
+ * Return: 0 with the lock held, or -EEXIST (lock not held) when a
+ * configured peer has @node as its id.
+ */
+int mrc_peer_node_id_lock(u32 node)
+{
+	mutex_lock(&mrc_peers_lock);
+	if (node && xa_load(&mrc_peer_ids, node)) {
+		mutex_unlock(&mrc_peers_lock);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/**
+ * mrc_peer_node_id_unlock() - the node id is set: peer adds go on
+ */
+void mrc_peer_node_id_unlock(void)
+{
+	mutex_unlock(&mrc_peers_lock);
 }
 
 /* Tears a peer down; it is already off the list.  No lock held. */

@@ -3,7 +3,8 @@
 #
 # Bad netlink input and privilege: nl_bad sends unknown, missing,
 # wrong-typed and out-of-range attributes (each must be refused with the
-# right errno and an extack message, config unchanged), then the same
+# right errno and an extack message, config unchanged; the node id can
+# never become a configured peer's), then the same
 # state-changing operations from a user without CAP_NET_ADMIN (EPERM), and
 # mrcctl and sysfs as that user.  Written as titled cases (lib.sh's
 # case_title and chk_* helpers).

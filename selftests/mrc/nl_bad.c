@@ -311,6 +311,52 @@ static void bad_input(const struct result *before)
 	      r.err);
 }
 
+/* PEER_ADD or PEER_DEL of @node (one address that answers nothing). */
+static void peer_op(uint8_t cmd, uint32_t node, struct result *r)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlattr *nest, *addrs;
+	struct nlmsghdr *nlh = nest_msg(buf, cmd, MRC_A_PEER, &nest);
+	uint8_t addr[4] = { 10, 200, 0, 250 };
+
+	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
+	if (cmd == MRC_CMD_PEER_ADD) {
+		addrs = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
+		mnl_attr_put(nlh, MRC_PEER_A_ADDR, sizeof(addr), addr);
+		mnl_attr_nest_end(nlh, addrs);
+	}
+	send_nest(nlh, nest, r);
+}
+
+/*
+ * The node id can never be a configured peer's: neither by adding a
+ * peer with it (refused before) nor by setting it to one (nlfuzz found
+ * that config-set took it, leaving a peer with this node's own id).
+ */
+static void node_id_of_a_peer(const struct result *before)
+{
+	uint32_t id = before->config[MRC_CONFIG_A_NODE_ID];
+	struct result r, now;
+
+	set_u32(MRC_CONFIG_A_NODE_ID, 5, &r);
+	check(r.err == 0, "node_id 5 set (errno %d)", r.err);
+	peer_op(MRC_CMD_PEER_ADD, 6, &r);
+	check(r.err == 0, "peer 6 added (errno %d \"%s\")", r.err, r.msg);
+	peer_op(MRC_CMD_PEER_ADD, 5, &r);
+	expect(&r, EINVAL, "peer with this node's own id (5)");
+	set_u32(MRC_CONFIG_A_NODE_ID, 6, &r);
+	expect(&r, EEXIST, "node_id set to peer 6's id");
+	config_get(&now);
+	check(now.config[MRC_CONFIG_A_NODE_ID] == 5,
+	      "node_id still 5 (%u)", now.config[MRC_CONFIG_A_NODE_ID]);
+	peer_op(MRC_CMD_PEER_DEL, 6, &r);
+	check(r.err == 0, "peer 6 deleted (errno %d)", r.err);
+	set_u32(MRC_CONFIG_A_NODE_ID, 6, &r);
+	check(r.err == 0, "then node_id 6 is taken (errno %d)", r.err);
+	set_u32(MRC_CONFIG_A_NODE_ID, id, &r);
+	check(r.err == 0, "node_id back to %u (errno %d)", id, r.err);
+}
+
 static void unpriv(void)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -366,8 +412,10 @@ int main(int argc, char **argv)
 
 	if (unprivileged)
 		unpriv();
-	else
+	else {
 		bad_input(&before);
+		node_id_of_a_peer(&before);
+	}
 
 	config_get(&after);
 	for (i = 1; i <= MRC_CONFIG_A_MAX; i++)

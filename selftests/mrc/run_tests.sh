@@ -158,6 +158,13 @@ rc=$?
 relay "lib_test.sh: " "$LOGDIR/lib_test.log"
 [ $rc = 0 ] || result fail "lib_test.sh exit status $rc"
 
+# nlfuzz's request builder, without a kernel: nlfuzz.sh relies on it
+# never deleting the real peer, adding other peers or changing the node id.
+"$HERE/nlfuzz" --selftest 2000 --peer 2 > "$LOGDIR/nlfuzz-selftest.log" 2>&1
+rc=$?
+relay "nlfuzz: " "$LOGDIR/nlfuzz-selftest.log"
+[ $rc = 0 ] || result fail "nlfuzz --selftest exit status $rc"
+
 for t in "$HERE"/unit/*_test; do
 	[ -x "$t" ] || continue
 	"$t" > "$LOGDIR/unit-${t##*/}.log" 2>&1
