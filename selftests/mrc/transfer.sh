@@ -99,13 +99,16 @@ run_guest() {
 	phase large "$o" "$LARGE_COUNT" "$LARGE_MAXLEN"
 
 	# Memory knobs.  rx_msgs_per_peer 1 + rx_buffer_mb 2: the receiver
-	# holds one message per peer (the next one due always fits), packets
-	# of the others are dropped as no_memory and resent: all still arrive.
+	# holds one message per peer (the next one due in each lane always
+	# fits), packets of the others are dropped as no_memory and resent:
+	# all still arrive.  Messages of up to 256 KiB, so that several are
+	# in flight at once and two of them share a lane (the three
+	# endpoints' ports are three lanes).
 	case_title 'rx_msgs_per_peer 1, rx_buffer_mb 2: packets beyond refused, resent'
 	nm0=$(msg_stat rx_no_mem)
 	ok 'mrcctl config set rx_msgs_per_peer 1' mrcctl config set rx_msgs_per_peer 1
 	echo 2 > /sys/kernel/mrc/rx_buffer_mb
-	phase tight "$o" 20 1048576
+	phase tight "$o" 40 262144
 	chk_msg_stat 'the receiver refused packets of further messages' \
 		rx_no_mem '>' "$nm0"
 	echo 64 > /sys/kernel/mrc/rx_msgs_per_peer

@@ -207,7 +207,8 @@ rto_floor() {
 		"$(echo_stat done_err) $(echo_stat done_err_last_status)"
 }
 
-# The seq of msg_id (n in its low 30 bits): header byte 16 + 4 (wire.h).
+# The seq of msg_id (n in its low 26 bits, the lane above): header byte
+# 16 + 4 (wire.h).
 SEQ_AT=$((DATA_AT - 1 + 20))
 
 # drop_data PRIO [u32 MATCH...]: drop incoming mrc DATA (and only what
@@ -242,7 +243,7 @@ healed_hole() {
 		echo reset > $D/mrc_echo/ctl
 		h0=$(msg_stat rx_held)
 		ok "drop incoming DATA of message n 0 (tc u32 at $SEQ_AT)" \
-			drop_data 1 match u32 0 0x3fffffff at "$SEQ_AT"
+			drop_data 1 match u32 0 0x03ffffff at "$SEQ_AT"
 	fi
 	barrier heal-a
 	if is_node 1; then

@@ -50,7 +50,8 @@
  * receiver recomputes it independently: a message of at least 16 bytes
  * starts with {magic, seq, seed, crc32 of the rest}; a shorter one is a
  * pattern of its length only.  The receiver checks content, CRC and that
- * the sequence numbers of each source only go up (in-order delivery).
+ * the sequence numbers from each source node to each of our endpoints
+ * only go up (in-order delivery per pair of endpoints).
  */
 #include <linux/crc32.h>
 #include <linux/debugfs.h>
@@ -110,7 +111,11 @@ static atomic_t st_err_last;
 
 /* Delivery timeline since the last reset, under seq_lock (ns). */
 static u64 rx_first_ns, rx_last_ns, rx_gap_max_ns, rx_gap_at;
-static u32 last_seq[ECHO_MAX_NODES];	/* per source node, under rx (serial) */
+/*
+ * Per source node and our endpoint (mrc orders a node's messages per
+ * receiving port: mrc_api.h), under seq_lock.
+ */
+static u32 last_seq[ECHO_MAX_NODES][ECHO_MAX_PORTS];
 /* Completion times of sends since the last reset (us), under seq_lock. */
 static u32 lat_us[ECHO_LAT_MAX];
 static unsigned int lat_n;
@@ -222,7 +227,7 @@ static void echo_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 		      u16 src_port, const void *data, u32 len)
 {
 	u64 now = ktime_get_ns();
-	u32 seq;
+	u32 seq, *last;
 
 	atomic64_inc(&st_recv_calls);
 	if (reply_ms >= 0)
@@ -255,12 +260,14 @@ static void echo_recv(struct mrc_ep *ep, void *ctx, u32 src_node,
 	if (!seq)
 		return;
 	spin_lock(&seq_lock);
-	if (seq <= last_seq[src_node % ECHO_MAX_NODES]) {
+	last = &last_seq[src_node % ECHO_MAX_NODES]
+			[((u16)(uintptr_t)ctx - port) % ECHO_MAX_PORTS];
+	if (seq <= *last) {
 		atomic64_inc(&st_rx_order);
-		pr_err("mrc_echo: from %u: seq %u after %u\n", src_node, seq,
-		       last_seq[src_node % ECHO_MAX_NODES]);
+		pr_err("mrc_echo: from %u to port %u: seq %u after %u\n",
+		       src_node, (u16)(uintptr_t)ctx, seq, *last);
 	}
-	last_seq[src_node % ECHO_MAX_NODES] = seq;
+	*last = seq;
 	spin_unlock(&seq_lock);
 }
 
