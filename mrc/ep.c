@@ -303,6 +303,32 @@ int mrc_ep_admit(u16 port, u32 len)
 }
 
 /**
+ * mrc_ep_inline() - whether a message for a port may be delivered in a
+ *	completion queue's poller
+ * @port: the port
+ *
+ * Only mrc's own recv_buf() endpoints (/dev/mrc: they queue the buffer
+ * and return) are delivered there; a kernel consumer's recv() may sleep,
+ * and runs in a work item (mrc_api.h).  No endpoint: yes, the message is
+ * only counted and dropped.
+ *
+ * Context: any; no sleep.
+ *
+ * Return: true if the poller may deliver it.
+ */
+bool mrc_ep_inline(u16 port)
+{
+	struct mrc_ep *ep;
+	bool ok;
+
+	rcu_read_lock();
+	ep = xa_load(&mrc_eps, port);
+	ok = !ep || ep->ops->recv_buf;
+	rcu_read_unlock();
+	return ok;
+}
+
+/**
  * mrc_ep_put() - drop a mrc_ep_get() reference
  * @ep: the endpoint
  */

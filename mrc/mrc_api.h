@@ -9,8 +9,9 @@
  *
  *  - Messages are 1 byte .. MRC_MSG_MAX_LEN bytes, delivered exactly once,
  *    whole, and in the order they were sent between one sending node and
- *    one receiving node within one traffic class (so also per pair of
- *    endpoints that keep their class); classes do not wait for each other.
+ *    one receiving port within one traffic class (so per pair of
+ *    endpoints that keep their class); classes, and ports in different
+ *    buckets (port % 16), do not wait for each other.
  *  - mrc_send() copies the buffer: the caller may reuse it at once.  It
  *    may sleep (process context only).
  *  - done(ctx, status) is called exactly once per accepted send, in process
@@ -22,11 +23,12 @@
  *    mrc_send().
  *  - ops->recv() is called once per message, in process context, one call
  *    at a time per sending node; @data is valid only during the call (copy
- *    what you keep).  It runs where the message's last packet was
- *    received (the completion queue's poller, which waits for it) or in
- *    a work item: keep it short.  It may call mrc_send(); it must not
- *    call mrc_ep_close(), on its own endpoint or any other (the close
- *    may wait for completions that this poller would handle).
+ *    what you keep).  It runs in a work item, never in a completion
+ *    queue's poller (mrc's own recv_buf() endpoints, /dev/mrc, are
+ *    delivered there), so a recv() that sleeps delays only the later
+ *    messages from its sending node.  It may call mrc_send(); it must
+ *    not call mrc_ep_close(), on its own endpoint or any other (the
+ *    close waits for the deliveries in progress, this one included).
  *  - mrc_ep_close() waits until every done() of the endpoint's sends has
  *    been called and no recv() runs; after it returns neither is called.
  */

@@ -93,6 +93,7 @@ struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
 struct mrc_ep;
 struct mrc_ep *mrc_ep_get(u16 port);
 int mrc_ep_admit(u16 port, u32 len);
+bool mrc_ep_inline(u16 port);
 void mrc_ep_put(struct mrc_ep *ep);
 void mrc_ep_deliver(struct mrc_ep *ep, u32 src_node, u16 src_port,
 		    void **data, u32 len);

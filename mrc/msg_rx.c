@@ -27,7 +27,9 @@
 
 /*
  * Messages the receive handler delivers itself per DATA packet (in the
- * CQ's poller, which waits for it); the rest go to rx_work.
+ * CQ's poller, which waits for it), and only to mrc's own recv_buf()
+ * endpoints (a kernel consumer's recv() may sleep: mrc_ep_inline()); the
+ * rest go to rx_work.
  */
 #define MRC_MSG_DIRECT_BUDGET	4
 
@@ -141,7 +143,10 @@ static void mrc_msg_deliver_one(struct mrc_msg_rx *rm)
 
 /*
  * Delivers the peer's ready messages, in order, at most @budget of them;
- * what is left goes to rx_work.  Returns how many were delivered here.
+ * what is left goes to rx_work, and so does everything from the first
+ * message for a kernel consumer's recv() on when @direct (the caller is
+ * a completion queue's poller: mrc_ep_inline()).  Returns how many were
+ * delivered here.
  *
  * One deliverer at a time (MRC_MK_DELIVERING), or two could pop
  * consecutive messages and hand them over out of order.  A caller that
@@ -152,12 +157,13 @@ static void mrc_msg_deliver_one(struct mrc_msg_rx *rm)
  * trying the bit; the owner clears the bit before looking under it.
  */
 static unsigned int mrc_msg_deliver_run(struct mrc_peer *peer,
-					unsigned int budget)
+					unsigned int budget, bool direct)
 {
 	struct mrc_msg_kpeer *mk = &peer->mk;
+	const struct mrc_msg_rx *head;
+	bool more, handoff = false;
 	struct mrc_msg_rx *rm;
 	unsigned int n = 0;
-	bool more;
 
 	while (!test_and_set_bit(MRC_MK_DELIVERING, &mk->flags)) {
 		for (;;) {
@@ -166,7 +172,13 @@ static unsigned int mrc_msg_deliver_run(struct mrc_peer *peer,
 				break;
 			}
 			spin_lock_bh(&mk->rx_lock);
-			rm = mrc_msg_rx_pop(&peer->mp);
+			head = mrc_msg_rx_peek(&peer->mp);
+			if (direct && head && !mrc_ep_inline(head->dst_port)) {
+				handoff = true;
+				rm = NULL;
+			} else {
+				rm = mrc_msg_rx_pop(&peer->mp);
+			}
 			spin_unlock_bh(&mk->rx_lock);
 			if (!rm)
 				break;
@@ -187,7 +199,7 @@ static unsigned int mrc_msg_deliver_run(struct mrc_peer *peer,
 		 * closed it and cancelled the work (it delivers what is left
 		 * itself).
 		 */
-		if (more && n >= budget) {
+		if (more && (n >= budget || handoff)) {
 			if (!mrc_msg_rx_closed(&peer->mp) &&
 			    queue_work(system_wq, &mk->rx_work))
 				mrc_ev_inc(MRC_EV_RX_KICK);
@@ -219,7 +231,7 @@ void mrc_msg_deliver_all(struct mrc_peer *peer)
 	do {
 		wait_on_bit(&mk->flags, MRC_MK_DELIVERING,
 			    TASK_UNINTERRUPTIBLE);
-		mrc_msg_deliver_run(peer, UINT_MAX);
+		mrc_msg_deliver_run(peer, UINT_MAX, false);
 		spin_lock_bh(&mk->rx_lock);
 		more = mrc_msg_rx_ready(&peer->mp);
 		spin_unlock_bh(&mk->rx_lock);
@@ -239,7 +251,7 @@ void mrc_msg_rx_workfn(struct work_struct *work)
 					     mk.rx_work);
 
 	mrc_ev_inc(MRC_EV_RX_WORK);
-	mrc_msg_deliver_run(peer, UINT_MAX);
+	mrc_msg_deliver_run(peer, UINT_MAX, false);
 }
 
 /**
@@ -306,7 +318,8 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 	 */
 	if (due)
 		mrc_ev_add(MRC_EV_RX_DIRECT,
-			   mrc_msg_deliver_run(peer, MRC_MSG_DIRECT_BUDGET));
+			   mrc_msg_deliver_run(peer, MRC_MSG_DIRECT_BUDGET,
+					       true));
 	mrc_peer_put(peer);
 	return why;
 }

@@ -499,6 +499,7 @@ void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 		       const struct mrc_msg_rx_out *out, u64 now);
 /* The next message to deliver, off every list (NULL: none). */
 struct mrc_msg_rx *mrc_msg_rx_pop(struct mrc_msg_peer *mp);
+const struct mrc_msg_rx *mrc_msg_rx_peek(struct mrc_msg_peer *mp);
 /* Whether a message waits to be delivered (mrc_msg_rx_pop() has one). */
 bool mrc_msg_rx_ready(const struct mrc_msg_peer *mp);
 /*

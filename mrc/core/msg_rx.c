@@ -779,6 +779,17 @@ struct mrc_msg_rx *mrc_msg_rx_pop(struct mrc_msg_peer *mp)
 }
 
 /**
+ * mrc_msg_rx_peek() - the next message to deliver, left where it is
+ * @mp: the peer's engine
+ *
+ * Return: the message mrc_msg_rx_pop() would return, or NULL.
+ */
+const struct mrc_msg_rx *mrc_msg_rx_peek(struct mrc_msg_peer *mp)
+{
+	return list_first_entry_or_null(&mp->deliver, struct mrc_msg_rx, node);
+}
+
+/**
  * mrc_msg_rx_expire() - the expiry clock came due
  * @mp: the peer's engine
  * @now: the caller's clock, ns
