@@ -153,8 +153,13 @@ probe_sweep() {
 	for v in 10 4294 4295 10000; do
 		ok "probe_ms $v" mrcctl config set probe_ms "$v"
 		barrier "probe-$v"
-		# One interval for the old schedule to run out.
+		# One interval for the old schedule to run out, and every path
+		# active again: a path coming back from the last step (at 10 ms
+		# some are always out on a loaded host) is probed at its retry
+		# rate, not its keepalive, and would be counted here.
 		sleep $(((v + 999) / 1000))
+		wait_for "probe_ms $v: all $paths paths active before counting" \
+			60 all_active "$other" "$paths"
 		t0=$(now_ms)
 		p0=$(path_probes "$other")
 		sleep "$w"
