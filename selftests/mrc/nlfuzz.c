@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 
 #include "nlfuzz.h"
 
@@ -231,6 +232,37 @@ static void usage(void)
 	exit(2);
 }
 
+/*
+ * Workers that have not stopped long after being told: what each of our
+ * threads waits for in the kernel (its stack, root only), as TAP
+ * comments, so that a wait that ignores signals shows where it is.
+ */
+static void dump_stacks(void)
+{
+	struct dirent *d;
+	char path[300], line[256];
+	DIR *dir = opendir("/proc/self/task");
+	FILE *f;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		printf("# thread %s:\n", d->d_name);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stack",
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			printf("#   %s", line);
+		fclose(f);
+	}
+	closedir(dir);
+	fflush(stdout);
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -255,12 +287,12 @@ int main(int argc, char **argv)
 	unsigned int restore_ms = 3000, signal_ms = 50, i, ndev = 0, nw = 0;
 	pthread_t tid[2 * NF_MAX_THREADS + 1], dev_tid[NF_MAX_THREADS], ev;
 	struct sigaction sa = { .sa_handler = on_signal };
-	double t0, next_restore, next_note, secs;
+	double t0, next_restore, next_note, secs, stop_t;
 	unsigned long total;
 	struct nf_rng r;
 	unsigned long selftest = 0;
 	bool have_seed = false;
-	int c, bad;
+	int c, bad, dumped = 0;
 
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
@@ -353,13 +385,26 @@ int main(int argc, char **argv)
 			break;		/* every worker did its --count */
 	}
 	nf_stop = 1;
-	/* Workers blocked in read, write, FLUSH or close: woken until gone. */
+	/*
+	 * Workers blocked in read, write, FLUSH or close: woken until gone.
+	 * Still there after 30 s: their kernel stacks, once (every such
+	 * wait is interruptible or bounded by peer_timeout_ms).
+	 */
+	stop_t = now();
 	for (i = 0; i < ndev; i++) {
 		while (pthread_tryjoin_np(dev_tid[i], NULL) == EBUSY) {
+			if (!dumped && now() - stop_t > 30) {
+				printf("# /dev/mrc worker %d still running 30 s after the stop\n",
+				       i);
+				dump_stacks();
+				dumped = 1;
+			}
 			pthread_kill(dev_tid[i], SIGUSR1);
 			usleep(20000);
 		}
 	}
+	if (dumped)
+		printf("# every worker stopped after %.0f s\n", now() - stop_t);
 	for (i = 0; i < nw; i++)
 		pthread_join(tid[i], NULL);
 	if (!nf_cfg.no_nl)
