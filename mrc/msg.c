@@ -292,7 +292,10 @@ static void mrc_msg_op_expire_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 			   nsecs_to_jiffies(delay_ns) + 1);
 }
 
-/* Under rx_lock (BH off): an RCU lookup of the endpoint table. */
+/*
+ * Under rx_lock (BH off): the endpoint, referenced, and its admit(),
+ * which may take its own leaf lock (/dev/mrc: rxq_lock).
+ */
 static int mrc_msg_op_port(struct mrc_msg_node *node, u16 port, u32 len)
 {
 	return mrc_ep_admit(port, len);

@@ -360,6 +360,7 @@ static bool refuse(struct mrc_msg_peer *mp, u64 id, u64 now)
 	u64 hold = refused_hold_ns(mp);
 	unsigned int i, at;
 
+	BUILD_BUG_ON(MRC_MSG_REFUSED_N > 32);	/* rx_refused_used's bits */
 	for (i = 0; i < MRC_MSG_REFUSED_N; i++) {
 		struct mrc_msg_refused *r;
 		u32 seq;
