@@ -135,10 +135,12 @@ run_guest() {
 	# its first packet and the sender's done() gets -ECONNREFUSED, not 0
 	# (core/msg_rx.c, Refusal); both sides count it.
 	case_title 'sends to ports with nothing bound fail with ECONNREFUSED'
-	barrier refused
 	echo reset > $D/mrc_echo/ctl
+	# rx_refused counts the peer's sends: read before the barrier lets
+	# them go.
 	local rf0 tf0 tx0
 	rf0=$(msg_stat rx_refused) tf0=$(msg_stat tx_refused)
+	barrier refused
 	tx0=$(msg_stat tx_failed)
 	ok 'send 6 messages to ports 7100..7102 (nothing bound)' \
 		sh -c "echo send $o 7100 6 20000 9 > $D/mrc_echo/ctl"
