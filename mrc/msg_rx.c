@@ -59,7 +59,14 @@ static DEFINE_SPINLOCK(mrc_msg_trace_lock);
  * @why: where the drop reason goes if there is no such peer
  *
  * The token this node gave the peer is checked first (token branch),
- * then that the packet came over one of the peer's paths.
+ * then that the packet came over one of the peer's paths.  Both without
+ * peer->lock, so that packets from one peer on several CPUs do not
+ * serialise on it: the fields are single words written with WRITE_ONCE()
+ * under the lock, and a link being resolved again may, for a moment,
+ * show its new path count with a path's old QP number.  Such a packet
+ * is dropped as wrong_path or taken from the QP that was the path a
+ * moment ago; either is what a packet a moment earlier or later would
+ * get, and the token has been checked already.
  *
  * Return: the peer, referenced, or NULL with *@why set.
  */
@@ -74,23 +81,21 @@ struct mrc_peer *mrc_msg_rx_peer(struct mrc_ud_qp *uqp, u32 src_qp,
 		*why = MRC_DROP_UNKNOWN_PEER;
 		return NULL;
 	}
-	spin_lock_bh(&peer->lock);
 	/* token branch: before anything looks at the packet (peer.c) */
 	if (!mrc_peer_token_ok(peer, pkt)) {
-		spin_unlock_bh(&peer->lock);
 		mrc_peer_put(peer);
 		*why = MRC_DROP_BAD_TOKEN;
 		return NULL;
 	}
 	for (l = 0; l < peer->nlinks; l++) {
-		struct mrc_peer_link *link = &peer->links[l];
+		const struct mrc_peer_link *link = &peer->links[l];
 
-		if (link->rail == uqp->ud->rail && link->ah &&
-		    ev < link->npaths && pkt->entropy == ev &&
-		    link->paths[ev].remote_qpn == src_qp)
+		if (READ_ONCE(link->rail) == uqp->ud->rail &&
+		    READ_ONCE(link->ah) && ev < READ_ONCE(link->npaths) &&
+		    pkt->entropy == ev &&
+		    READ_ONCE(link->paths[ev].remote_qpn) == src_qp)
 			break;
 	}
-	spin_unlock_bh(&peer->lock);
 	if (l == peer->nlinks) {
 		mrc_peer_put(peer);
 		*why = MRC_DROP_WRONG_PATH;

@@ -297,9 +297,9 @@ static void mrc_peer_destroy(struct mrc_peer *peer)
 		spin_lock_bh(&peer->lock);
 		ah = link->ah;
 		rail = link->rail;
-		link->ah = NULL;
-		link->rail = NULL;
-		link->npaths = 0;
+		WRITE_ONCE(link->ah, NULL);
+		WRITE_ONCE(link->rail, NULL);
+		WRITE_ONCE(link->npaths, 0);
 		spin_unlock_bh(&peer->lock);
 		if (ah)
 			mrc_ah_release(rail, ah);

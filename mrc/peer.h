@@ -41,7 +41,12 @@ struct mrc_peer_link {
 	int cm_result;
 	u64 retry_ns;			/* next resolution attempt */
 
-	/* Under peer->lock; ah/rail set together, cleared together. */
+	/*
+	 * Under peer->lock; ah/rail set together, cleared together.  The
+	 * receive path's path check (msg_rx.c mrc_msg_rx_peer()) reads ah,
+	 * rail, npaths and the paths' remote_qpn without the lock, so their
+	 * writers use WRITE_ONCE().
+	 */
 	struct ib_ah *ah;
 	struct mrc_rail *rail;		/* kobject reference held */
 	u32 remote_rail_id;
@@ -91,11 +96,13 @@ struct mrc_peer {
 					 * at add, never 0, constant
 					 */
 	/*
-	 * Path authentication (wire version 3, peer.c "Tokens"), under
-	 * lock: rx_token is the random secret this node expects in every
-	 * packet from the peer (never 0; drawn again when the peer
-	 * restarts), tx_token the one the peer expects from us, learned
-	 * from its SIDR requests (0: not known; no PROBE goes out).
+	 * Path authentication (wire version 3, peer.c "Tokens"), written
+	 * under lock (rx_token with WRITE_ONCE(): the receive path reads it
+	 * without the lock, mrc_peer_token_ok()): rx_token is the random
+	 * secret this node expects in every packet from the peer (never 0;
+	 * drawn again when the peer restarts), tx_token the one the peer
+	 * expects from us, learned from its SIDR requests (0: not known; no
+	 * PROBE goes out).
 	 * Secrets: never logged; debugfs mrc/tokens (root only) shows
 	 * tx_token as a test hook.
 	 */
@@ -148,18 +155,19 @@ void mrc_peers_rail_changed(struct mrc_rail *rail, bool active);
 void mrc_peers_rail_removed(struct mrc_rail *rail);
 
 /*
- * Does @pkt carry the token this node gave @peer?  Under peer->lock;
- * called right after the peer lookup, before anything else looks at the
- * packet.  A plain compare: it is one 64-bit word, so it has no
- * data-dependent timing to leak a prefix through (crypto_memneq() guards
- * byte-wise compares), and rx_token is never 0, so a packet from a
- * sender that does not know it yet never passes.
+ * Does @pkt carry the token this node gave @peer?  Called right after the
+ * peer lookup, before anything else looks at the packet, without
+ * peer->lock: rx_token is one 64-bit word written with WRITE_ONCE() under
+ * the lock, so a packet racing a new token is judged by the old or the
+ * new one, as if it had come a moment earlier or later.  A plain compare:
+ * one word has no data-dependent timing to leak a prefix through
+ * (crypto_memneq() guards byte-wise compares), and rx_token is never 0,
+ * so a packet from a sender that does not know it yet never passes.
  */
 static inline bool mrc_peer_token_ok(const struct mrc_peer *peer,
 				     const struct mrc_pkt *pkt)
 {
-	lockdep_assert_held(&peer->lock);
-	return pkt->token == peer->rx_token;
+	return pkt->token == READ_ONCE(peer->rx_token);
 }
 
 struct mrc_ud_qp;

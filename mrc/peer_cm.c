@@ -275,7 +275,7 @@ static bool mrc_peer_note_inc(struct mrc_peer *peer, u32 inc,
 	 * in flight is dropped (bad_token).  Every link, @fresh too, tells
 	 * the peer in a new request.
 	 */
-	peer->rx_token = mrc_token_draw(peer->rx_token);
+	WRITE_ONCE(peer->rx_token, mrc_token_draw(peer->rx_token));
 	mrc_peer_token_due(peer);
 	pr_info("peer %u restarted (new incarnation): its links are resolved again, queued messages start over\n",
 		peer->node_id);
@@ -474,14 +474,14 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 						  true);
 		old_ah = link->ah;
 		old_rail = link->rail;
-		link->ah = ah;
-		link->rail = rail;
+		WRITE_ONCE(link->ah, ah);
+		WRITE_ONCE(link->rail, rail);
 		link->remote_rail_id = cm.rail_id;
-		link->npaths = n;
+		WRITE_ONCE(link->npaths, n);
 		for (i = 0; i < n; i++) {
 			mrc_path_init(&link->paths[i].p, rail->id,
 				      link->remote_rail_id, i, now);
-			link->paths[i].remote_qpn = cm.qpn[i];
+			WRITE_ONCE(link->paths[i].remote_qpn, cm.qpn[i]);
 		}
 		link->cm_result = 1;
 		/*
@@ -606,9 +606,9 @@ void mrc_peer_workfn(struct work_struct *work)
 			}
 			old_ah = link->ah;
 			old_rail = link->rail;
-			link->ah = NULL;
-			link->rail = NULL;
-			link->npaths = 0;
+			WRITE_ONCE(link->ah, NULL);
+			WRITE_ONCE(link->rail, NULL);
+			WRITE_ONCE(link->npaths, 0);
 			link->retry_ns = 0;
 		}
 		if (!link->cm_id && !link->ah && !peer->dead) {

@@ -309,9 +309,9 @@ void mrc_peers_rail_removed(struct mrc_rail *rail)
 								  prev);
 				}
 				ah = link->ah;
-				link->ah = NULL;
-				link->rail = NULL;
-				link->npaths = 0;
+				WRITE_ONCE(link->ah, NULL);
+				WRITE_ONCE(link->rail, NULL);
+				WRITE_ONCE(link->npaths, 0);
 				link->retry_ns = 0;
 				if (ah)
 					mrc_peer_send_rail_down(peer, rail->id);
