@@ -47,8 +47,6 @@ if [ -z "${MRC_IN_VM:-}" ] &&
 fi
 R0=/sys/kernel/mrc/rails/rxe0:1
 REPLAYS=${MRC_AUTH_REPLAYS:-50}
-UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
-	--inh-caps=-all --bounding-set=-all --no-new-privs)
 YNL_TOP=${MRC_REPO:-}/build/ynl
 SPEC=${MRC_REPO:-.}/Documentation/netlink/specs/mrc.yaml
 KEY=/tmp/mrc-auth.key

@@ -32,8 +32,6 @@ ECHO_PORT=7000
 PERF_PORT=18515
 
 PY3=$(command -v /usr/bin/python3 python3 | head -n1)
-UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
-	--inh-caps=-all --bounding-set=-all --no-new-privs)
 
 # The checks, in Python, after the ABI (devmrc_abi.py).
 PY_ABI=$(<"$(dirname "$0")/devmrc_abi.py")

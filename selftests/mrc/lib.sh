@@ -368,6 +368,11 @@ chk_credit_stat() {
 
 # -- control, lifetime and hostile-input checks
 
+# "${UNPRIV[@]}" CMD...: runs CMD as user nobody with no capabilities and
+# no way to gain any (setpriv): what any local user can do.
+UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
+	--inh-caps=-all --bounding-set=-all --no-new-privs)
+
 # chk_unloaded: mrc is not loaded (no /sys/module/mrc).
 chk_unloaded() {
 	ok 'mrc not loaded (no /sys/module/mrc)' test ! -e /sys/module/mrc

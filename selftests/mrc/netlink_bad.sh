@@ -13,8 +13,6 @@ NODES=1
 TIMEOUT=600
 
 NL_BAD=$(dirname "$0")/nl_bad
-UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
-	--inh-caps=-all --bounding-set=-all --no-new-privs)
 
 # Relays a sub-test's TAP results as our own results.
 relay() {

@@ -14,8 +14,6 @@ source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=600
 
-UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups
-	--inh-caps=-all --bounding-set=-all --no-new-privs)
 
 # paths_in STATE [PLANE]: number of paths to the other node in STATE.
 paths_in() {

@@ -30,8 +30,6 @@ TIMEOUT=${MRC_PRIVILEGE_TIMEOUT:-600}
 
 ECHO_PORT=7000
 PY3=$(command -v /usr/bin/python3 python3 | head -n1)
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups
-	--inh-caps=-all --bounding-set=-all --no-new-privs)
 # root (uid 0) without one capability: the check is on the capability.
 ROOT_WITHOUT() {	# ROOT_WITHOUT CAP CMD...
 	local cap=$1
@@ -244,7 +242,7 @@ netlink_checks() {
 	for who in nobody root-without-cap; do
 		local -a run
 		if [ $who = nobody ]; then
-			run=("${NOBODY[@]}")
+			run=("${UNPRIV[@]}")
 		else
 			run=(ROOT_WITHOUT net_admin)
 		fi
@@ -262,11 +260,11 @@ netlink_checks() {
 	chk_refused 'peer 5 not added: "no such peer"' 'no such peer' \
 		mrcctl peer show 5
 	ok 'peer 2 still there' mrcctl peer show 2
-	ok 'nobody may read: config show' "${NOBODY[@]}" "$mrcctl" config show
-	ok 'nobody may read: rail show' "${NOBODY[@]}" "$mrcctl" rail show
-	ok 'nobody may read: peer show' "${NOBODY[@]}" "$mrcctl" peer show
+	ok 'nobody may read: config show' "${UNPRIV[@]}" "$mrcctl" config show
+	ok 'nobody may read: rail show' "${UNPRIV[@]}" "$mrcctl" rail show
+	ok 'nobody may read: peer show' "${UNPRIV[@]}" "$mrcctl" peer show
 	chk_refused 'nobody cannot write a sysfs knob' 'Permission denied' \
-		"${NOBODY[@]}" sh -c 'echo 300 > /sys/kernel/mrc/probe_ms'
+		"${UNPRIV[@]}" sh -c 'echo 300 > /sys/kernel/mrc/probe_ms'
 	ok_eq 'probe_ms still unchanged' 250 "$(knob probe_ms)"
 }
 
@@ -298,14 +296,14 @@ run_guest() {
 		ok_eq '/dev/mrc is 0600 root' 600:root \
 			"$(stat -c %a:%U /dev/mrc)"
 		ok 'nobody: open /dev/mrc is EACCES' \
-			"${NOBODY[@]}" "$PY3" -c "$PY" open 2
+			"${UNPRIV[@]}" "$PY3" -c "$PY" open 2
 		chmod 0666 /dev/mrc	# what a udev rule MODE="0666" does
 	fi
 
 	case_title '/dev/mrc opened to all: ports below 1024 need CAP_NET_BIND_SERVICE'
 	if is_node 1; then
 		ok 'nobody: bind 80 / 1023 EACCES, 1024 works' \
-			"${NOBODY[@]}" "$PY3" -c "$PY" lowport 2
+			"${UNPRIV[@]}" "$PY3" -c "$PY" lowport 2
 		ok 'root without CAP_NET_BIND_SERVICE: bind 80 / 1023 EACCES' \
 			ROOT_WITHOUT net_bind_service "$PY3" -c "$PY" lowport 2
 		ok 'root with CAP_NET_BIND_SERVICE binds 80' py lowport_ok 2
