@@ -91,6 +91,7 @@
 #include <infiniband/verbs.h>
 
 #include "../../mrc/core/wire.h"
+#include "udsend.h"
 
 #define MRC_QKEY	0x4d524331	/* mrc/ud.h MRC_UD_QKEY */
 #define MRC_MSG_CAP	(64U << 20)	/* mrc/mrc_api.h MRC_MSG_MAX_LEN */
@@ -301,121 +302,26 @@ static void check_expect(const u8 *buf, u32 len, int why, const char *kind)
 
 /* ------------------------------------------------------------ verbs */
 
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static struct ibv_cq *cq;
-static struct ibv_qp *qp;
-static struct ibv_mr *mr;
-static struct ibv_ah *ah;
+static struct ud_sender us;	/* our UD QP (udsend.h) */
 static u8 *vbuf;
-
-static int find_gid(struct ibv_context *c, union ibv_gid *gid)
-{
-	struct ibv_port_attr pa;
-	int i;
-
-	if (ibv_query_port(c, 1, &pa))
-		die("ibv_query_port: %s", strerror(errno));
-	for (i = 0; i < pa.gid_tbl_len; i++) {
-		static const u8 v4[12] = { [10] = 0xff, [11] = 0xff };
-
-		if (ibv_query_gid(c, 1, i, gid))
-			continue;
-		if (!memcmp(gid->raw, v4, sizeof(v4)) &&
-		    memcmp(gid->raw + 12, "\0\0\0\0", 4))
-			return i;
-	}
-	die("%s: no RoCEv2 IPv4 GID", dev_name);
-	return -1;
-}
 
 static void verbs_open(void)
 {
-	struct ibv_device **list;
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_UD,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.sq_sig_all = 1,
-	};
-	struct ibv_qp_attr a = {};
-	struct ibv_ah_attr aa = {};
-	union ibv_gid gid;
-	int i, n, gidx;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		die("ibv_get_device_list: %s", strerror(errno));
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die("cannot open %s", dev_name);
-	pd = ibv_alloc_pd(ctx);
-	cq = pd ? ibv_create_cq(ctx, 128, NULL, NULL, 0) : NULL;
-	vbuf = calloc(1, BUF_LEN);
-	mr = cq && vbuf ? ibv_reg_mr(pd, vbuf, BUF_LEN, 0) : NULL;
-	if (!mr)
-		die("pd/cq/mr: %s", strerror(errno));
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	qp = ibv_create_qp(pd, &init);
-	if (!qp)
-		die("ibv_create_qp: %s", strerror(errno));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = 0x1234;	/* ours: nobody should send to us */
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		die("INIT: %s", strerror(errno));
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		die("RTR: %s", strerror(errno));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		die("RTS: %s", strerror(errno));
-
-	gidx = find_gid(ctx, &gid);
-	aa.is_global = 1;
-	aa.port_num = 1;
-	aa.grh.sgid_index = gidx;
-	aa.grh.hop_limit = 64;
-	aa.grh.traffic_class = ROGUE_TOS;	/* the IPv4 TOS (RoCEv2) */
-	aa.grh.dgid.raw[10] = 0xff;
-	aa.grh.dgid.raw[11] = 0xff;
-	memcpy(aa.grh.dgid.raw + 12, &target, 4);
-	ah = ibv_create_ah(pd, &aa);
-	if (!ah)
-		die("ibv_create_ah: %s", strerror(errno));
-	printf("# rogue QP %u on %s gid index %d\n", qp->qp_num, dev_name,
-	       gidx);
+	ud_open(&us, dev_name, target, ROGUE_TOS, 64, BUF_LEN);
+	vbuf = us.buf;
+	printf("# rogue QP %u on %s gid index %d\n", us.qp->qp_num, dev_name,
+	       us.gid_index);
 }
 
 /* Sends @len bytes of vbuf to target QP index @i with @qkey, waits. */
 static void vsend(u32 len, unsigned int i, u32 qkey)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)vbuf, .length = len, .lkey = mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-	}, *bad;
-	struct ibv_wc wc;
-	int n;
+	int err = ud_post(&us, 0, len, qpns[i % nqpn], qkey);
 
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = qpns[i % nqpn];
-	wr.wr.ud.remote_qkey = qkey;
-	if (ibv_post_send(qp, &wr, &bad))
-		die("ibv_post_send: %s", strerror(errno));
-	do {
-		n = ibv_poll_cq(cq, 1, &wc);
-	} while (n == 0);
-	if (n < 0 || wc.status != IBV_WC_SUCCESS)
-		die("send completion: %s",
-		    n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
+	if (err)
+		die("ibv_post_send: %s", strerror(err));
+	while (!ud_reap(&us, 1))
+		;
 	verbs_sent++;
 	pace(i);
 }
@@ -1579,20 +1485,6 @@ static void k_spoof_epoch(bool onpath)
 
 /* ------------------------------------------------------------ main */
 
-static u32 parse_list(const char *s, u32 *l)
-{
-	u32 n = 0;
-	char *end;
-
-	while (*s && n < MAX_QPNS) {
-		l[n++] = strtoul(s, &end, 0);
-		if (end == s)
-			die("bad number list: %s", s);
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
 static void usage(void)
 {
 	fprintf(stderr,
@@ -1646,13 +1538,13 @@ int main(int argc, char **argv)
 			if (inet_pton(AF_INET, optarg, &target) != 1)
 				usage();
 			break;
-		case 'q': nqpn = parse_list(optarg, qpns); break;
+		case 'q': nqpn = ud_parse_qpns(optarg, qpns, MAX_QPNS); break;
 		case 's': peer_node = strtoul(optarg, NULL, 0); break;
 		case 'D': target_node = strtoul(optarg, NULL, 0); break;
 		case 'u': stranger = strtoul(optarg, NULL, 0); break;
 		case 'n': flood = strtoul(optarg, NULL, 0); break;
 		case 'i': ifname = optarg; break;
-		case 'Q': nlocal = parse_list(optarg, local_qpns); break;
+		case 'Q': nlocal = ud_parse_qpns(optarg, local_qpns, MAX_QPNS); break;
 		case 'T': spoof_secs = strtoul(optarg, NULL, 0); break;
 		case 'K':
 			peer_token = strtoull(optarg, NULL, 16);
