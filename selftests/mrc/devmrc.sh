@@ -33,21 +33,9 @@ PERF_PORT=18515
 
 PY3=$(command -v /usr/bin/python3 python3 | head -n1)
 
-# The checks, in Python, after the ABI (devmrc_abi.py).
+# The checks, in Python, after the ABI and its helpers (devmrc_abi.py).
 PY_ABI=$(<"$(dirname "$0")/devmrc_abi.py")
 read -r -d '' PY_CHECKS <<'EOF'
-def errno_of(f, *a):
-    try:
-        f(*a)
-    except OSError as e:
-        return errno.errorcode.get(e.errno, str(e.errno))
-    return "success"
-
-def expect(what, want, got):
-    if want != got:
-        print("%s: expected %s, got %s" % (what, want, got))
-        sys.exit(1)
-
 def wait_readable(fd, t=30):
     p = select.poll()
     p.register(fd, select.POLLIN)

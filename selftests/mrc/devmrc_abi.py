@@ -52,3 +52,18 @@ def recv(fd, n=1 << 20):
     node, port, flags, ln, _ = struct.unpack("=IHHII", m[:16])
     assert ln == len(m) - 16, (ln, len(m))
     return node, port, m[16:]
+
+# The checks' helpers: the errno name a call fails with ("success" if it
+# does not), and an exit with a message when a value is not the one
+# expected.
+def errno_of(f, *a):
+    try:
+        f(*a)
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+    return "success"
+
+def expect(what, want, got):
+    if want != got:
+        print("%s: expected %s, got %s" % (what, want, got), flush=True)
+        sys.exit(1)

@@ -368,6 +368,25 @@ chk_credit_stat() {
 
 # -- control, lifetime and hostile-input checks
 
+# relay_tap NAME CMD...: runs CMD, a TAP producer, and reports its results
+# as ours ("#" lines as diagnostics, "Bail out!" as a failure), then a
+# result "NAME exit status" (0).
+relay_tap() {
+	local name=$1 line rc
+	shift
+	"$@" > /tmp/relay.out 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) ok "${line#ok [0-9]* - }" true ;;
+		"not ok "*) ok "${line#not ok [0-9]* - }" false ;;
+		"Bail out!"*) ok "$line" false ;;
+		"#"*) diag "${line#\# }" ;;
+		esac
+	done < /tmp/relay.out
+	ok_eq "$name exit status" 0 "$rc"
+}
+
 # "${UNPRIV[@]}" CMD...: runs CMD as user nobody with no capabilities and
 # no way to gain any (setpriv): what any local user can do.
 UNPRIV=(setpriv --reuid=65534 --regid=65534 --clear-groups

@@ -14,30 +14,15 @@ TIMEOUT=600
 
 NL_BAD=$(dirname "$0")/nl_bad
 
-# Relays a sub-test's TAP results as our own results.
-relay() {
-	local line rc
-	"$@" > /tmp/relay.out 2>&1
-	rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "*) ok "${line#ok [0-9]* - }" true ;;
-		"not ok "*) ok "${line#not ok [0-9]* - }" false ;;
-		"Bail out!"*) ok "$line" false ;;
-		esac
-	done < /tmp/relay.out
-	ok_eq "$1 exit status" 0 "$rc"
-}
-
 run_guest() {
 	local out rc
 
 	case_title 'bad attributes refused with errno and extack, config unchanged'
 	ok 'modprobe mrc' modprobe mrc
-	relay "$NL_BAD"
+	relay_tap nl_bad "$NL_BAD"
 
 	case_title 'state-changing operations without CAP_NET_ADMIN: EPERM'
-	relay "${UNPRIV[@]}" "$NL_BAD" --unpriv
+	relay_tap "nl_bad --unpriv" "${UNPRIV[@]}" "$NL_BAD" --unpriv
 
 	case_title 'mrcctl and sysfs as user nobody: reads work, writes refused'
 	out=$("${UNPRIV[@]}" "$(command -v mrcctl)" config set min_mtu 4096 2>&1)

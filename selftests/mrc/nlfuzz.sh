@@ -99,21 +99,6 @@ site_snapshot() {
 	done | sort | grep -E '\[mrc\]|^[^ ]*:(_rdma_create_ah|__rdma_create_id)\['
 }
 
-# Relays nlfuzz's TAP results as ours; its "#" lines (counters) as diags.
-relay() {
-	local line rc
-	"$@" > /tmp/relay.out 2>&1
-	rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "*) ok "${line#ok [0-9]* - }" true ;;
-		"not ok "*) ok "${line#not ok [0-9]* - }" false ;;
-		"#"*) diag "${line#\# }" ;;
-		esac
-	done < /tmp/relay.out
-	ok_eq "nlfuzz exit status" 0 "$rc"
-}
-
 knobs() { mrcctl -j config show | jq -c '[.[] | {name, value}]'; }
 
 run_guest() {
@@ -132,12 +117,12 @@ run_guest() {
 	barrier setup 300
 
 	case_title 'the request builder keeps to its bounds (no kernel involved)'
-	relay "$NLFUZZ" --selftest 2000 --peer "$o"
+	relay_tap nlfuzz "$NLFUZZ" --selftest 2000 --peer "$o"
 
 	seed=$(( ${MRC_NLFUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))} + n ))
 	case_title "nlfuzz on both nodes, $FUZZ_S s, $THREADS + $THREADS workers, seed $seed"
 	# shellcheck disable=SC2086 # ARGS: several words
-	relay "$NLFUZZ" --seed "$seed" --seconds "$FUZZ_S" --threads "$THREADS" \
+	relay_tap nlfuzz "$NLFUZZ" --seed "$seed" --seconds "$FUZZ_S" --threads "$THREADS" \
 		--peer "$o" --peer-addr "$(node_ip "$o" 0),$(node_ip "$o" 1)" $ARGS
 	barrier fuzzed $((FUZZ_S * 3 + 300))
 
