@@ -182,6 +182,8 @@ static void port_enqueue(uint64_t pi, struct spkt *p)
 	q = port_backlog(pt);
 	if (pt->tier != TIER_NIC && q + p->wire_len > g->c.buf_bytes) {
 		g->st.drops[pt->tier]++;
+		if (p->sched)
+			g->st.sched_drops[pt->tier]++;
 		pkt_free(p);
 		return;
 	}

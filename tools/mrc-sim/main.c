@@ -29,6 +29,7 @@ static void usage(FILE *f)
 "  --msgs N           messages per sender (1)  --incast N  senders (hosts - 1)\n"
 "  --jitter-ns T      start jitter (0)       --until-us T  stop (10000000)\n"
 "  --policy rr|min-inflight|min-latency|load-aware (load-aware)\n"
+"  --credits on|off   receiver-driven credits (off; --knob credit=1)\n"
 "  --link-down PL:LEAF:SPINE@T0[-T1]      (us; T1: back up)\n"
 "  --spine-down PL:SPINE@T0[-T1]\n"
 "  --degrade PL:LEAF:SPINE:FRAC@T0[-T1]\n"
@@ -162,7 +163,8 @@ static void parse(int argc, char **argv)
 		{ "degrade", 1, NULL, 'd' }, { "json", 1, NULL, 'J' },
 		{ "md", 1, NULL, 'M' }, { "quiet", 0, NULL, 'q' },
 		{ "knob", 1, NULL, 'k' }, { "progress", 0, NULL, 'g' },
-		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		{ "credits", 1, NULL, 'c' }, { "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const pol[] = {
 		"rr", "min-inflight", "min-latency", "load-aware"
@@ -279,6 +281,14 @@ static void parse(int argc, char **argv)
 			break;
 		case 'g':
 			c->progress = true;
+			break;
+		case 'c':
+			if (!strcmp(optarg, "on"))
+				c->credit = 1;
+			else if (!strcmp(optarg, "off"))
+				c->credit = 0;
+			else
+				die("--credits", optarg);
 			break;
 		case 'h':
 			usage(stdout);

@@ -88,6 +88,40 @@ static void summarise(struct summary *s)
 }
 
 
+/* The credit counters: senders' (glue), receivers' tables (core). */
+static void write_credit(FILE *f)
+{
+	struct mrc_credit_rx_stats rs;
+
+	credit_stats(&rs);
+	fprintf(f, "  \"credit\": {\"msgs_sched\": %llu, \"requests\": %llu, "
+		"\"grants\": %llu, \"requests_bad\": %llu, "
+		"\"grants_bad\": %llu, \"over_credit\": %llu, "
+		"\"data_paces\": %llu, \"tx_errors\": %llu, "
+		"\"rx_req_new\": %llu, \"rx_req_dup\": %llu, "
+		"\"rx_req_full\": %llu, \"rx_grants\": %llu, "
+		"\"rx_granted_bytes\": %llu, \"rx_unsched_bytes\": %llu, "
+		"\"rx_reclaimed_bytes\": %llu, \"rx_paces\": %llu, "
+		"\"rx_outstanding_max\": %llu},\n",
+		(unsigned long long)g->st.msgs_sched,
+		(unsigned long long)g->st.requests_tx,
+		(unsigned long long)g->st.grants_tx,
+		(unsigned long long)g->st.requests_bad,
+		(unsigned long long)g->st.grants_bad,
+		(unsigned long long)g->st.over_credit,
+		(unsigned long long)g->st.data_paces,
+		(unsigned long long)g->st.credit_tx_errs,
+		(unsigned long long)rs.req_new,
+		(unsigned long long)rs.req_dup,
+		(unsigned long long)rs.req_full,
+		(unsigned long long)rs.grants,
+		(unsigned long long)rs.granted_bytes,
+		(unsigned long long)rs.unsched_bytes,
+		(unsigned long long)rs.reclaimed_bytes,
+		(unsigned long long)rs.paces,
+		(unsigned long long)rs.outstanding_max);
+}
+
 static void write_json(FILE *f, const struct summary *s, double wall_s,
 		       double cpu_s, long rss_kb)
 {
@@ -101,13 +135,14 @@ static void write_json(FILE *f, const struct summary *s, double wall_s,
 		"\"buf_kb\": %u, \"ecn_kb\": %u, \"seed\": %llu, "
 		"\"pattern\": \"%s\", \"size\": %u, \"msgs\": %u, "
 		"\"incast_n\": %u, \"jitter_ns\": %g, \"policy\": %u, "
-		"\"faults\": %u},\n",
+		"\"credit\": %llu, \"faults\": %u},\n",
 		g->c.hosts, g->c.planes, g->c.leaf_hosts, g->leaves,
 		g->c.spines, g->c.entropy, g->c.rate_gbps,
 		g->c.hop_ps / 1e3, g->c.buf_bytes / 1024,
 		g->c.ecn_bytes / 1024, (unsigned long long)g->c.seed,
 		traffic_name(), g->c.msg_bytes, g->c.msgs, g->c.incast_n,
-		g->c.jitter_ps / 1e3, g->c.policy, g->c.nfaults);
+		g->c.jitter_ps / 1e3, g->c.policy,
+		(unsigned long long)g->knob[MRC_KNOB_credit], g->c.nfaults);
 	fprintf(f, "  \"knobs\": {");
 	for (t = 0; t < g->c.nknobs; t++)
 		fprintf(f, "%s\"%s\": %llu", t ? ", " : "",
@@ -141,6 +176,12 @@ static void write_json(FILE *f, const struct summary *s, double wall_s,
 			(unsigned long long)g->st.drops[t]);
 	fprintf(f, "\"fault\": %llu},\n",
 		(unsigned long long)g->st.fault_drops);
+	fprintf(f, "  \"sched_drops\": {");
+	for (t = 0; t < TIER_NR; t++)
+		fprintf(f, "\"%s\": %llu%s", tier_name[t],
+			(unsigned long long)g->st.sched_drops[t],
+			t + 1 < TIER_NR ? ", " : "},\n");
+	write_credit(f);
 	fprintf(f, "  \"max_queue_bytes\": {");
 	for (t = 0; t < TIER_NR; t++)
 		fprintf(f, "\"%s\": %u%s", tier_name[t], g->st.maxq[t],

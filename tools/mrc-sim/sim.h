@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "../../mrc/core/msg.h"
+#include "../../mrc/core/credit.h"
 #include "../../mrc/core/config.h"
 #include "../../mrc/core/path.h"
 #include "evq.h"
@@ -31,6 +32,7 @@ enum sim_ev_type {
 	EV_PROBE,		/* the peer's path timers (probes) */
 	EV_MSG_START,		/* a traffic message is queued */
 	EV_FAULT,		/* a fault starts or ends */
+	EV_PACE,		/* a receiver's credit pacer (its hrtimer) */
 };
 
 enum sim_tier {
@@ -62,6 +64,7 @@ struct sim_cfg {
 	uint64_t jitter_ps;
 	uint64_t until_ps;		/* stop; 0 = when traffic is done */
 	unsigned int policy;		/* sched_policy knob */
+	unsigned int credit;		/* credit knob (--credits) */
 	unsigned int nfaults;
 	struct sim_fault fault[SIM_MAX_FAULTS];
 	unsigned int nknobs;		/* --knob NAME=VALUE */
@@ -79,6 +82,7 @@ struct spkt {
 	uint8_t plane, entropy;
 	uint8_t ecn;
 	uint8_t type;
+	uint8_t sched;		/* DATA beyond its unscheduled window */
 	struct sim_peer *to;	/* the engine it is for, at dst */
 	uint32_t port;		/* the port it is leaving */
 	uint32_t epoch;		/* that port's epoch when it was queued */
@@ -111,6 +115,10 @@ struct sim_host {
 	uint32_t id;
 	uint32_t npeers, peer_cap;	/* open addressing, by peer id */
 	struct sim_peer **peers;
+	/* receiver's credits (credit.c): table made by the first request */
+	struct mrc_credit_rx *crx;
+	uint64_t last_pace, pace_ns, pace_at;	/* engine ns */
+	bool pace_armed;
 };
 
 struct sim_peer {
@@ -120,6 +128,9 @@ struct sim_peer {
 	uint32_t peer_id;
 	bool kick_due, armed, expire_armed, probe_armed;
 	uint64_t arm_at, expire_at, probe_at;	/* ns */
+	/* sender's credit for the message being scheduled (credit.c) */
+	struct mrc_credit_tx ctx;
+	bool ctx_on;
 	/* messages queued to this peer, by sequence number (msg id) */
 	uint32_t *txmsg;
 	uint32_t ntxmsg, txmsg_cap;
@@ -139,6 +150,10 @@ struct sim_stats {
 	uint64_t peers, peak_pkts, live_pkts;
 	uint64_t digest;		/* of every delivery */
 	uint64_t eagain;
+	/* credits (credit.c) */
+	uint64_t sched_drops[TIER_NR];	/* DATA beyond the window dropped */
+	uint64_t msgs_sched, requests_tx, grants_tx, requests_bad;
+	uint64_t grants_bad, over_credit, data_paces, credit_tx_errs;
 };
 
 struct sim {
@@ -208,6 +223,20 @@ void host_start_msg(uint32_t mi);
 void host_ev(const struct sim_ev *ev);
 size_t host_peer_bytes(void);
 uint64_t host_engine_peak_bytes(void);
+
+int host_post(struct sim_peer *sp, unsigned int plane, unsigned int ev,
+	      struct mrc_pkt *pkt, bool data);
+
+/* credit.c: the module's credit_peer.c and credit_pacer.c, here */
+bool credit_may(struct sim_peer *sp, u64 msg_id, u32 msg_len, u32 off,
+		u32 len, bool urgent, u64 now);
+bool credit_stops(struct sim_peer *sp, u64 msg_id, u16 seg);
+void credit_reset(struct sim_peer *sp);
+bool credit_sched(const struct sim_peer *sp, const struct mrc_pkt *pkt);
+void credit_pace_ev(struct sim_host *h, uint64_t t);
+void credit_rx_pkt(struct sim_peer *sp, const struct mrc_pkt *pkt);
+void credit_rx_data(struct sim_peer *sp, const struct mrc_pkt *pkt);
+void credit_stats(struct mrc_credit_rx_stats *sum);
 
 /* traffic.c */
 void traffic_init(void);
