@@ -1,15 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * evq.c - the event queue (evq.h).
+ * evq.c - the event queue (evq.h): a 4-ary min-heap.
+ *
+ * perf on a 2048-host, 8-plane permutation put a quarter of the time in
+ * the binary heap's pop, nearly all of it cache misses on the way down.
+ * With four children per node the heap is half as deep, and the four
+ * children of a node (4 x 32 bytes) lie in one 128-byte-aligned block:
+ * slot k holds heap index k - EVQ_OFF, so the children of index i,
+ * 4i + 1 .. 4i + 4, sit in slots 4(i + 1) .. 4(i + 1) + 3.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "evq.h"
+
+#define EVQ_OFF		3	/* slots before the root: aligns the children */
+#define EVQ_ALIGN	128
 
 static int ev_before(const struct sim_ev *a, const struct sim_ev *b)
 {
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static struct sim_ev *evq_alloc(uint64_t cap)
+{
+	size_t bytes = (cap + EVQ_OFF + 1) * sizeof(struct sim_ev);
+	void *p;
+
+	bytes = (bytes + EVQ_ALIGN - 1) / EVQ_ALIGN * EVQ_ALIGN;
+	p = aligned_alloc(EVQ_ALIGN, bytes);
+	if (!p) {
+		perror("evq");
+		exit(2);
+	}
+	return p;
 }
 
 void evq_init(struct evq *q)
@@ -18,16 +43,14 @@ void evq_init(struct evq *q)
 	q->n = 0;
 	q->seq = 0;
 	q->peak = 0;
-	q->h = malloc(q->cap * sizeof(*q->h));
-	if (!q->h) {
-		perror("evq");
-		exit(2);
-	}
+	q->mem = evq_alloc(q->cap);
+	q->h = q->mem + EVQ_OFF;
 }
 
 void evq_free(struct evq *q)
 {
-	free(q->h);
+	free(q->mem);
+	q->mem = NULL;
 	q->h = NULL;
 }
 
@@ -39,16 +62,17 @@ void evq_push(struct evq *q, uint64_t t, uint32_t type, void *p,
 	uint64_t i;
 
 	if (q->n == q->cap) {
+		struct sim_ev *m = evq_alloc(2 * q->cap);
+
+		memcpy(m + EVQ_OFF, q->h, q->n * sizeof(*q->h));
+		free(q->mem);
+		q->mem = m;
+		q->h = m + EVQ_OFF;
 		q->cap *= 2;
-		q->h = realloc(q->h, q->cap * sizeof(*q->h));
-		if (!q->h) {
-			perror("evq");
-			exit(2);
-		}
 	}
 	i = q->n++;
 	while (i) {
-		uint64_t up = (i - 1) / 2;
+		uint64_t up = (i - 1) / 4;
 
 		if (!ev_before(&ev, &q->h[up]))
 			break;
@@ -62,26 +86,33 @@ void evq_push(struct evq *q, uint64_t t, uint32_t type, void *p,
 
 int evq_pop(struct evq *q, struct sim_ev *ev)
 {
-	struct sim_ev last;
-	uint64_t i = 0;
+	struct sim_ev *h = q->h, last;
+	uint64_t i = 0, n;
 
 	if (!q->n)
 		return 0;
-	*ev = q->h[0];
-	last = q->h[--q->n];
+	*ev = h[0];
+	n = --q->n;
+	last = h[n];
 	for (;;) {
-		uint64_t c = 2 * i + 1;
+		uint64_t c = 4 * i + 1, m = c, k, end = c + 4;
 
-		if (c >= q->n)
+		if (c >= n)
 			break;
-		if (c + 1 < q->n && ev_before(&q->h[c + 1], &q->h[c]))
-			c++;
-		if (!ev_before(&q->h[c], &last))
+		if (end > n)
+			end = n;
+		for (k = c + 1; k < end; k++)
+			if (ev_before(&h[k], &h[m]))
+				m = k;
+		if (!ev_before(&h[m], &last))
 			break;
-		q->h[i] = q->h[c];
-		i = c;
+		h[i] = h[m];
+		i = m;
 	}
-	if (q->n)
-		q->h[i] = last;
+	if (n)
+		h[i] = last;
+	/* The next event's object: fetched while this one runs. */
+	if (n)
+		__builtin_prefetch(h[0].p);
 	return 1;
 }

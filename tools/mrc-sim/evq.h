@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * evq.h - mrc-sim's event queue: a binary min-heap keyed by (time, seq),
+ * evq.h - mrc-sim's event queue: a 4-ary min-heap keyed by (time, seq),
  * seq being the order of insertion, so that events due at the same
  * picosecond run in the order they were scheduled, run after run.
  */
@@ -18,7 +18,8 @@ struct sim_ev {
 };
 
 struct evq {
-	struct sim_ev *h;
+	struct sim_ev *h;	/* the root, inside mem */
+	struct sim_ev *mem;
 	uint64_t n, cap;
 	uint64_t seq;
 	uint64_t peak;		/* most events pending at once */

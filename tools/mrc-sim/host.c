@@ -554,8 +554,10 @@ static void rx_data(struct sim_peer *sp, unsigned int pi,
 	}
 	if (out.sack || out.nholes)
 		mrc_msg_rx_answer(&sp->mp, pi, pkt, &out, now);
-	if (out.new_bytes)
+	if (out.new_bytes) {
+		report_bytes(pkt->len);
 		credit_rx_data(sp, pkt);
+	}
 }
 
 static void send_probe(struct sim_peer *sp, unsigned int i, u8 type,

@@ -70,6 +70,9 @@ struct sim_cfg {
 	unsigned int nknobs;		/* --knob NAME=VALUE */
 	struct { unsigned int id; uint64_t val; } knob[MRC_KNOB_NR];
 	const char *json, *md;
+	const char *fct_file;		/* --fct: one line per message */
+	const char *series_file;	/* --series: goodput per bin */
+	uint64_t bin_ps;		/* --bin-us */
 	bool quiet, progress;
 };
 
@@ -86,6 +89,7 @@ struct spkt {
 	struct sim_peer *to;	/* the engine it is for, at dst */
 	uint32_t port;		/* the port it is leaving */
 	uint32_t epoch;		/* that port's epoch when it was queued */
+	uint32_t downs;		/* g->port_downs when it was queued */
 	uint8_t buf[];
 };
 
@@ -166,6 +170,7 @@ struct sim {
 	/* ports: per plane [nic H][leaf down H][leaf up L*S][spine down S*L] */
 	struct port *ports;
 	uint64_t ports_per_plane;
+	uint32_t port_downs;		/* times any port went down */
 	struct sim_host *hosts;
 	struct smsg *msg;
 	uint32_t nmsg, nmsg_done, nmsg_acked;
@@ -176,6 +181,9 @@ struct sim {
 	uint8_t scratch[MRC_WIRE_MAX_PKT];
 	uint8_t *txbuf, *rxbuf;		/* shared payload memory */
 	uint64_t first_start, last_done;
+	/* new payload bytes at the receivers per bin_ps (report.c) */
+	uint64_t *series;
+	uint64_t nbins;
 };
 
 extern struct sim *g;
@@ -248,5 +256,7 @@ uint64_t traffic_coll_ps(uint64_t *ideal_ps);
 
 /* report.c */
 int report_write(double wall_s, double cpu_s, long rss_kb);
+/* @bytes of new payload arrived at a receiver now. */
+void report_bytes(uint32_t bytes);
 
 #endif /* MRC_SIM_H */
