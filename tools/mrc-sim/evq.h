@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * evq.h - mrc-sim's event queue: a binary min-heap keyed by (time, seq),
- * seq being the order of insertion, so that events due at the same
- * picosecond run in the order they were scheduled, run after run.
+ * evq.h - mrc-sim's event queue, keyed by (time, seq), seq being the
+ * order of insertion, so that events due at the same picosecond run in
+ * the order they were scheduled, run after run.
+ *
+ * A timing wheel in front of two 4-ary heaps (evq.c): the events of the
+ * wheel's current slot are in a small heap, those of the next
+ * EVQ_SLOTS - 1 slots in unsorted per-slot arrays, later ones in an
+ * overflow heap.  The order of the events is exactly (t, seq).
  */
 #ifndef MRC_SIM_EVQ_H
 #define MRC_SIM_EVQ_H
@@ -17,9 +22,25 @@ struct sim_ev {
 	uint32_t arg;
 };
 
-struct evq {
-	struct sim_ev *h;
+/* A 4-ary min-heap of events (evq.c). */
+struct evheap {
+	struct sim_ev *h;	/* the root, inside mem */
+	struct sim_ev *mem;
 	uint64_t n, cap;
+};
+
+struct evslot {
+	struct sim_ev *v;
+	uint32_t n, cap;
+};
+
+struct evq {
+	struct evheap cur;	/* events of the current slot */
+	struct evheap far;	/* events beyond the wheel */
+	struct evslot *slot;	/* EVQ_SLOTS, by slot number mod EVQ_SLOTS */
+	uint64_t cur_slot;	/* slot number (t >> EVQ_SLOT_SHIFT) */
+	uint64_t in_wheel;	/* events in the slots' arrays */
+	uint64_t n;		/* events pending, in all */
 	uint64_t seq;
 	uint64_t peak;		/* most events pending at once */
 };

@@ -182,6 +182,8 @@ static void port_enqueue(uint64_t pi, struct spkt *p)
 	q = port_backlog(pt);
 	if (pt->tier != TIER_NIC && q + p->wire_len > g->c.buf_bytes) {
 		g->st.drops[pt->tier]++;
+		if (p->sched)
+			g->st.sched_drops[pt->tier]++;
 		pkt_free(p);
 		return;
 	}
@@ -195,6 +197,7 @@ static void port_enqueue(uint64_t pi, struct spkt *p)
 	pt->busy_until = start + fabric_ser_ps(p->wire_len, pt->rate_pm);
 	p->port = (uint32_t)pi;
 	p->epoch = pt->epoch;
+	p->downs = g->port_downs;
 	evq_push(&g->q, pt->busy_until + g->c.hop_ps, EV_ARRIVE, p,
 		 port_far(pi));
 }
@@ -227,8 +230,12 @@ void fabric_arrive(struct spkt *p, uint32_t node)
 	unsigned int dl = p->dst / g->c.leaf_hosts;
 	uint64_t h;
 
-	/* The port it left went down since: lost with what it held. */
-	if (g->ports[p->port].epoch != p->epoch) {
+	/*
+	 * The port it left went down since: lost with what it held.  Only
+	 * looked at if some port went down since it was queued (the port
+	 * is a cache miss more per hop at scale).
+	 */
+	if (p->downs != g->port_downs && g->ports[p->port].epoch != p->epoch) {
 		g->st.fault_drops++;
 		pkt_free(p);
 		return;
@@ -259,6 +266,7 @@ static void port_set(uint64_t pi, bool down, uint16_t rate_pm)
 	pt->rate_pm = rate_pm;
 	if (down && !pt->down) {
 		pt->epoch++;	/* what it holds is lost */
+		g->port_downs++;
 		pt->busy_until = g->now;
 	}
 	pt->down = down;

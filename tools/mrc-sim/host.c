@@ -96,8 +96,8 @@ static unsigned int op_paths(struct mrc_msg_peer *mp, u16 seg,
 }
 
 /* A packet of @sp's host to its peer on plane @plane, entropy @ev. */
-static int post(struct sim_peer *sp, unsigned int plane, unsigned int ev,
-		struct mrc_pkt *pkt, bool data)
+int host_post(struct sim_peer *sp, unsigned int plane, unsigned int ev,
+	      struct mrc_pkt *pkt, bool data)
 {
 	uint32_t src = sp->h->id, dst = sp->peer_id;
 	struct spkt *p;
@@ -116,6 +116,7 @@ static int post(struct sim_peer *sp, unsigned int plane, unsigned int ev,
 	p->plane = plane;
 	p->entropy = ev;
 	p->type = pkt->type;
+	p->sched = data && credit_sched(sp, pkt);
 	p->wire_len = MRC_WIRE_HDR_LEN + pkt->len;
 	mrc_wire_put_hdr(p->buf, pkt);
 	if (!data)
@@ -141,7 +142,7 @@ static int op_send(struct mrc_msg_peer *mp, unsigned int pi,
 
 	if (plane >= g->c.planes || ev >= g->c.entropy)
 		return -ENETDOWN;
-	return post(sp, plane, ev, pkt, pkt->type == MRC_PKT_DATA);
+	return host_post(sp, plane, ev, pkt, pkt->type == MRC_PKT_DATA);
 }
 
 static void op_kick(struct mrc_msg_peer *mp)
@@ -197,20 +198,21 @@ static void op_sched_done(struct mrc_msg_peer *mp, u8 tag, int how)
 {
 }
 
-/* Credits are the module's glue (credit_peer.c): off in the simulator. */
+/* Credits: credit.c, as the module's credit_peer.c. */
 static bool op_credit_may(struct mrc_msg_peer *mp, u64 id, u32 msg_len,
 			  u32 off, u32 len, bool urgent, u64 now)
 {
-	return true;
+	return credit_may(peer_of(mp), id, msg_len, off, len, urgent, now);
 }
 
 static bool op_credit_stops(struct mrc_msg_peer *mp, u64 id, u16 seg)
 {
-	return false;
+	return credit_stops(peer_of(mp), id, seg);
 }
 
 static void op_credit_reset(struct mrc_msg_peer *mp)
 {
+	credit_reset(peer_of(mp));
 }
 
 static void op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
@@ -285,7 +287,7 @@ void hosts_init(void)
 	for (k = 0; k < MRC_KNOB_NR; k++)
 		g->knob[k] = mrc_knobs[k].def;
 	g->knob[MRC_KNOB_sched_policy] = g->c.policy;
-	g->knob[MRC_KNOB_credit] = 0;
+	g->knob[MRC_KNOB_credit] = g->c.credit;
 	for (k = 0; k < g->c.nknobs; k++)
 		g->knob[g->c.knob[k].id] = g->c.knob[k].val;
 	/* The probes' parameters, as mrc_peer_path_params() makes them. */
@@ -343,6 +345,7 @@ void hosts_free(void)
 			if (g->hosts[i].peers[k])
 				peer_free(g->hosts[i].peers[k]);
 		free(g->hosts[i].peers);
+		free(g->hosts[i].crx);
 	}
 	free(g->hosts);
 }
@@ -551,6 +554,10 @@ static void rx_data(struct sim_peer *sp, unsigned int pi,
 	}
 	if (out.sack || out.nholes)
 		mrc_msg_rx_answer(&sp->mp, pi, pkt, &out, now);
+	if (out.new_bytes) {
+		report_bytes(pkt->len);
+		credit_rx_data(sp, pkt);
+	}
 }
 
 static void send_probe(struct sim_peer *sp, unsigned int i, u8 type,
@@ -573,7 +580,7 @@ static void send_probe(struct sim_peer *sp, unsigned int i, u8 type,
 
 	pkt.len = mrc_wire_put_hello(body, &hello);
 	g->st.probes++;
-	post(sp, i / g->c.entropy, i % g->c.entropy, &pkt, false);
+	host_post(sp, i / g->c.entropy, i % g->c.entropy, &pkt, false);
 }
 
 static void rx_probe(struct sim_peer *sp, unsigned int i,
@@ -621,6 +628,10 @@ void host_rx(struct spkt *p)
 		break;
 	case MRC_PKT_NACK:
 		mrc_msg_tx_nack(&sp->mp, &pkt, now);
+		break;
+	case MRC_PKT_CREDIT_REQ:
+	case MRC_PKT_GRANT:
+		credit_rx_pkt(sp, &pkt);
 		break;
 	case MRC_PKT_PROBE:
 	case MRC_PKT_PROBE_REPLY:
@@ -699,6 +710,9 @@ void host_ev(const struct sim_ev *ev)
 			return;
 		sp->probe_armed = false;
 		run_probes(sp);
+		break;
+	case EV_PACE:
+		credit_pace_ev(ev->p, ev->t);
 		break;
 	}
 }

@@ -29,6 +29,9 @@ static void usage(FILE *f)
 "  --msgs N           messages per sender (1)  --incast N  senders (hosts - 1)\n"
 "  --jitter-ns T      start jitter (0)       --until-us T  stop (10000000)\n"
 "  --policy rr|min-inflight|min-latency|load-aware (load-aware)\n"
+"  --credits on|off   receiver-driven credits (off; --knob credit=1)\n"
+"  --fct FILE         per message: src dst bytes start_us fct_us slowdown\n"
+"  --series FILE      goodput over time: bin_end_us gbps (--bin-us 10)\n"
 "  --link-down PL:LEAF:SPINE@T0[-T1]      (us; T1: back up)\n"
 "  --spine-down PL:SPINE@T0[-T1]\n"
 "  --degrade PL:LEAF:SPINE:FRAC@T0[-T1]\n"
@@ -162,7 +165,10 @@ static void parse(int argc, char **argv)
 		{ "degrade", 1, NULL, 'd' }, { "json", 1, NULL, 'J' },
 		{ "md", 1, NULL, 'M' }, { "quiet", 0, NULL, 'q' },
 		{ "knob", 1, NULL, 'k' }, { "progress", 0, NULL, 'g' },
-		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
+		{ "credits", 1, NULL, 'c' }, { "fct", 1, NULL, 'F' },
+		{ "series", 1, NULL, 'T' }, { "bin-us", 1, NULL, 'b' },
+		{ "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const pol[] = {
 		"rr", "min-inflight", "min-latency", "load-aware"
@@ -185,6 +191,7 @@ static void parse(int argc, char **argv)
 	c->msgs = 1;
 	c->until_ps = 10000000ULL * 1000 * PS_PER_NS;
 	c->policy = MRC_SCHED_LOAD_AWARE;
+	c->bin_ps = 10 * PS_PER_NS * 1000;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
 		case 'H':
@@ -279,6 +286,24 @@ static void parse(int argc, char **argv)
 			break;
 		case 'g':
 			c->progress = true;
+			break;
+		case 'F':
+			c->fct_file = optarg;
+			break;
+		case 'T':
+			c->series_file = optarg;
+			break;
+		case 'b':
+			c->bin_ps = (uint64_t)(dnum("--bin-us", optarg, 0.001,
+						    1e6) * 1e6);
+			break;
+		case 'c':
+			if (!strcmp(optarg, "on"))
+				c->credit = 1;
+			else if (!strcmp(optarg, "off"))
+				c->credit = 0;
+			else
+				die("--credits", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -378,6 +403,7 @@ int main(int argc, char **argv)
 	fabric_free();
 	evq_free(&g->q);
 	free(g->msg);
+	free(g->series);
 	free(g->txbuf);
 	free(g->rxbuf);
 	return ret;

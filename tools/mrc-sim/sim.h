@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "../../mrc/core/msg.h"
+#include "../../mrc/core/credit.h"
 #include "../../mrc/core/config.h"
 #include "../../mrc/core/path.h"
 #include "evq.h"
@@ -31,6 +32,7 @@ enum sim_ev_type {
 	EV_PROBE,		/* the peer's path timers (probes) */
 	EV_MSG_START,		/* a traffic message is queued */
 	EV_FAULT,		/* a fault starts or ends */
+	EV_PACE,		/* a receiver's credit pacer (its hrtimer) */
 };
 
 enum sim_tier {
@@ -62,11 +64,15 @@ struct sim_cfg {
 	uint64_t jitter_ps;
 	uint64_t until_ps;		/* stop; 0 = when traffic is done */
 	unsigned int policy;		/* sched_policy knob */
+	unsigned int credit;		/* credit knob (--credits) */
 	unsigned int nfaults;
 	struct sim_fault fault[SIM_MAX_FAULTS];
 	unsigned int nknobs;		/* --knob NAME=VALUE */
 	struct { unsigned int id; uint64_t val; } knob[MRC_KNOB_NR];
 	const char *json, *md;
+	const char *fct_file;		/* --fct: one line per message */
+	const char *series_file;	/* --series: goodput per bin */
+	uint64_t bin_ps;		/* --bin-us */
 	bool quiet, progress;
 };
 
@@ -79,9 +85,11 @@ struct spkt {
 	uint8_t plane, entropy;
 	uint8_t ecn;
 	uint8_t type;
+	uint8_t sched;		/* DATA beyond its unscheduled window */
 	struct sim_peer *to;	/* the engine it is for, at dst */
 	uint32_t port;		/* the port it is leaving */
 	uint32_t epoch;		/* that port's epoch when it was queued */
+	uint32_t downs;		/* g->port_downs when it was queued */
 	uint8_t buf[];
 };
 
@@ -111,6 +119,10 @@ struct sim_host {
 	uint32_t id;
 	uint32_t npeers, peer_cap;	/* open addressing, by peer id */
 	struct sim_peer **peers;
+	/* receiver's credits (credit.c): table made by the first request */
+	struct mrc_credit_rx *crx;
+	uint64_t last_pace, pace_ns, pace_at;	/* engine ns */
+	bool pace_armed;
 };
 
 struct sim_peer {
@@ -120,6 +132,9 @@ struct sim_peer {
 	uint32_t peer_id;
 	bool kick_due, armed, expire_armed, probe_armed;
 	uint64_t arm_at, expire_at, probe_at;	/* ns */
+	/* sender's credit for the message being scheduled (credit.c) */
+	struct mrc_credit_tx ctx;
+	bool ctx_on;
 	/* messages queued to this peer, by sequence number (msg id) */
 	uint32_t *txmsg;
 	uint32_t ntxmsg, txmsg_cap;
@@ -139,6 +154,10 @@ struct sim_stats {
 	uint64_t peers, peak_pkts, live_pkts;
 	uint64_t digest;		/* of every delivery */
 	uint64_t eagain;
+	/* credits (credit.c) */
+	uint64_t sched_drops[TIER_NR];	/* DATA beyond the window dropped */
+	uint64_t msgs_sched, requests_tx, grants_tx, requests_bad;
+	uint64_t grants_bad, over_credit, data_paces, credit_tx_errs;
 };
 
 struct sim {
@@ -151,6 +170,7 @@ struct sim {
 	/* ports: per plane [nic H][leaf down H][leaf up L*S][spine down S*L] */
 	struct port *ports;
 	uint64_t ports_per_plane;
+	uint32_t port_downs;		/* times any port went down */
 	struct sim_host *hosts;
 	struct smsg *msg;
 	uint32_t nmsg, nmsg_done, nmsg_acked;
@@ -161,6 +181,9 @@ struct sim {
 	uint8_t scratch[MRC_WIRE_MAX_PKT];
 	uint8_t *txbuf, *rxbuf;		/* shared payload memory */
 	uint64_t first_start, last_done;
+	/* new payload bytes at the receivers per bin_ps (report.c) */
+	uint64_t *series;
+	uint64_t nbins;
 };
 
 extern struct sim *g;
@@ -209,6 +232,20 @@ void host_ev(const struct sim_ev *ev);
 size_t host_peer_bytes(void);
 uint64_t host_engine_peak_bytes(void);
 
+int host_post(struct sim_peer *sp, unsigned int plane, unsigned int ev,
+	      struct mrc_pkt *pkt, bool data);
+
+/* credit.c: the module's credit_peer.c and credit_pacer.c, here */
+bool credit_may(struct sim_peer *sp, u64 msg_id, u32 msg_len, u32 off,
+		u32 len, bool urgent, u64 now);
+bool credit_stops(struct sim_peer *sp, u64 msg_id, u16 seg);
+void credit_reset(struct sim_peer *sp);
+bool credit_sched(const struct sim_peer *sp, const struct mrc_pkt *pkt);
+void credit_pace_ev(struct sim_host *h, uint64_t t);
+void credit_rx_pkt(struct sim_peer *sp, const struct mrc_pkt *pkt);
+void credit_rx_data(struct sim_peer *sp, const struct mrc_pkt *pkt);
+void credit_stats(struct mrc_credit_rx_stats *sum);
+
 /* traffic.c */
 void traffic_init(void);
 /* Message @mi was delivered (the first time): what follows from it. */
@@ -219,5 +256,7 @@ uint64_t traffic_coll_ps(uint64_t *ideal_ps);
 
 /* report.c */
 int report_write(double wall_s, double cpu_s, long rss_kb);
+/* @bytes of new payload arrived at a receiver now. */
+void report_bytes(uint32_t bytes);
 
 #endif /* MRC_SIM_H */
