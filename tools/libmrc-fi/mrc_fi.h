@@ -217,6 +217,7 @@ struct mrcfi_ep {
 	uint64_t tx_failed_seen;	/* MRC_IOC_STATS.tx_failed seen */
 	bool tx_unchecked;		/* sends in flight: look at STATS */
 	bool err_pending;		/* mrc still holds a reported error */
+	int tx_sticky_err;		/* for the next send (selective CQ) */
 	int64_t tx_checked_ms;		/* when STATS was last read */
 	void *txbuf, *rxbuf;
 	size_t txbuf_len, rxbuf_len;

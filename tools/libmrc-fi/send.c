@@ -82,7 +82,16 @@ static void mrcfi_tx_failed(struct mrcfi_ep *ep,
 		ep->err_pending = true;
 	}
 	if (mrcfi_list_empty(&ep->tx_wait)) {
-		mrcfi_tx_report(ep, NULL, FI_MSG, 0, 0, err);
+		/*
+		 * An application that binds its CQ for selected completions
+		 * only gets none that belongs to no operation (Open MPI takes
+		 * every op_context as its own request): its next send fails
+		 * with the error instead.
+		 */
+		if (ep->tx_selective)
+			ep->tx_sticky_err = err;
+		else
+			mrcfi_tx_report(ep, NULL, FI_MSG, 0, 0, err);
 		return;
 	}
 	while (!mrcfi_list_empty(&ep->tx_wait)) {
@@ -204,8 +213,9 @@ static ssize_t mrcfi_write(struct mrcfi_ep *ep, size_t count)
  * A destination on this node goes to an endpoint of this process
  * (local.c) and completes at once, whatever @flags ask.
  *
- * Return: 0; -FI_EAGAIN when mrc's send window (or the local receiver's
- * inbox) is full (progress the CQ and retry); -FI_EHOSTUNREACH if @dest
+ * Return: 0; the error of an earlier send mrc failed, once, if the tx CQ
+ * was bound with FI_SELECTIVE_COMPLETION and no send waited for it;
+ * -FI_EAGAIN when mrc's send window (or the local receiver's inbox) is full (progress the CQ and retry); -FI_EHOSTUNREACH if @dest
  * is not an mrc peer nor an endpoint of this process; another negative
  * FI_E* code.
  */
@@ -226,6 +236,11 @@ ssize_t mrcfi_send_common(struct mrcfi_ep *ep, const struct iovec *iov,
 
 	if (!ep->enabled)
 		return -FI_EOPBADSTATE;
+	if (ep->tx_sticky_err) {	/* an earlier send failed (selective) */
+		ret = -ep->tx_sticky_err;
+		ep->tx_sticky_err = 0;
+		return ret;
+	}
 	if (count > MRCFI_IOV_LIMIT)
 		return -FI_EINVAL;
 	if (len > MRCFI_MAX_MSG)
