@@ -158,7 +158,7 @@ run_guest() {
 	case_title 'everything closed: no /dev/mrc endpoint, no buffer held, mrc unloads'
 	mpi_launch_stop
 	wait_for 'no MPI process left' 60 \
-		sh -c '! pgrep -af "mpi_check.py|NPopenmpi|orted"'
+		sh -c '! pgrep -af "mpi_check[.]py|NP[o]penmpi|[o]rted"'
 	wait_for 'no /dev/mrc endpoint left (module refcnt 0)' 60 \
 		test "$(cat /sys/module/mrc/refcnt)" = 0
 	wait_for 'no message buffer held (rx/tx_buffer_bytes 0)' 60 buffers_free
