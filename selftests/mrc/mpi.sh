@@ -157,6 +157,7 @@ run_guest() {
 
 	case_title 'everything closed: no /dev/mrc endpoint, no buffer held, mrc unloads'
 	mpi_launch_stop
+	# [.] and [o]: the pattern must not match this sh -c's own command line
 	wait_for 'no MPI process left' 60 \
 		sh -c '! pgrep -af "mpi_check[.]py|NP[o]penmpi|[o]rted"'
 	wait_for 'no /dev/mrc endpoint left (module refcnt 0)' 60 \
