@@ -11,12 +11,16 @@
  *   fi_mrc_check unreach NODE NODE is cut off: sends to it fail with an
  *                             error completion, nothing hangs
  *
+ * main also checks local delivery (FI_LOCAL_COMM): sends to itself and
+ * to a second endpoint of the same process.
+ *
  * main drives: it sends the peer a control message (tag CTL | phase)
  * and the peer sends that phase's messages.  Prints TAP, ends with
  * "N passed, N failed", exits 1 if anything failed.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -346,6 +350,182 @@ static int run_peer(uint32_t main_node)
 
 /* ------------------------------------------------------------ main */
 
+/* A second endpoint of this process, in its own domain (check_self). */
+struct ep2 {
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+};
+
+static void ep2_open(struct ep2 *o, const char *port)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED,
+				      .wait_obj = FI_WAIT_FD };
+	struct fi_av_attr av_attr = { .type = FI_AV_MAP };
+	struct fi_info *hints = fi_allocinfo(), *fi;
+	long ret;
+
+	hints->fabric_attr->prov_name = strdup("mrc");
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_TAGGED | FI_SOURCE;
+	hints->domain_attr->caps = FI_LOCAL_COMM;
+	hints->mode = FI_CONTEXT;
+	ret = fi_getinfo(FI_VERSION(1, 17), NULL, port, FI_SOURCE, hints, &fi);
+	fi_freeinfo(hints);
+	if (ret)
+		die("fi_getinfo (FI_LOCAL_COMM)", ret);
+	ret = fi_fabric(fi->fabric_attr, &o->fabric, NULL);
+	if (!ret)
+		ret = fi_domain(o->fabric, fi, &o->domain, NULL);
+	if (!ret)
+		ret = fi_av_open(o->domain, &av_attr, &o->av, NULL);
+	if (!ret)
+		ret = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL);
+	if (!ret)
+		ret = fi_endpoint(o->domain, fi, &o->ep, NULL);
+	if (!ret)
+		ret = fi_ep_bind(o->ep, &o->av->fid, 0);
+	if (!ret)
+		ret = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV);
+	if (!ret)
+		ret = fi_enable(o->ep);
+	fi_freeinfo(fi);
+	if (ret)
+		die("setting up a second endpoint", ret);
+}
+
+static void ep2_close(struct ep2 *o)
+{
+	fi_close(&o->ep->fid);
+	fi_close(&o->cq->fid);
+	fi_close(&o->av->fid);
+	fi_close(&o->domain->fid);
+	fi_close(&o->fabric->fid);
+}
+
+struct late_send {
+	fi_addr_t to;
+	uint64_t tag;
+	char b[16];
+	struct fi_context c;
+};
+
+static void *late_send(void *arg)
+{
+	struct late_send *l = arg;
+
+	usleep(300000);
+	if (fi_tsend(ep, l->b, sizeof(l->b), NULL, l->to, l->tag, &l->c))
+		l->tag = 0;
+	return NULL;
+}
+
+/*
+ * FI_LOCAL_COMM: mrc never sends to its own node; the provider delivers
+ * to the endpoints of this process (an MPI rank sends to itself), the
+ * same endpoint or another one, and refuses other ports of this node.
+ */
+static void check_self(uint32_t self)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_context c1, c2, c3;
+	struct late_send l = { .tag = 0x903 };
+	fi_addr_t me, to2, src = FI_ADDR_NOTAVAIL;
+	const size_t mib = 1U << 20;
+	char *big = malloc(mib), *got = calloc(1, mib + 1);
+	char small[16] = "";
+	struct ep2 o;
+	pthread_t th;
+	uint32_t seq, v;
+	int64_t t;
+	ssize_t ret;
+	int r, i;
+
+	CHECK((info->caps & FI_LOCAL_COMM) &&
+	      (info->domain_attr->caps & FI_LOCAL_COMM),
+	      "fi_getinfo offers FI_LOCAL_COMM (caps %#llx)",
+	      (unsigned long long)info->caps);
+	me = insert(self, (uint16_t)atoi(MAIN_PORT));
+	fill(big, mib, 9);
+
+	/* to itself: a receive posted first, then one left unexpected */
+	fi_trecv(ep, small, sizeof(small), NULL, me, 0x900, 0, &c1);
+	ret = fi_tsend(ep, "to myself", 10, NULL, me, 0x900, &c2);
+	r = next_comp(txcq, &e, NULL, &err, 1000);
+	CHECK(!ret && r == 1 && e.op_context == &c2,
+	      "fi_tsend to its own address completes (%zd, %d, err %d)", ret,
+	      r, r == -1 ? err.err : 0);
+	r = next_comp(rxcq, &e, &src, &err, 5000);
+	CHECK(r == 1 && e.op_context == &c1 && e.len == 10 && src == me &&
+	      !strcmp(small, "to myself"),
+	      "and arrives in its posted receive, source its own fi_addr (%d)",
+	      r);
+	ret = fi_tsend(ep, big, mib, NULL, me, 0x901, &c2);
+	r = next_comp(txcq, &e, NULL, &err, 1000);
+	CHECK(!ret && r == 1, "1 MiB to itself, nothing posted (%zd, %d)",
+	      ret, r);
+	fi_cq_read(rxcq, NULL, 0);	/* progress: queued unexpected */
+	fi_trecv(ep, got, mib + 1, NULL, FI_ADDR_UNSPEC, 0x901, 0, &c1);
+	r = next_comp(rxcq, &e, NULL, &err, 5000);
+	CHECK(r == 1 && e.op_context == &c1 && e.len == mib &&
+	      filled(got, mib, 9),
+	      "a receive posted later gets it whole (%d, len %zu)", r,
+	      r == 1 ? e.len : 0);
+
+	/* to another endpoint (another domain) of this process */
+	ep2_open(&o, "7103");
+	to2 = insert(self, 7103);
+	for (seq = 0; seq < NORDER; seq++) {
+		ret = fi_tsend(ep, &seq, sizeof(seq), NULL, to2, 0x902, &c2);
+		if (ret)
+			break;
+		next_comp(txcq, &e, NULL, &err, 1000);
+	}
+	CHECK(seq == NORDER, "%d sends to a second endpoint of this process (%zd)",
+	      NORDER, ret);
+	for (i = 0; i < NORDER; i++) {
+		if (fi_trecv(o.ep, &v, sizeof(v), NULL, FI_ADDR_UNSPEC, 0x902,
+			     0, &c3))
+			break;
+		if (fi_cq_sread(o.cq, &e, 1, NULL, 5000) != 1 || v != (uint32_t)i)
+			break;
+	}
+	CHECK(i == NORDER,
+	      "it receives all %d in the order sent (%d)", NORDER, i);
+
+	/* fi_cq_sread sleeping in the fd wakes up for a local message */
+	l.to = to2;
+	fi_trecv(o.ep, small, sizeof(small), NULL, FI_ADDR_UNSPEC, 0x903, 0,
+		 &c3);
+	pthread_create(&th, NULL, late_send, &l);
+	t = now_ms();
+	ret = fi_cq_sread(o.cq, &e, 1, NULL, 10000);
+	t = now_ms() - t;
+	pthread_join(th, NULL);
+	CHECK(ret == 1 && e.op_context == &c3 && l.tag && t >= 250 && t < 3000,
+	      "fi_cq_sread waiting on its fd wakes up for a local message after %" PRId64 " ms (%zd)",
+	      t, ret);
+	next_comp(txcq, &e, NULL, &err, 1000);
+	/* left in its inbox and unexpected queue: freed at close */
+	fi_tsend(ep, big, mib, NULL, to2, 0x904, &c2);
+	next_comp(txcq, &e, NULL, &err, 1000);
+	ep2_close(&o);
+
+	ret = fi_tsend(ep, "x", 1, NULL, to2, 1, &c2);
+	CHECK(ret == -FI_EHOSTUNREACH,
+	      "once it is closed, its port on this node: -FI_EHOSTUNREACH (%zd)",
+	      ret);
+	ret = fi_tsend(ep, "x", 1, NULL, insert(self, 7199), 1, &c2);
+	CHECK(ret == -FI_EHOSTUNREACH,
+	      "a port of this node no endpoint of this process has: -FI_EHOSTUNREACH (%zd)",
+	      ret);
+	free(big);
+	free(got);
+}
+
 static void check_local(uint32_t self)
 {
 	struct mrc_addr bad[3] = {
@@ -629,6 +809,8 @@ static void check_big(void)
 
 static int run_main(uint32_t peer_node, uint32_t self)
 {
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
 	int i;
 
 	setup(MAIN_PORT, FI_AV_TABLE);
@@ -637,17 +819,22 @@ static int run_main(uint32_t peer_node, uint32_t self)
 	for (i = 0; i < 600; i++) {
 		struct fi_context c;
 
-		if (fi_tsend(ep, "hi", 3, NULL, peer, HELLO, &c) == 0) {
-			struct fi_cq_tagged_entry e;
-			struct fi_cq_err_entry err;
-
+		if (fi_tsend(ep, "hi", 3, NULL, peer, HELLO, &c) == 0)
 			next_comp(txcq, &e, NULL, &err, 1000);
-		}
 		if (ctl_recv(HELLO_ACK, 0, 1000))
 			break;
 	}
 	CHECK(i < 600, "the peer answered");
+	/*
+	 * A HELLO sent before the peer's endpoint was bound fails later
+	 * (ECONNREFUSED: an error completion without a context), and the
+	 * HELLOs that went unanswered completed too: take all of them, so
+	 * that the checks below see only their own completions.
+	 */
+	while (next_comp(txcq, &e, NULL, &err, 500))
+		;
 	check_local(self);
+	check_self(self);
 	check_trunc();
 	check_match();
 	check_order();

@@ -10,6 +10,10 @@
 #   selftests/mrc/run_tests.sh --vm-only [TESTS]   VM tier only (the caller
 #                                         built everything, e.g.
 #                                         scripts/debug-kernel test)
+#   selftests/mrc/run_tests.sh --mpi      MPI tier only (the Makefile's
+#                                         TEST_PROGS_MPI: Open MPI over mrc
+#                                         across VMs, about 10-15 minutes;
+#                                         builds nothing: run `make` first)
 #
 # Fast tier: mrc.ko builds with W=1 and no warning, sparse is clean,
 # checkpatch is clean, the kernel's coccinelle scripts report nothing,
@@ -27,13 +31,15 @@ TOP=$(cd "$HERE/../.." && pwd)
 LOGDIR=${MRC_LOGDIR:-$TOP/build/test-logs}
 FAST_ONLY=0
 VM_ONLY=0
+MPI=0
 ONLY=()
 
 for a in "$@"; do
 	case $a in
 	--fast) FAST_ONLY=1 ;;
 	--vm-only) VM_ONLY=1 ;;
-	-h|--help) sed -n '4,20p' "$0"; exit 0 ;;
+	--mpi) VM_ONLY=1; MPI=1 ;;
+	-h|--help) sed -n '4,24p' "$0"; exit 0 ;;
 	*) ONLY+=("$a") ;;
 	esac
 done
@@ -201,10 +207,12 @@ if [ $FAST_ONLY = 0 ]; then
 	if [ ${#ONLY[@]} -gt 0 ]; then
 		progs=("${ONLY[@]}")
 	else
-		read -r -a progs <<< "$(make -s -C "$HERE" -f - print-progs <<'EOF'
+		tier=TEST_PROGS
+		[ $MPI = 1 ] && tier=TEST_PROGS_MPI
+		read -r -a progs <<< "$(make -s -C "$HERE" -f - print-progs <<EOF
 include Makefile
 print-progs:
-	@echo $(TEST_PROGS)
+	@echo \$($tier)
 EOF
 )"
 	fi

@@ -74,6 +74,13 @@ int mrcfi_cq_attach(struct mrcfi_cq *cq, struct mrcfi_ep *ep)
 		return -FI_ENOSPC;
 	if (epoll_ctl(cq->epfd, EPOLL_CTL_ADD, ep->fd, &ev) < 0)
 		return -errno;
+	/* local messages (local.c) wake fi_cq_sread too */
+	if (epoll_ctl(cq->epfd, EPOLL_CTL_ADD, ep->evfd, &ev) < 0) {
+		int err = -errno;
+
+		epoll_ctl(cq->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
+		return err;
+	}
 	cq->eps[cq->neps++] = ep;
 	return 0;
 }
@@ -93,6 +100,7 @@ void mrcfi_cq_detach(struct mrcfi_cq *cq, struct mrcfi_ep *ep)
 		if (cq->eps[i] != ep)
 			continue;
 		epoll_ctl(cq->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
+		epoll_ctl(cq->epfd, EPOLL_CTL_DEL, ep->evfd, NULL);
 		cq->eps[i] = cq->eps[--cq->neps];
 		return;
 	}

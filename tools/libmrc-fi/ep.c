@@ -4,7 +4,8 @@
  * bound to a port when the endpoint is created (the port of
  * info->src_addr, or an ephemeral one); its address is (node, port).
  * Progress is manual: reading a bound CQ reads every queued message from
- * the file (non-blocking) and matches it (match.c).  The fi_msg and
+ * the file (non-blocking) and from the endpoint's local inbox (local.c)
+ * and matches it (match.c).  The fi_msg and
  * fi_tagged entry points take the domain lock and call send.c/match.c.
  */
 #define _GNU_SOURCE
@@ -67,6 +68,7 @@ void mrcfi_ep_progress(struct mrcfi_ep *ep)
 
 	if (!ep->enabled)
 		return;
+	mrcfi_local_progress(ep);
 	for (i = 0; i < MRCFI_PROGRESS_MAX; i++) {
 		if (mrcfi_rxbuf(ep, 0))
 			break;
@@ -124,6 +126,7 @@ static int mrcfi_ep_close(struct fid *fid)
 	if (ep->av)
 		ep->av->refs--;
 	mrcfi_match_flush(ep);
+	mrcfi_local_close(ep);
 	while (!mrcfi_list_empty(&ep->tx_wait)) {
 		struct mrcfi_tx *t = mrcfi_container_of(ep->tx_wait.next,
 							struct mrcfi_tx, link);
@@ -486,6 +489,8 @@ int mrcfi_ep_open(struct fid_domain *domain, struct fi_info *info,
 		return -FI_ENOMEM;
 	}
 	ret = mrcfi_ep_setup(e, info);
+	if (!ret)
+		ret = mrcfi_local_open(e);
 	if (ret) {
 		if (e->fd >= 0)
 			close(e->fd);
@@ -530,6 +535,35 @@ int mrcfi_ep_open(struct fid_domain *domain, struct fi_info *info,
 		__r;						\
 	})
 
+/*
+ * The send entry points of fi_msg and fi_tagged share one path: @op
+ * tells the two families apart, @own adds the endpoint's tx_op_flags
+ * (the calls without a flags argument) to @flags.
+ */
+static ssize_t mrcfi_post_iov(struct fid_ep *fid, const struct iovec *iov,
+			      size_t count, fi_addr_t dest, uint8_t op,
+			      uint64_t tag, uint64_t data, void *context,
+			      uint64_t flags, bool own)
+{
+	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
+
+	if (own)
+		flags |= ep->tx_op_flags;
+	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, iov, count, dest, op,
+			    tag, data, context, flags));
+}
+
+static ssize_t mrcfi_post_buf(struct fid_ep *fid, const void *buf,
+			      size_t len, fi_addr_t dest, uint8_t op,
+			      uint64_t tag, uint64_t data, void *context,
+			      uint64_t flags, bool own)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return mrcfi_post_iov(fid, &iov, 1, dest, op, tag, data, context,
+			      flags, own);
+}
+
 static ssize_t mrcfi_recv(struct fid_ep *fid, void *buf, size_t len,
 			  void *desc, fi_addr_t src, void *context)
 {
@@ -565,67 +599,49 @@ static ssize_t mrcfi_recvmsg(struct fid_ep *fid, const struct fi_msg *msg,
 static ssize_t mrcfi_send(struct fid_ep *fid, const void *buf, size_t len,
 			  void *desc, fi_addr_t dest, void *context)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
 	(void)desc;
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, &iov, 1, dest,
-			    MRCFI_OP_MSG, 0, 0, context, ep->tx_op_flags));
+	return mrcfi_post_buf(fid, buf, len, dest, MRCFI_OP_MSG, 0, 0, context,
+			      0, true);
 }
 
 static ssize_t mrcfi_sendv(struct fid_ep *fid, const struct iovec *iov,
 			   void **desc, size_t count, fi_addr_t dest,
 			   void *context)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-
 	(void)desc;
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, iov, count, dest,
-			    MRCFI_OP_MSG, 0, 0, context, ep->tx_op_flags));
+	return mrcfi_post_iov(fid, iov, count, dest, MRCFI_OP_MSG, 0, 0,
+			      context, 0, true);
 }
 
 static ssize_t mrcfi_sendmsg(struct fid_ep *fid, const struct fi_msg *msg,
 			     uint64_t flags)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, msg->msg_iov,
-			    msg->iov_count, msg->addr, MRCFI_OP_MSG, 0,
-			    msg->data, msg->context, flags));
+	return mrcfi_post_iov(fid, msg->msg_iov, msg->iov_count, msg->addr,
+			      MRCFI_OP_MSG, 0, msg->data, msg->context, flags,
+			      false);
 }
 
 static ssize_t mrcfi_senddata(struct fid_ep *fid, const void *buf, size_t len,
 			      void *desc, uint64_t data, fi_addr_t dest,
 			      void *context)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
 	(void)desc;
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, &iov, 1, dest,
-			    MRCFI_OP_MSG, 0, data, context,
-			    ep->tx_op_flags | FI_REMOTE_CQ_DATA));
+	return mrcfi_post_buf(fid, buf, len, dest, MRCFI_OP_MSG, 0, data,
+			      context, FI_REMOTE_CQ_DATA, true);
 }
 
 static ssize_t mrcfi_inject(struct fid_ep *fid, const void *buf, size_t len,
 			    fi_addr_t dest)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, &iov, 1, dest,
-			    MRCFI_OP_MSG, 0, 0, NULL, FI_INJECT));
+	return mrcfi_post_buf(fid, buf, len, dest, MRCFI_OP_MSG, 0, 0, NULL,
+			      FI_INJECT, false);
 }
 
 static ssize_t mrcfi_injectdata(struct fid_ep *fid, const void *buf,
 				size_t len, uint64_t data, fi_addr_t dest)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, &iov, 1, dest,
-			    MRCFI_OP_MSG, 0, data, NULL,
-			    FI_INJECT | FI_REMOTE_CQ_DATA));
+	return mrcfi_post_buf(fid, buf, len, dest, MRCFI_OP_MSG, 0, data, NULL,
+			      FI_INJECT | FI_REMOTE_CQ_DATA, false);
 }
 
 struct fi_ops_msg mrcfi_msg_ops = {
@@ -682,70 +698,50 @@ static ssize_t mrcfi_tsend(struct fid_ep *fid, const void *buf, size_t len,
 			   void *desc, fi_addr_t dest, uint64_t tag,
 			   void *context)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
 	(void)desc;
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, &iov, 1, dest,
-			    MRCFI_OP_TAGGED, tag, 0, context,
-			    ep->tx_op_flags));
+	return mrcfi_post_buf(fid, buf, len, dest, MRCFI_OP_TAGGED, tag, 0,
+			      context, 0, true);
 }
 
 static ssize_t mrcfi_tsendv(struct fid_ep *fid, const struct iovec *iov,
 			    void **desc, size_t count, fi_addr_t dest,
 			    uint64_t tag, void *context)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-
 	(void)desc;
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, iov, count, dest,
-			    MRCFI_OP_TAGGED, tag, 0, context,
-			    ep->tx_op_flags));
+	return mrcfi_post_iov(fid, iov, count, dest, MRCFI_OP_TAGGED, tag, 0,
+			      context, 0, true);
 }
 
 static ssize_t mrcfi_tsendmsg(struct fid_ep *fid,
 			      const struct fi_msg_tagged *msg, uint64_t flags)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, msg->msg_iov,
-			    msg->iov_count, msg->addr, MRCFI_OP_TAGGED,
-			    msg->tag, msg->data, msg->context, flags));
+	return mrcfi_post_iov(fid, msg->msg_iov, msg->iov_count, msg->addr,
+			      MRCFI_OP_TAGGED, msg->tag, msg->data,
+			      msg->context, flags, false);
 }
 
 static ssize_t mrcfi_tsenddata(struct fid_ep *fid, const void *buf,
 			       size_t len, void *desc, uint64_t data,
 			       fi_addr_t dest, uint64_t tag, void *context)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
 	(void)desc;
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, &iov, 1, dest,
-			    MRCFI_OP_TAGGED, tag, data, context,
-			    ep->tx_op_flags | FI_REMOTE_CQ_DATA));
+	return mrcfi_post_buf(fid, buf, len, dest, MRCFI_OP_TAGGED, tag, data,
+			      context, FI_REMOTE_CQ_DATA, true);
 }
 
 static ssize_t mrcfi_tinject(struct fid_ep *fid, const void *buf, size_t len,
 			     fi_addr_t dest, uint64_t tag)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, &iov, 1, dest,
-			    MRCFI_OP_TAGGED, tag, 0, NULL, FI_INJECT));
+	return mrcfi_post_buf(fid, buf, len, dest, MRCFI_OP_TAGGED, tag, 0,
+			      NULL, FI_INJECT, false);
 }
 
 static ssize_t mrcfi_tinjectdata(struct fid_ep *fid, const void *buf,
 				 size_t len, uint64_t data, fi_addr_t dest,
 				 uint64_t tag)
 {
-	struct mrcfi_ep *ep = mrcfi_ep_of(fid);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return MRCFI_LOCKED(ep, mrcfi_send_common(ep, &iov, 1, dest,
-			    MRCFI_OP_TAGGED, tag, data, NULL,
-			    FI_INJECT | FI_REMOTE_CQ_DATA));
+	return mrcfi_post_buf(fid, buf, len, dest, MRCFI_OP_TAGGED, tag, data,
+			      NULL, FI_INJECT | FI_REMOTE_CQ_DATA, false);
 }
 
 struct fi_ops_tagged mrcfi_tagged_ops = {

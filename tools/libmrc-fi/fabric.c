@@ -17,9 +17,19 @@
 #define MRCFI_TX_CAPS	(FI_MSG | FI_TAGGED | FI_SEND)
 #define MRCFI_RX_CAPS	(FI_MSG | FI_TAGGED | FI_RECV | FI_SOURCE | \
 			 FI_DIRECTED_RECV)
-#define MRCFI_DOM_CAPS	FI_REMOTE_COMM
+/* FI_LOCAL_COMM: endpoints of the same process only (local.c) */
+#define MRCFI_DOM_CAPS	(FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define MRCFI_CAPS	(MRCFI_TX_CAPS | MRCFI_RX_CAPS | MRCFI_DOM_CAPS)
 #define MRCFI_ORDER	FI_ORDER_SAS
+/*
+ * mem_tag_format: 64 tag bits, any layout (the value libfabric's own
+ * providers give, FI_TAG_GENERIC of its util code, not exported).  Open
+ * MPI counts the leading zero bits of it as bits it must not use.
+ */
+#define MRCFI_TAG_FORMAT 0xaaaaaaaaaaaaaaaaULL
+/* completion flags a send may have by default (send.c) */
+#define MRCFI_TX_OP_FLAGS (FI_COMPLETION | FI_INJECT_COMPLETE | \
+			   FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE)
 
 static void mrcfi_cleanup(void)
 {
@@ -207,9 +217,7 @@ static int mrcfi_check_hints(const struct fi_info *h)
 {
 	uint64_t caps = h->caps;
 
-	if (caps & ~(MRCFI_CAPS | FI_LOCAL_COMM))
-		return -FI_ENODATA;
-	if (caps & FI_LOCAL_COMM)	/* mrc does not send to its own node */
+	if (caps & ~MRCFI_CAPS)
 		return -FI_ENODATA;
 	if (h->mode && !(h->mode & FI_CONTEXT))
 		return -FI_ENODATA;
@@ -292,11 +300,21 @@ static struct fi_info *mrcfi_info_alloc(const struct fi_info *h)
 	fi->tx_attr->size = MRCFI_TX_SIZE;
 	fi->tx_attr->iov_limit = MRCFI_IOV_LIMIT;
 	fi->tx_attr->rma_iov_limit = 0;
-	if (h && h->tx_attr)
+	if (h && h->tx_attr) {
 		fi->tx_attr->tclass = h->tx_attr->tclass;
+		/*
+		 * The default flags of the endpoint's operations are the
+		 * ones the application asked for (Open MPI: FI_COMPLETION,
+		 * which its FI_SELECTIVE_COMPLETION binding needs).
+		 */
+		fi->tx_attr->op_flags |= h->tx_attr->op_flags &
+					 MRCFI_TX_OP_FLAGS;
+	}
 
 	fi->rx_attr->caps = caps & MRCFI_RX_CAPS;
 	fi->rx_attr->mode = FI_CONTEXT;
+	if (h && h->rx_attr)
+		fi->rx_attr->op_flags = h->rx_attr->op_flags & FI_COMPLETION;
 	fi->rx_attr->msg_order = MRCFI_ORDER;
 	fi->rx_attr->comp_order = FI_ORDER_NONE;
 	fi->rx_attr->total_buffered_recv = 0;
@@ -307,6 +325,8 @@ static struct fi_info *mrcfi_info_alloc(const struct fi_info *h)
 	fi->ep_attr->protocol = FI_PROTO_UNSPEC;
 	fi->ep_attr->protocol_version = MRCFI_WIRE_VERSION;
 	fi->ep_attr->max_msg_size = MRCFI_MAX_MSG;
+	/* every tag bit is matched: no bit is the provider's */
+	fi->ep_attr->mem_tag_format = MRCFI_TAG_FORMAT;
 	fi->ep_attr->msg_prefix_size = 0;
 	fi->ep_attr->tx_ctx_cnt = 1;
 	fi->ep_attr->rx_ctx_cnt = 1;

@@ -217,9 +217,15 @@ struct mrcfi_ep {
 	uint64_t tx_failed_seen;	/* MRC_IOC_STATS.tx_failed seen */
 	bool tx_unchecked;		/* sends in flight: look at STATS */
 	bool err_pending;		/* mrc still holds a reported error */
+	int tx_sticky_err;		/* for the next send (selective CQ) */
 	int64_t tx_checked_ms;		/* when STATS was last read */
 	void *txbuf, *rxbuf;
 	size_t txbuf_len, rxbuf_len;
+	/* local delivery (local.c), under mrcfi_local_lock */
+	struct mrcfi_list local_link;	/* on mrcfi_local_eps */
+	struct mrcfi_list inbox;	/* messages from this process */
+	size_t inbox_bytes;
+	int evfd;			/* readable: inbox not empty */
 };
 
 /* ------------------------------------------------------------ functions */
@@ -265,6 +271,14 @@ ssize_t mrcfi_send_common(struct mrcfi_ep *ep, const struct iovec *iov,
 			  uint64_t flags);
 void mrcfi_tx_progress(struct mrcfi_ep *ep, bool force);
 int64_t mrcfi_now_ms(void);
+
+/* local.c */
+int mrcfi_local_open(struct mrcfi_ep *ep);
+void mrcfi_local_close(struct mrcfi_ep *ep);
+ssize_t mrcfi_local_send(struct mrcfi_ep *ep, uint16_t port,
+			 const struct mrcfi_hdr *hdr, const void *payload,
+			 size_t len);
+void mrcfi_local_progress(struct mrcfi_ep *ep);
 
 /* match.c */
 ssize_t mrcfi_recv_common(struct mrcfi_ep *ep, const struct iovec *iov,

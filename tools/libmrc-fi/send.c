@@ -82,7 +82,16 @@ static void mrcfi_tx_failed(struct mrcfi_ep *ep,
 		ep->err_pending = true;
 	}
 	if (mrcfi_list_empty(&ep->tx_wait)) {
-		mrcfi_tx_report(ep, NULL, FI_MSG, 0, 0, err);
+		/*
+		 * An application that binds its CQ for selected completions
+		 * only gets none that belongs to no operation (Open MPI takes
+		 * every op_context as its own request): its next send fails
+		 * with the error instead.
+		 */
+		if (ep->tx_selective)
+			ep->tx_sticky_err = err;
+		else
+			mrcfi_tx_report(ep, NULL, FI_MSG, 0, 0, err);
 		return;
 	}
 	while (!mrcfi_list_empty(&ep->tx_wait)) {
@@ -201,9 +210,14 @@ static ssize_t mrcfi_write(struct mrcfi_ep *ep, size_t count)
  * @flags: FI_INJECT (no completion), FI_COMPLETION, FI_REMOTE_CQ_DATA,
  *         FI_TRANSMIT_COMPLETE, FI_DELIVERY_COMPLETE
  *
- * Return: 0; -FI_EAGAIN when mrc's send window is full (progress the CQ
- * and retry); -FI_EHOSTUNREACH if @dest is not an mrc peer; another
- * negative FI_E* code.
+ * A destination on this node goes to an endpoint of this process
+ * (local.c) and completes at once, whatever @flags ask.
+ *
+ * Return: 0; the error of an earlier send mrc failed, once, if the tx CQ
+ * was bound with FI_SELECTIVE_COMPLETION and no send waited for it;
+ * -FI_EAGAIN when mrc's send window (or the local receiver's inbox) is full (progress the CQ and retry); -FI_EHOSTUNREACH if @dest
+ * is not an mrc peer nor an endpoint of this process; another negative
+ * FI_E* code.
  */
 ssize_t mrcfi_send_common(struct mrcfi_ep *ep, const struct iovec *iov,
 			  size_t count, fi_addr_t dest, uint8_t op,
@@ -218,9 +232,15 @@ ssize_t mrcfi_send_common(struct mrcfi_ep *ep, const struct iovec *iov,
 	struct mrcfi_tx *t;
 	uint64_t cflags;
 	ssize_t ret;
+	bool local;
 
 	if (!ep->enabled)
 		return -FI_EOPBADSTATE;
+	if (ep->tx_sticky_err) {	/* an earlier send failed (selective) */
+		ret = -ep->tx_sticky_err;
+		ep->tx_sticky_err = 0;
+		return ret;
+	}
 	if (count > MRCFI_IOV_LIMIT)
 		return -FI_EINVAL;
 	if (len > MRCFI_MAX_MSG)
@@ -255,7 +275,12 @@ ssize_t mrcfi_send_common(struct mrcfi_ep *ep, const struct iovec *iov,
 		off += iov[i].iov_len;
 	}
 
-	ret = mrcfi_write(ep, hl + len);
+	/* mrc does not send to its own node: local.c delivers in-process */
+	local = a.node == ep->node;
+	if (local)
+		ret = mrcfi_local_send(ep, a.port, h, h + 1, len);
+	else
+		ret = mrcfi_write(ep, hl + len);
 	if (ret)
 		return ret;
 
@@ -263,7 +288,8 @@ ssize_t mrcfi_send_common(struct mrcfi_ep *ep, const struct iovec *iov,
 		return 0;
 	cflags = (flags & FI_COMPLETION) |
 		 (op == MRCFI_OP_TAGGED ? FI_TAGGED : FI_MSG);
-	if (flags & (FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE)) {
+	/* a local message is in its receiver's inbox: complete now */
+	if (!local && (flags & (FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE))) {
 		t = calloc(1, sizeof(*t));
 		if (t) {
 			t->context = context;
