@@ -54,6 +54,9 @@ RATE=${MRC_HOSTILE_RATE:-10000}
 NSIDR=${MRC_HOSTILE_NSIDR:-10}
 COUNT=${MRC_HOSTILE_COUNT:-20}
 MIN_RATE=${MRC_HOSTILE_MIN_RATE:-1000}
+# 1: node 1 runs perf (cpu-clock, system-wide) through each phase with
+# traffic from node 3 and reports its top symbols
+PROFILE=${MRC_HOSTILE_PROFILE:-}
 PERF_PORT=18515
 
 source "$MRC_LIB_DIR/echo_lib.sh"
@@ -116,9 +119,14 @@ bulk() {
 # phase's length (garbage.c's output in /tmp/garbage.NAME, copied to the
 # shared folder).  Titled by the caller.
 phase() {
-	local name=$1 stream=$2 gpid v qk=()
+	local name=$1 stream=$2 gpid v qk=() ppid=
 	barrier "start-$name"
 	[ "$stream" = control ] && qk=(-k 0x1234)
+	if is_node 1 && [ -n "$PROFILE" ]; then
+		perf record -q -a -F 499 -o /tmp/$name.perf.data -- \
+			sleep $((SECS + 6)) > /dev/null 2>&1 &
+		ppid=$!
+	fi
 	if is_node 3 && [ "$stream" != none ]; then
 		$GARBAGE -d rxe0 -t "$(node_ip 1 0)" -q "$(get qpns1)" -s 2 \
 			-D 1 -r "$RATE" -T $((SECS + 6)) -S "$RANDOM" "${qk[@]}" \
@@ -143,6 +151,15 @@ phase() {
 		put "bw-$name" "$(cat /tmp/$name)"
 		wait_for "$COUNT sends completed" 300 sends_done "$COUNT"
 		chk_echo_stat 'every send completed with status 0' done_ok = "$COUNT"
+	fi
+	if [ -n "$ppid" ]; then
+		wait "$ppid"
+		diag "$name: node 1's CPU (perf, system-wide, top symbols):"
+		perf report -q -i /tmp/$name.perf.data --stdio --no-children \
+			--sort sym --percent-limit 1 -g none 2>/dev/null |
+			head -n 25 | sed 's/^ */  /' | while IFS= read -r v; do
+				diag "$v"; done
+		rm -f /tmp/$name.perf.data
 	fi
 	barrier "end-$name"
 }
