@@ -818,7 +818,11 @@ static bool in_list(u32 v, const u32 *l, u32 n)
 }
 
 /* An mrc frame from one of our mrc QPs to one of the target's? */
-static bool is_mrc_frame(const u8 *f, ssize_t n)
+/*
+ * Whether @f is an mrc frame between us and the target: from our mrc to
+ * the target's (@in false) or from the target's mrc to ours (@in true).
+ */
+static bool mrc_frame(const u8 *f, ssize_t n, bool in)
 {
 	const u8 *ip = f + 14, *udp = ip + 20, *bth = udp + 8;
 	const u8 *mrc = bth + BTH_LEN + DETH_LEN;
@@ -826,13 +830,20 @@ static bool is_mrc_frame(const u8 *f, ssize_t n)
 	return n >= 14 + 20 + 8 + BTH_LEN + DETH_LEN + MRC_WIRE_HDR_LEN +
 		    ICRC_LEN &&
 	       ip[0] == 0x45 && ip[9] == IPPROTO_UDP &&
-	       !memcmp(ip + 16, &target, 4) &&
+	       !memcmp(ip + (in ? 12 : 16), &target, 4) &&
 	       (udp[2] << 8 | udp[3]) == ROCE_PORT &&
 	       bth[0] == OP_UD_SEND_ONLY &&
-	       in_list(rd32(bth + 4) & 0xffffff, qpns, nqpn) &&
-	       in_list(rd32(bth + 16) & 0xffffff, local_qpns, nlocal) &&
+	       in_list(rd32(bth + 4) & 0xffffff, in ? local_qpns : qpns,
+		       in ? nlocal : nqpn) &&
+	       in_list(rd32(bth + 16) & 0xffffff, in ? qpns : local_qpns,
+		       in ? nqpn : nlocal) &&
 	       (size_t)n >= 14 + (size_t)(ip[2] << 8 | ip[3]) &&
 	       mrc[0] == MRC_WIRE_VERSION;
+}
+
+static bool is_mrc_frame(const u8 *f, ssize_t n)
+{
+	return mrc_frame(f, n, false);
 }
 
 /*
@@ -1243,14 +1254,24 @@ static bool sc_enough(void)
 	return true;
 }
 
+/* Parses the mrc packet of frame @f for a receiver @node. */
+static enum mrc_drop_reason frame_parse(const u8 *f, u32 node,
+					struct mrc_pkt *p)
+{
+	struct mrc_wire_limits lim = {
+		.max_msg_len = MRC_MSG_CAP, .local_node = node,
+	};
+	size_t len = (f[14 + 2] << 8 | f[14 + 3]) - 28 - BTH_LEN - DETH_LEN -
+		     ICRC_LEN - ((f[14 + 28 + 1] >> 4) & 3);
+
+	return mrc_wire_parse(f + tmpl_hlen, len, &lim, p);
+}
+
 static void k_spoof_credit(unsigned int secs)
 {
-	static u8 saved[BUF_LEN];
-	struct mrc_wire_limits lim = {
-		.max_msg_len = MRC_MSG_CAP, .local_node = target_node,
-	};
-	struct mrc_pkt last_grant = {}, last_req = {};
-	struct mrc_pkt_credit lg = {}, lr = {};
+	static u8 saved[BUF_LEN], fr[BUF_LEN];
+	struct mrc_pkt last_grant = {}, last_req = {}, req_wait = {};
+	struct mrc_pkt_credit lg = {}, lr = {}, rw = {};
 	struct timespec t0, t;
 	struct pollfd pfd = { .fd = rawfd, .events = POLLIN };
 	unsigned long long bad_grants = 0, bad_reqs = 0, stale_grants = 0;
@@ -1264,8 +1285,6 @@ static void k_spoof_credit(unsigned int secs)
 	while (!sc_enough()) {
 		struct mrc_pkt p, f;
 		struct mrc_pkt_credit c, fc;
-		const u8 *m;
-		size_t len;
 		ssize_t n;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -1273,16 +1292,58 @@ static void k_spoof_credit(unsigned int secs)
 			break;
 		if (poll(&pfd, 1, 200) <= 0)
 			continue;
-		n = recv(rawfd, tmpl, sizeof(tmpl), 0);
-		if (!is_mrc_frame(tmpl, n))
+		n = recv(rawfd, fr, sizeof(fr), 0);
+		/*
+		 * The target's GRANT of the request we wait on: it took the
+		 * real request, so one with another length (SR_LEN) or for
+		 * earlier messages (SR_FLOOD) finds its entry holding the
+		 * real one.  Forged before that, one would take the entry
+		 * if the real request was lost on its way (a loaded guest's
+		 * rxe drops what finds no receive posted), and the real
+		 * sender, its requests then refused as contradicting, would
+		 * get no grant: a stall this test is not about.
+		 */
+		if (mrc_frame(fr, n, true)) {
+			if (!req_wait.type || frame_parse(fr, peer_node, &p) ||
+			    p.type != MRC_PKT_GRANT ||
+			    p.msg_id != req_wait.msg_id)
+				continue;
+			f = req_wait;
+			f.entropy = last_req.entropy;	/* tmpl's path */
+			req_wait.type = 0;
+			if (sc_sent[SR_LEN] < SC_EACH &&
+			    rw.msg_len <= MRC_MSG_CAP - 32768) {
+				fc = rw;
+				fc.msg_len += 32768;
+				sc_send(SR_LEN, f, &fc, -1);
+				either_reqs++;
+			}
+			/*
+			 * Earlier message ids, while the real one (long
+			 * enough to keep its entry busy) has grants to give
+			 * or in flight.
+			 */
+			if (!flooded && rw.msg_len >= (1U << 20)) {
+				flooded = true;
+				for (i = 0; i < SC_FLOOD; i++) {
+					p = f;
+					p.msg_id -= 1 + i;
+					fc = rw;
+					fc.msg_len = (256U << 10) + i * 4040;
+					fc.granted = 0;
+					sc_send(SR_FLOOD, p, &fc, -1);
+					stale_reqs++;
+				}
+			}
 			continue;
-		m = tmpl + tmpl_hlen;
-		if (m[1] != MRC_PKT_GRANT && m[1] != MRC_PKT_CREDIT_REQ)
+		}
+		if (!is_mrc_frame(fr, n) ||
+		    (fr[tmpl_hlen + 1] != MRC_PKT_GRANT &&
+		     fr[tmpl_hlen + 1] != MRC_PKT_CREDIT_REQ) ||
+		    frame_parse(fr, target_node, &p))
 			continue;
-		len = (tmpl[14 + 2] << 8 | tmpl[14 + 3]) - 28 - BTH_LEN -
-		      DETH_LEN - ICRC_LEN - ((tmpl[14 + 28 + 1] >> 4) & 3);
-		if (mrc_wire_parse(m, len, &lim, &p))
-			continue;
+		/* Forged frames go on the path of the last one copied. */
+		memcpy(tmpl, fr, n);
 		mrc_wire_get_credit(&p, &c);
 		if (p.type == MRC_PKT_GRANT) {
 			/* The target moved on: the old message's grant. */
@@ -1369,12 +1430,9 @@ static void k_spoof_credit(unsigned int secs)
 		}
 		last_req = p;
 		lr = c;
-		if (sc_sent[SR_LEN] < SC_EACH &&
-		    c.msg_len <= MRC_MSG_CAP - 32768) {
-			fc = c;
-			fc.msg_len += 32768;
-			sc_send(SR_LEN, p, &fc, -1);
-			either_reqs++;
+		if (p.msg_id != req_wait.msg_id || !req_wait.type) {
+			req_wait = p;
+			rw = c;
 		}
 		if (sc_sent[SR_SMALL] < SC_EACH) {
 			f = p;
@@ -1397,22 +1455,6 @@ static void k_spoof_credit(unsigned int secs)
 			fc.msg_len = sc_sent[SR_HUGE] % 2 ? 0xffffffff :
 				     MRC_MSG_CAP + 1;
 			sc_send(SR_HUGE, p, &fc, MRC_DROP_MSG_TOO_BIG);
-		}
-		/*
-		 * Earlier message ids, while the real one (long enough to
-		 * keep its entry busy) has grants to give or in flight.
-		 */
-		if (!flooded && c.msg_len >= (1U << 20)) {
-			flooded = true;
-			for (i = 0; i < SC_FLOOD; i++) {
-				f = p;
-				f.msg_id -= 1 + i;
-				fc = c;
-				fc.msg_len = (256U << 10) + i * 4040;
-				fc.granted = 0;
-				sc_send(SR_FLOOD, f, &fc, -1);
-				stale_reqs++;
-			}
 		}
 	}
 	for (k = 0; k < SC_NR; k++)
