@@ -62,8 +62,9 @@
  * until it reads.
  *
  * Answers.  A SACK goes back on the arrival path every MRC_MSG_SACK_EVERY
- * new packets, for LAST/ACK_NOW/RETRANS packets, on completion and for
- * duplicates; a NACK lists the holes that outlived the reordering
+ * new packets, for LAST/ACK_NOW/RETRANS packets, on completion, for
+ * duplicates and for the packet that closes a hole behind more packets
+ * than a SACK can show (hole_closed()); a NACK lists the holes that outlived the reordering
  * allowance.  They are built here and sent by mrc_msg_rx_answer() under
  * the tx lock, after the rx lock is released.
  *
@@ -301,6 +302,22 @@ static unsigned int nack_due(struct mrc_msg_peer *mp, unsigned int pi,
 		return 0;
 	rm->nack_ns = now;
 	return mrc_reasm_holes(&rm->r, holes, MRC_WIRE_NACK_MAX);
+}
+
+/*
+ * Whether the packet just marked in @r moved its cumulative point from
+ * @cum while packets beyond what a SACK from @cum can show had arrived
+ * (@hi: 1 + the highest index received before it).  A SACK describes
+ * MRC_WIRE_SACK_BITS packets past its cumulative point; those beyond
+ * stay unacknowledged at the sender while the hole at @cum is open, and
+ * once they fill its window it sends nothing more.  So the packet that
+ * closes the hole is answered at once, whatever MRC_MSG_SACK_EVERY says,
+ * or the sender waits for an RTO with nothing lost (as TCP acks a segment
+ * that fills a gap at once, RFC 5681).
+ */
+static bool hole_closed(const struct mrc_reasm *r, u32 cum, u32 hi)
+{
+	return r->cum != cum && hi > cum + 1 + MRC_WIRE_SACK_BITS;
 }
 
 /* A SACK saying "all of it" for a message of @pkt's geometry. */
@@ -574,7 +591,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 				       const struct mrc_pkt *pkt, u64 now,
 				       struct mrc_msg_rx_out *out)
 {
-	u32 epoch = pkt->msg_id >> 32, seq = (u32)pkt->msg_id;
+	u32 epoch = pkt->msg_id >> 32, seq = (u32)pkt->msg_id, cum, hi;
 	unsigned int lane = mrc_msg_seq_lane(seq);
 	struct mrc_msg_rx *rm;
 	bool complete;
@@ -638,6 +655,8 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 	}
 	if (rm->src_port != pkt->src_port || rm->dst_port != pkt->dst_port)
 		return MRC_DROP_BAD_FIELD;
+	cum = rm->r.cum;
+	hi = rm->r.hi;
 	switch (mrc_reasm_mark(&rm->r, pkt->msg_len, pkt->seg, pkt->offset,
 			       pkt->len)) {
 	case MRC_REASM_NEW:
@@ -647,7 +666,8 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		out->new_bytes = true;
 		if (++rm->since_sack >= MRC_MSG_SACK_EVERY ||
 		    (pkt->flags & (MRC_WF_LAST | MRC_WF_ACK_NOW |
-				   MRC_WF_RETRANS)))
+				   MRC_WF_RETRANS)) ||
+		    hole_closed(&rm->r, cum, hi))
 			out->sack = true;
 		break;
 	case MRC_REASM_COMPLETE:

@@ -379,6 +379,53 @@ static void rx_packet__sack_every_and_flags(void)
 	teardown();
 }
 
+/*
+ * Packets 1..N arrive, N > MRC_WIRE_SACK_BITS: a SACK shows cum 0 and 256
+ * of them, the rest wait for packet 0.  When it comes, a SACK goes back
+ * at once (cum N + 1), although MRC_MSG_SACK_EVERY new packets have not
+ * passed since the last one: the sender's window may be full of the
+ * packets it could not see acknowledged.
+ */
+#define SACK_EVERY	8	/* msg_rx.c MRC_MSG_SACK_EVERY */
+static void rx_packet__sack_when_a_hole_closes(void)
+{
+	const u32 n = MRC_WIRE_SACK_BITS + 14, len = 400 * SEG;
+	struct mrc_pkt sack;
+	u8 body[HOST_DGRAM_MAX];
+	struct mrc_pkt_sack s;
+	u32 idx;
+
+	setup();
+	for (idx = 1; idx <= n; idx++)
+		data(idx % 4, id_of(EPOCH, 0, 0), len, idx, 0);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == n / SACK_EVERY,
+	      "a SACK every %u packets", SACK_EVERY);
+	CHECK(n % SACK_EVERY + 1 < SACK_EVERY,
+	      "the next packet is not due a SACK by count");
+	if (failed_checks)
+		goto out;
+	mrc_wire_get_sack(&sack, &s);
+	CHECK(s.cum == 0 && s.nbits <= MRC_WIRE_SACK_BITS,
+	      "cum 0, at most %u packets shown", MRC_WIRE_SACK_BITS);
+	data(0, id_of(EPOCH, 0, 0), len, 0, 0);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1,
+	      "packet 0 closes the hole: a SACK at once");
+	if (failed_checks)
+		goto out;
+	mrc_wire_get_sack(&sack, &s);
+	CHECK(s.cum == n + 1, "cum %u (want %u)", s.cum, n + 1);
+	/* A hole a SACK can show closes without an answer of its own. */
+	for (idx = n + 3; idx < n + 3 + SACK_EVERY - 2; idx++)
+		data(0, id_of(EPOCH, 0, 0), len, idx, 0);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
+	      "%u beyond a new hole", SACK_EVERY - 2);
+	data(0, id_of(EPOCH, 0, 0), len, n + 1, 0);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
+	      "closing a hole a SACK shows: no extra SACK");
+out:
+	teardown();
+}
+
 static void rx_answer__echoes_the_data_packet(void)
 {
 	struct mrc_pkt sack;
@@ -791,6 +838,8 @@ static const struct tap_test tests[] = {
 	{ "rx_expire__duplicates_do_not_refresh",
 	  rx_expire__duplicates_do_not_refresh },
 	{ "rx_packet__sack_every_and_flags", rx_packet__sack_every_and_flags },
+	{ "rx_packet__sack_when_a_hole_closes",
+	  rx_packet__sack_when_a_hole_closes },
 	{ "rx_answer__echoes_the_data_packet",
 	  rx_answer__echoes_the_data_packet },
 	{ "rx_packet__nack_after_delay", rx_packet__nack_after_delay },
