@@ -91,6 +91,7 @@
 #include <infiniband/verbs.h>
 
 #include "../../mrc/core/wire.h"
+#include "../../mrc/core/msg.h"
 #include "udsend.h"
 
 #define MRC_QKEY	0x4d524331	/* mrc/ud.h MRC_UD_QKEY */
@@ -1277,6 +1278,8 @@ static void k_spoof_credit(unsigned int secs)
 	unsigned long long bad_grants = 0, bad_reqs = 0, stale_grants = 0;
 	unsigned long long stale_reqs = 0;
 	unsigned long long either_grants = 0, either_reqs = 0;
+	const u32 seq_mask = MRC_MSG_SEQ_MASK;
+	u16 tmpl_ev = 0;	/* the entropy of the frame in tmpl */
 	bool flooded = false;
 	unsigned int k, i;
 
@@ -1308,8 +1311,13 @@ static void k_spoof_credit(unsigned int secs)
 			    p.type != MRC_PKT_GRANT ||
 			    p.msg_id != req_wait.msg_id)
 				continue;
+			/*
+			 * On tmpl's path: the last frame copied, which may
+			 * be a GRANT on another path than the last request
+			 * (another entropy there is wrong_path).
+			 */
 			f = req_wait;
-			f.entropy = last_req.entropy;	/* tmpl's path */
+			f.entropy = tmpl_ev;
 			req_wait.type = 0;
 			if (sc_sent[SR_LEN] < SC_EACH &&
 			    rw.msg_len <= MRC_MSG_CAP - 32768) {
@@ -1321,13 +1329,18 @@ static void k_spoof_credit(unsigned int secs)
 			/*
 			 * Earlier message ids, while the real one (long
 			 * enough to keep its entry busy) has grants to give
-			 * or in flight.
+			 * or in flight.  In its lane: the sequence number
+			 * wraps in its 26 bits (a borrow from the lane bits
+			 * would make an id of another lane, which counts as
+			 * newer: credit_rx.c, mrc_credit_newer()).
 			 */
 			if (!flooded && rw.msg_len >= (1U << 20)) {
 				flooded = true;
 				for (i = 0; i < SC_FLOOD; i++) {
 					p = f;
-					p.msg_id -= 1 + i;
+					p.msg_id = (f.msg_id & ~(u64)seq_mask) |
+						   ((f.msg_id - 1 - i) &
+						    seq_mask);
 					fc = rw;
 					fc.msg_len = (256U << 10) + i * 4040;
 					fc.granted = 0;
@@ -1344,6 +1357,7 @@ static void k_spoof_credit(unsigned int secs)
 			continue;
 		/* Forged frames go on the path of the last one copied. */
 		memcpy(tmpl, fr, n);
+		tmpl_ev = p.entropy;
 		mrc_wire_get_credit(&p, &c);
 		if (p.type == MRC_PKT_GRANT) {
 			/* The target moved on: the old message's grant. */

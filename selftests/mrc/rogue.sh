@@ -104,6 +104,7 @@ snapshot() {
 		echo "grants_stale $(credit_stat 2 grants_stale)"
 		echo "requests_bad $(credit_stat 2 requests_bad)"
 		echo "requests_stale $(credit_stat 2 requests_stale)"
+		echo "requests_rx $(credit_stat 2 requests_rx)"
 		fabric_counters
 	} > "$1"
 }
@@ -220,6 +221,12 @@ check_node1() {
 	got=$(($(stat_of $a requests_stale) - $(stat_of $b requests_stale)))
 	ok "credit/peer 2 requests_stale: $got >= $rstale replayed or earlier + $((reither - either_rbad)) of another length (less what went unseen: $unseen)" \
 		test "$rstale" -gt 0 -a "$got" -ge $((rstale + reither - either_rbad - unseen))
+	# Every request node 1 took (a new message, or a repeat for a lost
+	# GRANT) is one node 2's mrc sent: none of the forged ones.
+	got=$(($(stat_of $a requests_rx) - $(stat_of $b requests_rx)))
+	x=$(get requests-to-1)
+	ok "credit/peer 2 requests_rx: $got taken, no more than node 2 sent ($x)" \
+		test "$got" -le "$x"
 	while read -r k r want; do
 		[ "$k" = expect ] || continue
 		case $r in
@@ -389,6 +396,7 @@ run_guest() {
 		ok_eq 'node2 saw no DATA beyond its grants from node1' 0 \
 			"$(credit_stat 1 over_credit)"
 		put granted-to-1 "$(credit_stat 1 granted_bytes)"
+		put requests-to-1 "$(credit_stat 1 requests_tx)"
 		fabric_counters > /tmp/fabric.after
 		put fabric2 "$(fabric_diag /tmp/fabric.before /tmp/fabric.after)"
 		diag "credit: $(grep -v '^peer' $D/mrc/credit | tr '\n' ' ')"
