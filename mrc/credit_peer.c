@@ -425,6 +425,23 @@ void mrc_credit_tx_reset(struct mrc_peer *peer)
 	cp->tx_on = false;
 }
 
+/**
+ * mrc_credit_tx_gone() - a message was given up before all of it went
+ * @peer: the peer
+ * @msg_id: the message (refused by the receiver)
+ *
+ * Sender side: if it is the scheduled message, it is forgotten, so that
+ * the next one may start (one scheduled message at a time).
+ *
+ * Context: peer->lock held.
+ */
+void mrc_credit_tx_gone(struct mrc_peer *peer, u64 msg_id)
+{
+	lockdep_assert_held(&peer->lock);
+	if (peer->credit.tx_on && peer->credit.tx.msg_id == msg_id)
+		mrc_credit_tx_reset(peer);
+}
+
 static enum mrc_drop_reason mrc_credit_on_grant(struct mrc_peer *peer,
 						const struct mrc_pkt *pkt)
 {

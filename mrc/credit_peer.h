@@ -52,6 +52,7 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 bool mrc_credit_tx_stops(struct mrc_peer *peer, u64 msg_id, u32 seg);
 
 void mrc_credit_tx_reset(struct mrc_peer *peer);
+void mrc_credit_tx_gone(struct mrc_peer *peer, u64 msg_id);
 
 void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt);
 

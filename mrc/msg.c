@@ -252,6 +252,11 @@ static void mrc_msg_op_credit_reset(struct mrc_msg_peer *mp)
 	mrc_credit_tx_reset(mrc_msg_to_peer(mp));
 }
 
+static void mrc_msg_op_credit_gone(struct mrc_msg_peer *mp, u64 id)
+{
+	mrc_credit_tx_gone(mrc_msg_to_peer(mp), id);
+}
+
 static void mrc_msg_op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
 			       unsigned int ntx)
 {
@@ -321,6 +326,7 @@ static const struct mrc_msg_ops mrc_msg_ops = {
 	.credit_may = mrc_msg_op_credit_may,
 	.credit_stops = mrc_msg_op_credit_stops,
 	.credit_reset = mrc_msg_op_credit_reset,
+	.credit_gone = mrc_msg_op_credit_gone,
 	.stalled = mrc_msg_op_stalled,
 	.complete = mrc_msg_op_complete,
 	.deliver = mrc_msg_op_deliver,

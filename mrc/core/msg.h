@@ -209,12 +209,14 @@ struct mrc_msg_ops {
 	/*
 	 * Credits (credit_peer.h): may new bytes [@off, @off + @len) of
 	 * message @id go now; does its credit stop it short of its end; the
-	 * queue was given up.
+	 * queue was given up; message @id was (refused before all of it
+	 * went: its credit, if it is the scheduled one, is forgotten).
 	 */
 	bool (*credit_may)(struct mrc_msg_peer *mp, u64 id, u32 msg_len,
 			   u32 off, u32 len, bool urgent, u64 now);
 	bool (*credit_stops)(struct mrc_msg_peer *mp, u64 id, u16 seg);
 	void (*credit_reset)(struct mrc_msg_peer *mp);
+	void (*credit_gone)(struct mrc_msg_peer *mp, u64 id);
 	/* No progress for @idle_ns: the queue of @ntx messages fails. */
 	void (*stalled)(struct mrc_msg_peer *mp, u64 idle_ns, unsigned int ntx);
 	/* A send is finished (m->status); without locks, before the free. */

@@ -25,8 +25,9 @@
  * queued message fails with -EHOSTUNREACH and its memory is freed; if
  * paths are usable but nothing new is acked, granted or sent for
  * MRC_MSG_STALL_MULT times that, with -ETIMEDOUT.  A message the
- * receiver refused (no endpoint on its port: the SACK that covers it
- * says MRC_WF_REFUSED) fails with -ECONNREFUSED.  Completions go to
+ * receiver refused (no endpoint on its port: a SACK of all of it
+ * flagged MRC_WF_REFUSED) fails with -ECONNREFUSED at once, even if part
+ * of it never went (refused()).  Completions go to
  * mp->done; the host calls mrc_msg_tx_finish() on them without its lock.
  */
 #include "msg_int.h"
@@ -347,6 +348,25 @@ static void busy(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
 	mp->progress_ns = cb->now;
 }
 
+/*
+ * The receiver refused @m (msg_rx.c, Refusal: no endpoint on its port
+ * took it): the answer is for the whole message, whatever was sent so
+ * far.  A scheduled message may have sent only its unscheduled window,
+ * so the SACK's "all of it" names packets never sent, which a SACK must
+ * not (txsb.c): it fails here, its packets in flight come back without
+ * blame, and its credit, if it is the scheduled message, is given up.
+ */
+static void refused(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
+		    struct mrc_msg_cb *cb)
+{
+	msg_count(mp, MRC_MS_TX_REFUSED, 1);
+	mrc_msg_release_all(cb, m);
+	mp->node->ops->credit_gone(mp, m->msg_id);
+	m->status = -ECONNREFUSED;
+	mp->progress_ns = cb->now;
+	msg_retire(mp, m);
+}
+
 /**
  * mrc_msg_tx_sack() - a SACK arrived
  * @mp: the peer's engine
@@ -373,9 +393,18 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	mrc_wire_get_sack(pkt, &sack);
 	mrc_msg_cb_init(&cb, mp, now);
 	if (pi < MRC_MSG_NPATHS && mp->path[pi] &&
-	    (pkt->flags & MRC_WF_BUSY))
+	    (pkt->flags & (MRC_WF_BUSY | MRC_WF_REFUSED)))
 		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
 			       sack.echo_tstamp);
+	if (pkt->flags & MRC_WF_REFUSED) {
+		/* always of the whole message (msg_rx.c full_sack()) */
+		if (sack.cum != m->sb.npkts || sack.nbits)
+			return MRC_DROP_BAD_SACK;
+		refused(mp, m, &cb);
+		if (!list_empty(&mp->txq))
+			mp->node->ops->kick(mp);
+		return MRC_DROP_NONE;
+	}
 	if (sack.echo_tstamp > m->busy_ts) {
 		if (pkt->flags & MRC_WF_BUSY) {
 			busy(mp, m, &cb);
@@ -403,11 +432,6 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
 			       sack.echo_tstamp);
 	if (mrc_txsb_done(&m->sb)) {
-		/* The receiver has no endpoint on the port (msg_rx.c) */
-		if (pkt->flags & MRC_WF_REFUSED) {
-			m->status = -ECONNREFUSED;
-			msg_count(mp, MRC_MS_TX_REFUSED, 1);
-		}
 		msg_retire(mp, m);
 	} else if (n > 0) {
 		sack_losses(mp, m, &cb, sack.cum + 1 + sack.nbits);

@@ -229,6 +229,17 @@ void credit_reset(struct sim_peer *sp)
 }
 
 /**
+ * credit_gone() - ops->credit_gone: message @msg_id was given up
+ * @sp: the sending host's engine for the receiver
+ * @msg_id: the message
+ */
+void credit_gone(struct sim_peer *sp, u64 msg_id)
+{
+	if (sp->ctx_on && sp->ctx.msg_id == msg_id)
+		credit_reset(sp);
+}
+
+/**
  * credit_sched() - whether a DATA packet needed a grant
  * @sp: the sending host's engine for the receiver
  * @pkt: the packet

@@ -215,6 +215,11 @@ static void op_credit_reset(struct mrc_msg_peer *mp)
 	credit_reset(peer_of(mp));
 }
 
+static void op_credit_gone(struct mrc_msg_peer *mp, u64 id)
+{
+	credit_gone(peer_of(mp), id);
+}
+
 static void op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
 		       unsigned int ntx)
 {
@@ -267,6 +272,7 @@ static const struct mrc_msg_ops sim_ops = {
 	.credit_may = op_credit_may,
 	.credit_stops = op_credit_stops,
 	.credit_reset = op_credit_reset,
+	.credit_gone = op_credit_gone,
 	.stalled = op_stalled,
 	.complete = op_complete,
 	.deliver = op_deliver,

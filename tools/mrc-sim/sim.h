@@ -240,6 +240,7 @@ bool credit_may(struct sim_peer *sp, u64 msg_id, u32 msg_len, u32 off,
 		u32 len, bool urgent, u64 now);
 bool credit_stops(struct sim_peer *sp, u64 msg_id, u16 seg);
 void credit_reset(struct sim_peer *sp);
+void credit_gone(struct sim_peer *sp, u64 msg_id);
 bool credit_sched(const struct sim_peer *sp, const struct mrc_pkt *pkt);
 void credit_pace_ev(struct sim_host *h, uint64_t t);
 void credit_rx_pkt(struct sim_peer *sp, const struct mrc_pkt *pkt);

@@ -87,6 +87,9 @@ struct host {
 	bool deliver_due;
 	unsigned int ndelivered, ncompleted;
 	unsigned int path_changes, fallbacks, credit_resets, stalls;
+	unsigned int credit_gones;
+	u64 credit_gone_id;
+	u32 credit_stop;	/* != 0: new bytes only below it (a window) */
 };
 
 static inline struct host *host_of_node(struct mrc_msg_node *node)
@@ -262,7 +265,9 @@ static void host_sched_done(struct mrc_msg_peer *mp, u8 tag, int how)
 static bool host_credit_may(struct mrc_msg_peer *mp, u64 id, u32 msg_len,
 			    u32 off, u32 len, bool urgent, u64 now)
 {
-	return true;		/* credits off: the credit glue is not here */
+	/* credits off (the credit glue is not here), or a window only */
+	return !host_of(mp)->credit_stop ||
+	       off + len <= host_of(mp)->credit_stop;
 }
 
 static bool host_credit_stops(struct mrc_msg_peer *mp, u64 id, u16 seg)
@@ -273,6 +278,12 @@ static bool host_credit_stops(struct mrc_msg_peer *mp, u64 id, u16 seg)
 static void host_credit_reset(struct mrc_msg_peer *mp)
 {
 	host_of(mp)->credit_resets++;
+}
+
+static void host_credit_gone(struct mrc_msg_peer *mp, u64 id)
+{
+	host_of(mp)->credit_gones++;
+	host_of(mp)->credit_gone_id = id;
 }
 
 static void host_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
@@ -338,6 +349,7 @@ static const struct mrc_msg_ops host_ops = {
 	.credit_may = host_credit_may,
 	.credit_stops = host_credit_stops,
 	.credit_reset = host_credit_reset,
+	.credit_gone = host_credit_gone,
 	.stalled = host_stalled,
 	.complete = host_complete,
 	.deliver = host_deliver,

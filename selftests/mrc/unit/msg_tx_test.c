@@ -293,6 +293,47 @@ static void tx_sack__refused_fails_econnrefused(void)
 }
 
 /*
+ * A message refused when only part of it went (a scheduled one, its
+ * unscheduled window sent, the rest waiting for a GRANT): the refusal
+ * SACK says "all of it", packets never sent included, and still fails it
+ * at once with -ECONNREFUSED; its credit is given up and the next
+ * message goes.  (It was once dropped as bad_sack, and the sender stalled
+ * until its queue timed out.)
+ */
+static void tx_sack__refused_before_all_went(void)
+{
+	struct done_rec d[2] = { 0 };
+	u64 id;
+	int err;
+
+	pair();
+	B->closed_port = 9;
+	A->credit_stop = 2 * SEG;
+	host_send_msg(A, NULL, 8 * SEG, 0, done_fn, &d[0], &err);
+	id = list_first_entry(&A->mp.txq, struct mrc_msg_tx, node)->msg_id;
+	host_settle(A, B, T0 + 100 * MS);
+	CHECK(d[0].calls == 1 && d[0].status == -ECONNREFUSED,
+	      "%d calls, status %d", d[0].calls, d[0].status);
+	CHECK(A->stats[MRC_MS_TX_REFUSED] == 1 &&
+	      A->stats[MRC_MS_TX_FAILED] == 1 &&
+	      A->stats[MRC_MS_TX_TIMEOUT] == 0,
+	      "tx_refused %llu, tx_failed %llu, tx_timeout %llu",
+	      (unsigned long long)A->stats[MRC_MS_TX_REFUSED],
+	      (unsigned long long)A->stats[MRC_MS_TX_FAILED],
+	      (unsigned long long)A->stats[MRC_MS_TX_TIMEOUT]);
+	CHECK(A->credit_gones == 1 && A->credit_gone_id == id,
+	      "its credit given up (%u calls)", A->credit_gones);
+	CHECK(A->mp.ntx == 0 && A->mp.inflight == 0, "queue empty");
+	B->closed_port = 0;
+	A->credit_stop = 0;
+	host_send_msg(A, NULL, 8 * SEG, 0, done_fn, &d[1], &err);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(d[1].calls == 1 && d[1].status == 0 && B->ndelivered == 1,
+	      "then delivered: status %d", d[1].status);
+	unpair();
+}
+
+/*
  * A receiver whose endpoint is full answers "busy": the sender stops
  * sending the message, probes it with one packet after a wait that
  * doubles up to rto_max_ms, blames no path, cuts no window and does not
@@ -796,6 +837,8 @@ static void tx_fail_all__releases_everything(void)
 static const struct tap_test tests[] = {
 	{ "tx_sack__refused_fails_econnrefused",
 	  tx_sack__refused_fails_econnrefused },
+	{ "tx_sack__refused_before_all_went",
+	  tx_sack__refused_before_all_went },
 	{ "tx_sack__busy_waits_probes_never_times_out",
 	  tx_sack__busy_waits_probes_never_times_out },
 	{ "tx_sack__busy_one_probe_per_lane", tx_sack__busy_one_probe_per_lane },
