@@ -36,6 +36,7 @@
 #include "msg.h"
 #include "msg_int.h"
 #include "peer.h"
+#include "peer_int.h"
 #include "rxpool.h"
 #include "schedcfg.h"
 #include "trace.h"
@@ -209,6 +210,13 @@ static void mrc_msg_op_path_changed(struct mrc_msg_peer *mp, unsigned int pi,
 
 	mrc_nl_path_event(peer, mrc_msg_link(peer, pi),
 			  pi % MRC_MSG_LINK_PATHS, prev);
+	/*
+	 * A path the data left (an RTO, a loss) is due for a probe at once
+	 * (path.h), not at the peer timer's next deadline, up to probe_ms
+	 * later: until a probe answers it stays out of the spray set.
+	 * Under the tx lock, which is peer->lock.
+	 */
+	mrc_peer_arm(peer);
 }
 
 static void mrc_msg_op_class_fallback(struct mrc_msg_peer *mp, u8 cls,
