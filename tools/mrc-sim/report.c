@@ -333,6 +333,7 @@ static void write_json(FILE *f, const struct summary *s, double wall_s,
 		(unsigned long long)g->st.probes,
 		(unsigned long long)g->st.peers,
 		(unsigned long long)g->st.peak_pkts);
+	prof_json(f);
 	fprintf(f, "  \"engine\": {");
 	for (t = 0; t < MRC_MS_NR; t++)
 		fprintf(f, "\"%s\": %llu%s", mrc_msg_stat_name(t),
