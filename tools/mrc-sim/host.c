@@ -169,12 +169,20 @@ static void op_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 
 static void probe_rearm(struct sim_peer *sp);
 
+/*
+ * A path the engine retired (RTO, loss) is due for a probe at once
+ * (path.h): the peer's timer is re-armed for it, unless --probe-rearm
+ * timer asks for what mrc/msg.c's path_changed does today (a netlink
+ * event only): then the probe waits for the timer's next deadline, up to
+ * a keepalive (probe_ms) away.
+ */
 static void op_path_changed(struct mrc_msg_peer *mp, unsigned int pi,
 			    u8 prev)
 {
 	prof_path(peer_of(mp), pi / MRC_MSG_LINK_PATHS * g->c.entropy +
 		  pi % MRC_MSG_LINK_PATHS, prev, mp->path[pi]->state);
-	probe_rearm(peer_of(mp));
+	if (!g->c.probe_rearm_timer)
+		probe_rearm(peer_of(mp));
 }
 
 static void op_fallback(struct mrc_msg_peer *mp, u8 cls, bool on)

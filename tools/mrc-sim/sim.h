@@ -66,6 +66,11 @@ struct sim_cfg {
 	uint64_t until_ps;		/* stop; 0 = when traffic is done */
 	unsigned int policy;		/* sched_policy knob */
 	unsigned int credit;		/* credit knob (--credits) */
+	/*
+	 * --probe-rearm timer: the engine's path changes do not re-arm the
+	 * peer's probe timer (mrc/msg.c's path_changed today)
+	 */
+	bool probe_rearm_timer;
 	unsigned int nfaults;
 	struct sim_fault fault[SIM_MAX_FAULTS];
 	unsigned int nknobs;		/* --knob NAME=VALUE */
