@@ -14,7 +14,9 @@
 #     the same incast without credits drops at the last hop;
 #   - a link down from the start and a spine down mid-run (one with a
 #     ring all-reduce): the flows through them are retried on other paths
-#     and all finish;
+#     and all finish; the ring's fault profile (profile.c) accounts for
+#     every DATA packet lost at the spine; with --probe-rearm timer the
+#     ring takes longer;
 #   - two runs with one seed give byte-identical results, another seed
 #     gives other ones.
 # Needs jq.  MRC_SIM: the binary (default: next to this script).
@@ -136,6 +138,25 @@ ok "$(is spine "$EXACTLY_ONCE and .drops.fault > 0")" \
 sim ringf --pattern ring --size 4194304 --spine-down 0:5@100
 ok "$(is ringf "$EXACTLY_ONCE and .drops.fault > 0")" \
 	'ring all-reduce with a spine failing mid-run: it finishes'
+# The profile: every DATA packet lost at the spine was sent by a flow
+# whose route through it the ECMP gives, none on a path out of the spray
+# set, and the critical chain is 2(N - 1) steps long.
+ok "$(is ringf ".fault_profile.drops_data > 0 and
+	.fault_profile.hit_data_drops == .fault_profile.drops_data and
+	.fault_profile.drops_data_retired == 0 and
+	.fault_profile.out_faulty > 0 and .ring_chain.steps == 2 * 63 and
+	.ring_chain.n_stalls > 0 and .ring_chain.stall_us < .collective_us")" \
+	'ring with a spine failing: the fault profile accounts for every DATA drop'
+# --probe-rearm timer (mrc/msg.c today): the paths the engine retires
+# wait for the peer timer's next deadline before their first probe, so
+# the sound ones among them (receiver refusals, lost SACKs) come back
+# later and the ring takes longer.
+sim ringt --pattern ring --size 4194304 --spine-down 0:5@100 \
+	--probe-rearm timer
+ok "$(is ringt "$EXACTLY_ONCE and .config.probe_rearm == \"timer\" and
+	.collective_us > $(jq .collective_us "$TMP/ringf.json" 2>/dev/null ||
+	echo 1e18)")" \
+	'--probe-rearm timer: retired paths are probed later, the ring takes longer'
 
 # --fct: one line per message; --series: its bins add up to every byte
 # of payload delivered (new bytes at the receivers), in Gbit/s x bin

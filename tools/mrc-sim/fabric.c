@@ -176,6 +176,7 @@ static void port_enqueue(uint64_t pi, struct spkt *p)
 
 	if (pt->down) {
 		g->st.fault_drops++;
+		prof_fault_drop(p);
 		pkt_free(p);
 		return;
 	}
@@ -224,11 +225,41 @@ void fabric_drain(void)
 			pkt_free(ev.p);
 }
 
+/* The spine that @src's leaf picks for @dst on (@plane, @ev): its ECMP. */
+static unsigned int ecmp_spine(uint32_t src, uint32_t dst, unsigned int plane,
+			       unsigned int ev, unsigned int leaf)
+{
+	uint64_t h = mix64(mix64(ev, ((uint64_t)src << 32) | dst),
+			   ((uint64_t)plane << 32) | leaf);
+
+	return h % g->c.spines;
+}
+
+bool fabric_route_faulty(uint32_t src, uint32_t dst, unsigned int plane,
+			 unsigned int ev)
+{
+	unsigned int sl = src / g->c.leaf_hosts, dl = dst / g->c.leaf_hosts;
+	unsigned int i, s;
+
+	if (sl == dl)
+		return false;
+	s = ecmp_spine(src, dst, plane, ev, sl);
+	for (i = 0; i < g->c.nfaults; i++) {
+		const struct sim_fault *f = &g->c.fault[i];
+
+		if (f->kind == FAULT_DEGRADE || f->plane != plane ||
+		    f->spine != s)
+			continue;
+		if (f->kind == FAULT_SPINE || f->leaf == sl || f->leaf == dl)
+			return true;
+	}
+	return false;
+}
+
 void fabric_arrive(struct spkt *p, uint32_t node)
 {
 	uint32_t id = node & ((1U << 28) - 1);
 	unsigned int dl = p->dst / g->c.leaf_hosts;
-	uint64_t h;
 
 	/*
 	 * The port it left went down since: lost with what it held.  Only
@@ -237,6 +268,7 @@ void fabric_arrive(struct spkt *p, uint32_t node)
 	 */
 	if (p->downs != g->port_downs && g->ports[p->port].epoch != p->epoch) {
 		g->st.fault_drops++;
+		prof_fault_drop(p);
 		pkt_free(p);
 		return;
 	}
@@ -254,9 +286,9 @@ void fabric_arrive(struct spkt *p, uint32_t node)
 		port_enqueue(port_leaf_down(p->plane, p->dst), p);
 		return;
 	}
-	h = mix64(mix64(p->entropy, ((uint64_t)p->src << 32) | p->dst),
-		  ((uint64_t)p->plane << 32) | id);
-	port_enqueue(port_leaf_up(p->plane, id, h % g->c.spines), p);
+	port_enqueue(port_leaf_up(p->plane, id,
+				  ecmp_spine(p->src, p->dst, p->plane,
+					     p->entropy, id)), p);
 }
 
 static void port_set(uint64_t pi, bool down, uint16_t rate_pm)

@@ -169,10 +169,20 @@ static void op_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 
 static void probe_rearm(struct sim_peer *sp);
 
+/*
+ * A path the engine retired (RTO, loss) is due for a probe at once
+ * (path.h): the peer's timer is re-armed for it, unless --probe-rearm
+ * timer asks for what mrc/msg.c's path_changed does today (a netlink
+ * event only): then the probe waits for the timer's next deadline, up to
+ * a keepalive (probe_ms) away.
+ */
 static void op_path_changed(struct mrc_msg_peer *mp, unsigned int pi,
 			    u8 prev)
 {
-	probe_rearm(peer_of(mp));
+	prof_path(peer_of(mp), pi / MRC_MSG_LINK_PATHS * g->c.entropy +
+		  pi % MRC_MSG_LINK_PATHS, prev, mp->path[pi]->state);
+	if (!g->c.probe_rearm_timer)
+		probe_rearm(peer_of(mp));
 }
 
 static void op_fallback(struct mrc_msg_peer *mp, u8 cls, bool on)
@@ -593,6 +603,7 @@ static void rx_probe(struct sim_peer *sp, unsigned int i,
 		     const struct mrc_pkt *pkt)
 {
 	struct mrc_pkt_hello hello;
+	unsigned int prev;
 
 	if (pkt->type == MRC_PKT_PROBE) {
 		send_probe(sp, i, MRC_PKT_PROBE_REPLY, pkt->path_seq,
@@ -600,8 +611,10 @@ static void rx_probe(struct sim_peer *sp, unsigned int i,
 		return;
 	}
 	mrc_wire_get_hello(pkt, &hello);
+	prev = sp->path[i].state;
 	mrc_path_event(&sp->path[i], &g->pp, MRC_PATH_EV_REPLY, sim_now_ns(),
 		       hello.echo_tstamp);
+	prof_path(sp, i, prev, sp->path[i].state);
 	probe_rearm(sp);
 }
 
@@ -675,11 +688,13 @@ static void run_probes(struct sim_peer *sp)
 
 		if (mrc_path_timer(p, &g->pp, now))
 			send_probe(sp, i, MRC_PKT_PROBE, 0, 0);
-		if (was && !mrc_path_in_spray_set(p))
+		if (was && !mrc_path_in_spray_set(p)) {
+			prof_path(sp, i, MRC_PATH_ACTIVE, p->state);
 			mrc_msg_tx_path_down(&sp->mp,
 					     (i / g->c.entropy) *
 					     MRC_MSG_LINK_PATHS +
 					     i % g->c.entropy, false, now);
+		}
 	}
 	peer_finish(sp);
 	probe_rearm(sp);

@@ -30,6 +30,9 @@ static void usage(FILE *f)
 "  --jitter-ns T      start jitter (0)       --until-us T  stop (10000000)\n"
 "  --policy rr|min-inflight|min-latency|load-aware (load-aware)\n"
 "  --credits on|off   receiver-driven credits (off; --knob credit=1)\n"
+"  --probe-rearm now|timer  a path the engine retires is probed at once\n"
+"                     (now), or at the peer timer's next deadline, as\n"
+"                     mrc/msg.c does today (timer)\n"
 "  --fct FILE         per message: src dst bytes start_us fct_us slowdown\n"
 "  --series FILE      goodput over time: bin_end_us gbps (--bin-us 10)\n"
 "  --link-down PL:LEAF:SPINE@T0[-T1]      (us; T1: back up)\n"
@@ -167,6 +170,7 @@ static void parse(int argc, char **argv)
 		{ "knob", 1, NULL, 'k' }, { "progress", 0, NULL, 'g' },
 		{ "credits", 1, NULL, 'c' }, { "fct", 1, NULL, 'F' },
 		{ "series", 1, NULL, 'T' }, { "bin-us", 1, NULL, 'b' },
+		{ "probe-rearm", 1, NULL, 'r' },
 		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -304,6 +308,14 @@ static void parse(int argc, char **argv)
 				c->credit = 0;
 			else
 				die("--credits", optarg);
+			break;
+		case 'r':
+			if (!strcmp(optarg, "now"))
+				c->probe_rearm_timer = false;
+			else if (!strcmp(optarg, "timer"))
+				c->probe_rearm_timer = true;
+			else
+				die("--probe-rearm", optarg);
 			break;
 		case 'h':
 			usage(stdout);

@@ -261,14 +261,15 @@ static void write_json(FILE *f, const struct summary *s, double wall_s,
 		"\"buf_kb\": %u, \"ecn_kb\": %u, \"seed\": %llu, "
 		"\"pattern\": \"%s\", \"size\": %u, \"msgs\": %u, "
 		"\"incast_n\": %u, \"jitter_ns\": %g, \"policy\": %u, "
-		"\"credit\": %llu, \"faults\": %u},\n",
+		"\"credit\": %llu, \"faults\": %u, \"probe_rearm\": \"%s\"},\n",
 		g->c.hosts, g->c.planes, g->c.leaf_hosts, g->leaves,
 		g->c.spines, g->c.entropy, g->c.rate_gbps,
 		g->c.hop_ps / 1e3, g->c.buf_bytes / 1024,
 		g->c.ecn_bytes / 1024, (unsigned long long)g->c.seed,
 		traffic_name(), g->c.msg_bytes, g->c.msgs, g->c.incast_n,
 		g->c.jitter_ps / 1e3, g->c.policy,
-		(unsigned long long)g->knob[MRC_KNOB_credit], g->c.nfaults);
+		(unsigned long long)g->knob[MRC_KNOB_credit], g->c.nfaults,
+		g->c.probe_rearm_timer ? "timer" : "now");
 	fprintf(f, "  \"knobs\": {");
 	for (t = 0; t < g->c.nknobs; t++)
 		fprintf(f, "%s\"%s\": %llu", t ? ", " : "",
@@ -333,6 +334,7 @@ static void write_json(FILE *f, const struct summary *s, double wall_s,
 		(unsigned long long)g->st.probes,
 		(unsigned long long)g->st.peers,
 		(unsigned long long)g->st.peak_pkts);
+	prof_json(f);
 	fprintf(f, "  \"engine\": {");
 	for (t = 0; t < MRC_MS_NR; t++)
 		fprintf(f, "\"%s\": %llu%s", mrc_msg_stat_name(t),

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "../../mrc/core/msg.h"
 #include "../../mrc/core/credit.h"
@@ -65,6 +66,11 @@ struct sim_cfg {
 	uint64_t until_ps;		/* stop; 0 = when traffic is done */
 	unsigned int policy;		/* sched_policy knob */
 	unsigned int credit;		/* credit knob (--credits) */
+	/*
+	 * --probe-rearm timer: the engine's path changes do not re-arm the
+	 * peer's probe timer (mrc/msg.c's path_changed today)
+	 */
+	bool probe_rearm_timer;
 	unsigned int nfaults;
 	struct sim_fault fault[SIM_MAX_FAULTS];
 	unsigned int nknobs;		/* --knob NAME=VALUE */
@@ -138,6 +144,8 @@ struct sim_peer {
 	/* messages queued to this peer, by sequence number (msg id) */
 	uint32_t *txmsg;
 	uint32_t ntxmsg, txmsg_cap;
+	/* profile.c: its DATA packets lost at a faulty port */
+	uint32_t fault_data_drops;
 	struct mrc_path path[];	/* planes x entropy values */
 };
 
@@ -158,6 +166,13 @@ struct sim_stats {
 	uint64_t sched_drops[TIER_NR];	/* DATA beyond the window dropped */
 	uint64_t msgs_sched, requests_tx, grants_tx, requests_bad;
 	uint64_t grants_bad, over_credit, data_paces, credit_tx_errs;
+	/* profile.c: what a fault costs */
+	uint64_t fault_drops_data, fault_drops_ack, fault_drops_probe;
+	uint64_t fault_drops_retired;	/* DATA on a path out of the spray */
+	uint64_t fault_drop_first_ps, fault_drop_last_ps;	/* DATA */
+	/* paths leaving and re-entering the spray set: [sound, faulty] */
+	uint64_t paths_left[2], paths_back[2];
+	uint64_t path_left_last_ps;
 };
 
 struct sim {
@@ -221,6 +236,9 @@ void pkt_free(struct spkt *p);
 /* Ideal delivery time of a message of @len bytes from @src to @dst. */
 uint64_t fabric_ideal_ps(uint32_t src, uint32_t dst, uint32_t len);
 uint64_t fabric_ser_ps(uint32_t bytes, uint16_t rate_pm);
+/* Whether @src's route to @dst on (@plane, @ev) crosses a faulty port. */
+bool fabric_route_faulty(uint32_t src, uint32_t dst, unsigned int plane,
+			 unsigned int ev);
 
 /* host.c */
 void hosts_init(void);
@@ -247,6 +265,12 @@ void credit_rx_pkt(struct sim_peer *sp, const struct mrc_pkt *pkt);
 void credit_rx_data(struct sim_peer *sp, const struct mrc_pkt *pkt);
 void credit_stats(struct mrc_credit_rx_stats *sum);
 
+/* profile.c: where a fault's time goes (Documentation/mrc/sim.rst) */
+void prof_fault_drop(const struct spkt *p);
+void prof_path(struct sim_peer *sp, unsigned int i, unsigned int prev,
+	       unsigned int state);
+void prof_json(FILE *f);
+
 /* traffic.c */
 void traffic_init(void);
 /* Message @mi was delivered (the first time): what follows from it. */
@@ -254,6 +278,8 @@ void traffic_delivered(uint32_t mi);
 const char *traffic_name(void);
 /* A collective's completion and its ideal, ps (0: not a collective). */
 uint64_t traffic_coll_ps(uint64_t *ideal_ps);
+/* Ring: the message whose delivery started message @mi (U32_MAX: none). */
+uint32_t traffic_ring_pred(uint32_t mi);
 
 /* report.c */
 int report_write(double wall_s, double cpu_s, long rss_kb);

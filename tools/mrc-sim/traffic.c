@@ -192,6 +192,16 @@ void traffic_delivered(uint32_t mi)
 	evq_push(&g->q, g->now, EV_MSG_START, NULL, (s + 1) * n + (k + 1) % n);
 }
 
+uint32_t traffic_ring_pred(uint32_t mi)
+{
+	unsigned int n = g->c.hosts;
+	uint32_t s = mi / n, k = mi % n;
+
+	if (g->c.pattern != PAT_RING || !s)
+		return UINT32_MAX;
+	return (s - 1) * n + (k + n - 1) % n;
+}
+
 /*
  * Collectives: the time from the first start to the last delivery, and
  * its ideal.  All-to-all: a host's every byte at the rate of its planes,
