@@ -172,7 +172,7 @@ static void probe_rearm(struct sim_peer *sp);
 /*
  * A path the engine retired (RTO, loss) is due for a probe at once
  * (path.h): the peer's timer is re-armed for it, unless --probe-rearm
- * timer asks for what mrc/msg.c's path_changed does today (a netlink
+ * timer asks for what mrc/msg.c's path_changed did before (a netlink
  * event only): then the probe waits for the timer's next deadline, up to
  * a keepalive (probe_ms) away.
  */

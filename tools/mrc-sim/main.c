@@ -32,7 +32,7 @@ static void usage(FILE *f)
 "  --credits on|off   receiver-driven credits (off; --knob credit=1)\n"
 "  --probe-rearm now|timer  a path the engine retires is probed at once\n"
 "                     (now), or at the peer timer's next deadline, as\n"
-"                     mrc/msg.c does today (timer)\n"
+"                     mrc/msg.c did before it re-armed (timer)\n"
 "  --fct FILE         per message: src dst bytes start_us fct_us slowdown\n"
 "  --series FILE      goodput over time: bin_end_us gbps (--bin-us 10)\n"
 "  --link-down PL:LEAF:SPINE@T0[-T1]      (us; T1: back up)\n"
