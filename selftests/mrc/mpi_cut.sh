@@ -33,9 +33,11 @@ ITERS_BACK=4			# the loop after the plane came back
 
 source "$(dirname "$0")/mpi_lib.sh"
 
-# mpirun_loop ITERS OUT: the loop over mrc on every node, output to OUT
+# mpirun_loop ITERS OUT [PROGRESS]: the loop over mrc on every node,
+# output to OUT, rank 0's iteration lines to PROGRESS as they happen
 mpirun_loop() {
-	mpirun_on "$NODES" mrc "$MPI_PY" "$CUT_PY" loop "$1" "$MIB" > "$2" 2>&1
+	mpirun_on "$NODES" mrc "$MPI_PY" "$CUT_PY" loop "$1" "$MIB" ${3:+"$3"} \
+		> "$2" 2>&1
 }
 
 # this_rank FILE FIELD: FIELD (iters, bad, sent-at-least) of the final
@@ -97,14 +99,17 @@ run_guest() {
 	barrier loop-start 120
 	if is_node 1; then
 		t0=$(now_ms)
-		mpirun_loop "$ITERS" /tmp/cut.out &
+		mpirun_loop "$ITERS" /tmp/cut.out /tmp/cut.progress &
 		mpid=$!
 		wait_for "the loop reached iteration $CUT_AT" 600 \
-			grep -q "^iter $CUT_AT " /tmp/cut.out
-		p0=$(plane_tx_pkts 2 0)
+			grep -q "^iter $CUT_AT " /tmp/cut.progress
 		t_cut=$(now_ms)
 		ok 'plane 1 down on node1 (ip link set eth1 down)' \
 			ip link set eth1 down
+		p0=$(plane_tx_pkts 2 0)
+		diag "plane 1 down $((t_cut - $(awk -v i="$CUT_AT" \
+			'$1 == "iter" && $2 == i { print $3 }' /tmp/cut.progress))) ms" \
+		     "after iteration $CUT_AT ended"
 		wait "$mpid"
 		rc=$?
 		t_end=$(now_ms)
@@ -129,8 +134,8 @@ run_guest() {
 		diag "$(grep -v '^summary' /tmp/cut.rep)"
 		read -r _ sum <<< "$(grep '^summary' /tmp/cut.rep)"
 		diag "median before the cut, the iteration under way at the" \
-		     "cut, median after, time lost (s), iterations from the" \
-		     "cut on: $sum"
+		     "cut, median after, the longest from the cut on, time" \
+		     "lost (s), iterations from the cut on: $sum"
 		diag "mrc on node1: $(tr '\n' ' ' < /sys/kernel/debug/mrc/msg)"
 		diag "libfabric's messages (FI_LOG_LEVEL=warn), if any:"
 		diag "$(grep -m 20 'libfabric:' /tmp/cut.out)"
