@@ -4,8 +4,8 @@
 # The seeds' case (issue 20): an MPI allreduce loop across the VMs over
 # mrc survives a plane cut.  Open MPI as in mpi.sh (mpi_lib.sh: pml cm,
 # mtl ofi on the mrc provider, `--mca btl self`, so no data can go over
-# TCP), one rank per VM, MPI_NODES VMs (default 2).  mpi_cut.py runs ITERS
-# allreduces of MIB MiB of float64, every result checked by every rank;
+# TCP), one rank per VM, MRC_MPI_NODES VMs (default 2).  mpi_cut.py runs
+# ITERS allreduces of MIB MiB of float64, every result checked by every rank;
 # once iteration CUT_AT has ended, node 1 takes plane 1 down (ip link set
 # eth1 down) and leaves it down to the end of the job.  Checks: mpirun
 # exits 0, every rank saw every result right, the cut came with at least
