@@ -2,19 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """mpi_cut.py - an allreduce loop to cut a plane under (mpi_cut.sh, bench/mpi).
 
-"mpi_cut.py loop ITERS MIB [PROGRESS]": run by mpirun.  ITERS allreduces (sum) of
-MIB MiB of float64; iteration I reduces (arange(n) + I) * (rank + 1), so
-every iteration's exact result is known and differs from the previous
-one.  Every rank checks every result.  Rank 0 prints, per iteration,
-"iter I END_MS SECONDS" (END_MS: wall clock in ms when it ended, to set
-beside the time the plane was cut); with PROGRESS, rank 0 also writes
-each of these lines to that file at once (mpirun forwards a rank's
-output seconds late under TCG: the test times its cut from this file).
-Each rank prints "FAIL rank R iter
-I: ..." for a wrong result, then "rank R HOST iters N bad B
-sent-at-least S" (S: MIB MiB per iteration, the least any rank sends in
-an allreduce of that size: every element of its array must leave it),
-and exits 1 if a result was wrong.
+"mpi_cut.py loop ITERS MIB [PROGRESS]": run by mpirun. ITERS allreduces
+(sum) of MIB MiB of float64; iteration I reduces (arange(n) + I) * (rank
++ 1), so every iteration's exact result is known and differs from the
+previous one. Every rank checks every result. Rank 0 prints, per
+iteration, "iter I END_MS SECONDS" (END_MS: wall clock in ms when it
+ended, to set beside the time the plane was cut); with PROGRESS, rank 0
+also writes each of these lines to that file at once (mpirun forwards a
+rank's output seconds late under TCG: the test times its cut from this
+file). Each rank prints "FAIL rank R iter I: ..." for a wrong result,
+then "rank R HOST iters N bad B sent-at-least S" (S: MIB MiB per
+iteration, the least any rank sends in an allreduce of that size: every
+element of its array must leave it), and exits 1 if a result was wrong.
 
 "mpi_cut.py report FILE CUT_MS": reads the "iter" lines of a loop's
 output, prints a table of every iteration's time marked before / CUT /
@@ -108,6 +107,6 @@ if __name__ == "__main__":
                       sys.argv[4] if len(sys.argv) == 5 else None))
     if len(sys.argv) == 4 and sys.argv[1] == "report":
         sys.exit(report(sys.argv[2], int(sys.argv[3])))
-    print(f"usage: {sys.argv[0]} loop ITERS MIB [PROGRESS] | report FILE CUT_MS",
-          file=sys.stderr)
+    print(f"usage: {sys.argv[0]} loop ITERS MIB [PROGRESS]"
+          " | report FILE CUT_MS", file=sys.stderr)
     sys.exit(2)
