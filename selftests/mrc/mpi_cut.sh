@@ -137,6 +137,9 @@ run_guest() {
 		     "cut, median after, the longest from the cut on, time" \
 		     "lost (s), iterations from the cut on: $sum"
 		diag "mrc on node1: $(tr '\n' ' ' < /sys/kernel/debug/mrc/msg)"
+		diag "mrc events on node1: $(tr '\n' ' ' < /sys/kernel/debug/mrc/events)"
+		diag "node1's paths to node2 at the end of the job:"
+		diag "$(mrcctl -s peer show 2 2>&1)"
 		diag "libfabric's messages (FI_LOG_LEVEL=warn), if any:"
 		diag "$(grep -m 20 'libfabric:' /tmp/cut.out)"
 		publish /tmp/cut.out
