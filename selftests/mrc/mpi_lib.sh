@@ -11,7 +11,7 @@
 #   mpi_launch_setup    every node: the key (node 1), sshd (the others);
 #                       returns once every sshd listens (TAP results)
 #   mpirun_on NODES TRANSPORT ARGS...   node 1: mpirun, one rank on each
-#                       of nodes 1..NODES, over TRANSPORT (mrc, ucx, tcp),
+#                       of nodes 1..NODES, over TRANSPORT (mrc, ucx, tcp, tcp2),
 #                       stopped after MPI_TMO seconds (exit status 124)
 #   mpi_launch_stop     every node: stop this node's sshd
 
@@ -29,12 +29,14 @@ MPI_SSH="ssh -i $MPI_KEY -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKno
 # gid_index), plane 0 only.  It does not work here yet: every rank
 # aborts at MPI start-up with "UD endpoint ... unhandled timeout error",
 # with UCX's own choice of transports and GID as with these.  tcp: the ob1
-# PML over the TCP BTL on eth0.
+# PML over the TCP BTL on eth0; tcp2: the same on eth0 and eth1 (the BTL
+# spreads a peer's messages over both interfaces).
 mpi_transport_args() {
 	case $1 in
 	mrc) echo "--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include mrc --mca btl self -x FI_LOG_LEVEL=warn" ;;
 	ucx) echo "--mca pml ucx --mca btl self -x UCX_NET_DEVICES=rxe0:1 -x UCX_TLS=rc,self -x UCX_IB_GID_INDEX=$(gid_index rxe0)" ;;
 	tcp) echo "--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include eth0" ;;
+	tcp2) echo "--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include eth0,eth1" ;;
 	*) return 1 ;;
 	esac
 }
