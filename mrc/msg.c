@@ -63,12 +63,17 @@ static struct mrc_peer_link *mrc_msg_link(struct mrc_peer *peer,
  * Send-side memory (a message, its buffer and scoreboard), taken in the
  * sender's context: charged to its memory cgroup, so a /dev/mrc user
  * cannot make the node hold more than its cgroup allows (kernel
- * consumers sending from a kernel thread are charged to the root).
+ * consumers sending from a kernel thread are charged to the root).  The
+ * size is the sender's choice (up to 64 MiB), so a send that does not
+ * fit fails with ENOMEM, quietly: __GFP_RETRY_MAYFAIL keeps a full
+ * cgroup from calling its OOM killer on the sender (as socket buffers
+ * do not), __GFP_NOWARN keeps the log free of a warning per refusal.
  */
 static void *mrc_msg_op_alloc(struct mrc_msg_node *node, size_t bytes)
 {
 	mrc_ev_inc(MRC_EV_ALLOC);
-	return kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+	return kvmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			__GFP_NOWARN);
 }
 
 static void mrc_msg_op_free(struct mrc_msg_node *node, void *p)

@@ -68,6 +68,73 @@ def echo_server(port):
         else:
             send(fd, node, sport, data)
 
+def holder(port, ctl):
+    # Root on node 2: takes one message on PORT (RCVBUF 4096), so that
+    # what follows waits at its sender, until DRAIN arrives on CTL; then
+    # reads PORT up to END and prints how many came, each checked.
+    fd, c = dev(), dev()
+    bind(fd, port)
+    bind(c, ctl)
+    setopt(fd, RCVBUF, 4096)
+    print("holding on", port, flush=True)
+    expect("control message", b"DRAIN", recv(c)[2])
+    n = 0
+    while True:
+        data = recv(fd, 2 << 20)[2]
+        if data == b"END":
+            break
+        expect("held message %d" % n, hold_payload(n), data)
+        n += 1
+    print("held", n, flush=True)
+
+def hold_payload(i):
+    return struct.pack("=I", i) + bytes([i & 0xff]) * ((1 << 20) - 4)
+
+def cgroup_file(name):
+    with open("/proc/self/cgroup") as f:
+        path = f.read().strip().split("::")[1]
+    with open("/sys/fs/cgroup%s/%s" % (path, name)) as f:
+        return f.read()
+
+def memcg(peer, full, drained):
+    # Nobody, in a cgroup of 32 MiB: 1 MiB sends to node 2's holder stay
+    # outstanding (charged to this cgroup) until one does not fit: it
+    # must fail with ENOMEM, the process must live, and once node 2 reads,
+    # every accepted one completes and the memory comes back.
+    drop_to_nobody()
+    fd = dev(os.O_NONBLOCK)
+    bind(fd, 0)
+    k, err = 0, "none"
+    while k < 64:
+        err = errno_of(send, fd, peer, 7001, hold_payload(k))
+        if err != "success":
+            break
+        k += 1
+    cur = int(cgroup_file("memory.current"))
+    print("accepted", k, "then", err, "memory.current", cur >> 20, "MiB",
+          flush=True)
+    expect("a send past the cgroup's limit", "ENOMEM", err)
+    expect("accepted 4..32 MiB first", True, 4 <= k <= 32)
+    expect("memory.current holds them", True, cur >= k << 20)
+    open(full, "w").close()
+    while not os.path.exists(drained):
+        time.sleep(0.2)
+    t = time.time()
+    while stats(fd)["tx_outstanding"] and time.time() - t < 120:
+        time.sleep(0.2)
+    st = stats(fd)
+    after = int(cgroup_file("memory.current"))
+    print("done", st["tx_done"], "failed", st["tx_failed"],
+          "memory.current", after >> 20, "MiB", flush=True)
+    expect("every accepted send done, none failed", (k, 0),
+           (st["tx_done"], st["tx_failed"]))
+    # The process's own pages (page cache it reads again) may come back
+    # meanwhile: up to 8 MiB of them.
+    expect("their memory uncharged", True,
+           after <= cur - (k << 20) + (8 << 20))
+    events = cgroup_file("memory.events")
+    expect("no OOM kill in the cgroup", True, "oom_kill 0" in events)
+
 def check(name, peer):
     if name == "open":
         expect("open", "EACCES", errno_of(dev))
@@ -221,6 +288,16 @@ def check(name, peer):
 
 if sys.argv[1] == "echo":
     echo_server(int(sys.argv[2]))
+elif sys.argv[1] == "holder":
+    holder(7001, 7002)
+elif sys.argv[1] == "memcg":
+    memcg(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+elif sys.argv[1] == "send":
+    # send NODE PORT TEXT [CLASS]
+    fd = dev()
+    bind(fd, 0)
+    send(fd, int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].encode(),
+         cls=int(sys.argv[5]) if len(sys.argv) > 5 else None)
 else:
     check(sys.argv[1], int(sys.argv[2]))
 EOF
@@ -264,6 +341,40 @@ netlink_checks() {
 
 py() { "$PY3" -c "$PY" "$@"; }
 
+# Send memory is charged to the sender's memory cgroup: nobody's process
+# in a cgroup of 32 MiB sends 1 MiB messages that node 2's holder keeps
+# waiting (the checks: memcg() above), then root tells the holder to read.
+memcg_case() {
+	local cg=/sys/fs/cgroup/mrc-memcg out=/tmp/memcg.out pid
+
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	ok 'memory controller for child cgroups' \
+		sh -c 'echo +memory > /sys/fs/cgroup/cgroup.subtree_control'
+	mkdir -p $cg && echo 32M > $cg/memory.max
+	ok_eq 'cgroup memory.max 32 MiB' $((32 << 20)) "$(cat $cg/memory.max)"
+	chmod 0666 /dev/mrc
+	rm -f /tmp/memcg.full /tmp/memcg.drained
+	sh -c 'echo $$ > '$cg'/cgroup.procs && exec "$@"' sh \
+		"$PY3" -c "$PY" memcg 2 /tmp/memcg.full /tmp/memcg.drained \
+		> $out 2>&1 &
+	pid=$!
+	wait_for 'the cgroup is full' 300 test -e /tmp/memcg.full
+	# DRAIN in the latency class: in the held messages' class it would
+	# wait behind them (one ordered lane per node, class and port bucket).
+	ok 'DRAIN to the holder (root, outside the cgroup)' \
+		py send 2 7002 DRAIN 1
+	ok 'END after the held messages, in their lane' py send 2 7001 END
+	: > /tmp/memcg.drained
+	wait $pid
+	ok_eq 'nobody: ENOMEM past the limit, alive, all accepted done, memory back' \
+		0 "$?"
+	diag "$(tr '\n' ' ' < $out)"
+	ok_eq 'node 2 received exactly the accepted ones, intact' \
+		"$(sed -n 's/^accepted \([0-9]*\) .*/\1/p' $out)" "$(get held 300)"
+	chmod 0600 /dev/mrc
+	rmdir $cg
+}
+
 run_guest() {
 	local n=$MRC_NODE o=$((3 - MRC_NODE)) pid
 
@@ -276,6 +387,14 @@ run_guest() {
 		"$PY3" -c "$PY" echo $ECHO_PORT > /tmp/echo.log 2>&1 &
 		pid=$!
 		wait_for 'echo endpoint bound' 30 grep -q echo /tmp/echo.log
+		"$PY3" -c "$PY" holder > /tmp/holder.log 2>&1 &
+		wait_for 'holder bound' 30 grep -q holding /tmp/holder.log
+		# What it held, for node 1's memcg case, once it is done.
+		( for _ in $(seq 1800); do
+			grep -q '^held' /tmp/holder.log && break
+			sleep 0.5
+		  done
+		  put held "$(sed -n 's/^held //p' /tmp/holder.log)" ) &
 	fi
 	barrier servers-up 300
 
@@ -328,6 +447,11 @@ run_guest() {
 		_chk_cmp 'counted' dev_mem_full "$(ev_stat dev_mem_full)" '>' 0
 		ok 'dev_mem_mb back to 1024' mrcctl config set dev_mem_mb 1024
 		chmod 0600 /dev/mrc
+	fi
+
+	case_title 'nobody in a memory cgroup of 32 MiB: sends that do not fit fail with ENOMEM, no OOM kill'
+	if is_node 1; then
+		memcg_case
 	fi
 	barrier checks-done 600
 
