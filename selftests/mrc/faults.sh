@@ -62,6 +62,9 @@ dmesg_phase() {	# dmesg_phase PHASE
 	dmesg -C
 }
 
+# fpy OUT MODE ARGS...: faults.py, its summary into OUT, the rest OUT.err
+fpy() { local o=$1; shift; python3 "$FPY" "$@" > "$o" 2> "$o.err"; }
+
 # summary FILE KEY: a value of faults.py's JSON summary line
 summary() { tail -n 1 "$1" | jq -r ".$2"; }
 
@@ -84,7 +87,7 @@ run_guest() {
 	ko=$(modinfo -n mrc)
 	out=/tmp/faults.modload
 	ok "finit_module: load and state agree at $POINTS points" \
-		python3 "$FPY" modload "$ko" "$POINTS" > $out 2> $out.err
+		fpy $out modload "$ko" "$POINTS"
 	show 'modload' $out
 	sed -n 's/^violation: //p' $out.err | head -n 20 | _diag_stream
 	ok "some loads failed, some succeeded ($(summary $out errors))" \
@@ -104,8 +107,8 @@ run_guest() {
 	if is_node 1; then
 		out=/tmp/faults.peeradd
 		ok 'PEER_ADD: acknowledgment and peer agree at every point' \
-			python3 "$FPY" peeradd "$o" "$MRC_SHARED/key" \
-			"$(node_ip "$o" 0)" "$(node_ip "$o" 1)" > $out 2> $out.err
+			fpy $out peeradd "$o" "$MRC_SHARED/key" \
+			"$(node_ip "$o" 0)" "$(node_ip "$o" 1)"
 		show 'peeradd' $out
 		sed -n 's/^violation: //p' $out.err | head -n 20 | _diag_stream
 		ok "some adds failed ($(summary $out errors))" \
@@ -138,8 +141,7 @@ run_guest() {
 		get receiver 300 > /dev/null
 		out=/tmp/faults.send
 		ok 'writes: whole or failed, every accepted one done' \
-			python3 "$FPY" send "$o" $PORT /tmp/faults.ids.tx \
-			> $out 2> $out.err
+			fpy $out send "$o" $PORT /tmp/faults.ids.tx
 		show 'send' $out
 		sed -n 's/^violation: //p' $out.err | head -n 20 | _diag_stream
 		ok "some sends failed ($(summary $out errors))" \
