@@ -12,6 +12,11 @@
 # (lib.sh).  MRC_FAULTS_POINTS (default 120) is how many of a module
 # load's allocations are failed, an even sample of all of them; peer add
 # and sends fail every one.  Titled cases (lib.sh).
+# kmemleak: besides lib.sh's known rdma_rxe leak, one of 6.1's SLUB: when
+# kobject_init_and_add() fails in sysfs_slab_add() (a failed
+# kmem_cache_create() of mrc's init), the kobject is never put and its
+# name stays allocated.  The kernel's, not mrc's.
+MRC_KMEMLEAK_KNOWN=${MRC_KMEMLEAK_KNOWN:-rxe_get_dma_mr|sysfs_slab_add}
 source "$(dirname "$0")/lib.sh"
 # Before any VM boots: a guest kernel without fault injection (Debian's;
 # the lane's config sits next to its bzImage) cannot run this.
@@ -42,17 +47,19 @@ faults_setup() {
 }
 
 # A failed allocation may print a report (warn_alloc: "page allocation
-# failure" or "vmalloc error", a stack dump, the memory state): the
-# module loader's vmalloc does, for one.  That is what the injection
+# failure" or "vmalloc error", a stack dump, the memory state; a failed
+# kmem_cache_create() its own): the module loader's vmalloc does, for
+# one.  That is what the injection
 # asked for, not a fault, so after each phase such reports are counted
 # and taken out; anything else lib.sh's dmesg check looks for fails here,
 # and the log is cleared so that the final check sees what comes after.
+ALLOC_REPORT='page allocation failure|vmalloc error|kmem_cache_create.* failed with error'
 dmesg_phase() {	# dmesg_phase PHASE
 	local all rest bad n
 
 	all=$(dmesg)
-	n=$(grep -cE 'page allocation failure|vmalloc error' <<<"$all")
-	rest=$(awk '/page allocation failure|vmalloc error/ { skip = 1 }
+	n=$(grep -cE "$ALLOC_REPORT" <<<"$all")
+	rest=$(awk -v re="$ALLOC_REPORT" '$0 ~ re { skip = 1 }
 		    skip && /<\/TASK>/ { skip = 0; next }
 		    !skip' <<<"$all")
 	bad=$(grep -E "$_MRC_DMESG_BAD" <<<"$rest")
@@ -68,7 +75,11 @@ fpy() { local o=$1; shift; python3 "$FPY" "$@" > "$o" 2> "$o.err"; }
 # summary FILE KEY: a value of faults.py's JSON summary line
 summary() { tail -n 1 "$1" | jq -r ".$2"; }
 
-show() { diag "$1: $(tail -n 1 "$2")"; grep -v '^{' "$2" | head -n 20 | _diag_stream; }
+# show NAME OUT: faults.py's summary, and what else it wrote (a traceback)
+show() {
+	diag "$1: $(tail -n 1 "$2")"
+	cat "$2.err" 2>/dev/null | grep -v '^violation: ' | tail -n 20 | _diag_stream
+}
 
 run_guest() {
 	local n=$MRC_NODE o=$((3 - MRC_NODE)) out ko
