@@ -28,6 +28,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uio.h>
+#include <linux/vmalloc.h>
 
 #include "mrc.h"
 #include "mrc_api.h"
@@ -65,15 +66,25 @@ static struct mrc_peer_link *mrc_msg_link(struct mrc_peer *peer,
  * cannot make the node hold more than its cgroup allows (kernel
  * consumers sending from a kernel thread are charged to the root).  The
  * size is the sender's choice (up to 64 MiB), so a send that does not
- * fit fails with ENOMEM, quietly: __GFP_RETRY_MAYFAIL keeps a full
- * cgroup from calling its OOM killer on the sender (as socket buffers
- * do not), __GFP_NOWARN keeps the log free of a warning per refusal.
+ * fit fails with ENOMEM, quietly: no allocation here may call a full
+ * cgroup's OOM killer on the sender (socket buffers do not either) or
+ * log a warning per refusal.  What kvmalloc() does, with that rule: a
+ * large buffer tries kmalloc() without retrying (__GFP_NORETRY), then
+ * vmalloc with __GFP_RETRY_MAYFAIL (kvmalloc() would pass the latter to
+ * kmalloc() too, making it compact memory before it falls back).
  */
 static void *mrc_msg_op_alloc(struct mrc_msg_node *node, size_t bytes)
 {
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	void *p;
+
 	mrc_ev_inc(MRC_EV_ALLOC);
-	return kvmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
-			__GFP_NOWARN);
+	if (bytes <= PAGE_SIZE)
+		return kmalloc(bytes, gfp | __GFP_RETRY_MAYFAIL);
+	p = kmalloc(bytes, gfp | __GFP_NORETRY);
+	if (!p)
+		p = __vmalloc(bytes, gfp | __GFP_RETRY_MAYFAIL);
+	return p;
 }
 
 static void mrc_msg_op_free(struct mrc_msg_node *node, void *p)
