@@ -76,10 +76,10 @@
 	  0, 0, "bytes",						\
 	  "most granted, not yet arrived bytes, all senders; "		\
 	  "0 = drain rate x half the grant timeout")			\
-	X(data_rto_min_ms, MRC_CONFIG_A_DATA_RTO_MIN_MS, 1, 2000, 20, 0, \
+	X(data_rto_min_ms, MRC_CONFIG_A_DATA_RTO_MIN_MS, 0, 2000, 0, 0, \
 	  "ms",								\
 	  "least retransmission timeout of a DATA packet (capped by "	\
-	  "rto_max_ms)")						\
+	  "rto_max_ms); 0 = learned per peer, 0.1 to 20 ms")		\
 	/* /dev/mrc: every endpoint's messages together (chardev.c) */	\
 	X(dev_mem_mb, MRC_CONFIG_A_DEV_MEM_MB, 64, 1048576, 1024, 0,	\
 	  "MiB",							\

@@ -358,6 +358,17 @@ struct mrc_msg_peer {
 	u8 reo_strikes[MRC_MSG_NPATHS];	/* loss scan: losses since an ack */
 	u32 rack_us;			/* latest send time of an acked pkt */
 	bool rack_valid;
+	u32 scan_due_us;		/* loss scan: until the next packet
+					 * could be found lost (U32_MAX: none)
+					 */
+	/*
+	 * Learned floor of the RTO and the reordering allowance (msg_ack.c,
+	 * Floors): the largest data RTT sample of the current window and
+	 * of the one before, and how many samples each took.
+	 */
+	u64 rtt_win_ns;			/* when the current window began */
+	u32 rtt_hi_ns[2];		/* [0] current window, [1] previous */
+	u32 rtt_n[2];
 
 	/* ---- receiver: everything here under the rx lock ---- */
 	bool rx_dead;			/* peer going away: nothing new */
@@ -448,6 +459,8 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 /* A NACK arrived. */
 enum mrc_drop_reason mrc_msg_tx_nack(struct mrc_msg_peer *mp,
 				     const struct mrc_pkt *pkt, u64 now);
+/* The learned floor of the RTO and the reordering allowance, ns. */
+u32 mrc_msg_floor_ns(const struct mrc_msg_peer *mp, u64 now);
 /*
  * Path @pi left the spray set (@release: or is about to be torn down):
  * every packet in flight on it is given back, to go out elsewhere.

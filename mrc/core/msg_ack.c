@@ -29,6 +29,24 @@
  * flagged MRC_WF_REFUSED) fails with -ECONNREFUSED at once, even if part
  * of it never went (refused()).  Completions go to
  * mp->done; the host calls mrc_msg_tx_finish() on them without its lock.
+ *
+ * Floors.  The RTO of a DATA packet and the loss scan's reordering
+ * allowance have floors that absorb what the RTT estimate does not see: a
+ * receiver that handles a QP's completions in batches, a vCPU that is not
+ * running.  On the VM fabric those are milliseconds (20 ms floors); on a
+ * hardware fabric whose RTTs are microseconds, 20 ms turns every tail
+ * loss into a stall a thousand RTTs long.  With the data_rto_min_ms knob
+ * at 0 (the default) the floor is learned per peer: MRC_MSG_FLOOR_MULT
+ * times the largest RTT sample its SACKs gave over the last one to two
+ * windows (MRC_MSG_FLOOR_WIN_NS), within [MRC_MSG_FLOOR_MIN_NS,
+ * MRC_MSG_FLOOR_MAX_NS], and MRC_MSG_FLOOR_MAX_NS (the fixed floors) until
+ * a window holds MRC_MSG_FLOOR_SAMPLES samples or after the SACKs stop.
+ * A packet delayed by such batching has an RTT at least as long as the
+ * reordering it causes, so a fabric whose slowest recent answer is far
+ * below the fixed floor needs only a multiple of that answer; where the
+ * answers are milliseconds (the VMs), the floor stays at its maximum.
+ * A knob value above 0 is a fixed RTO floor, and the allowance's floor
+ * stays MRC_MSG_REO_MIN_NS.
  */
 #include "msg_int.h"
 
@@ -41,14 +59,85 @@
  * the defaults and is counted.
  */
 static void msg_path_params(struct mrc_msg_peer *mp,
-			    struct mrc_path_params *pp)
+			    struct mrc_path_params *pp, u64 now)
 {
+	u64 min_ms = msg_knob(mp, MRC_KNOB_data_rto_min_ms);
 	const char *why;
+	u32 floor;
 
 	if (mrc_path_params_knobs(pp, msg_knob(mp, MRC_KNOB_probe_ms),
 				  msg_knob(mp, MRC_KNOB_rto_max_ms),
-				  msg_knob(mp, MRC_KNOB_data_rto_min_ms), &why))
+				  min_ms ?: div_u64(MRC_MSG_FLOOR_MAX_NS,
+						    NSEC_PER_MSEC), &why)) {
 		mp->node->ops->count(mp->node, MRC_MS_PARAMS_REFUSED, 1);
+		return;
+	}
+	if (min_ms)
+		return;
+	/* Learned: lower the RTO's floor and its least margin with it. */
+	floor = mrc_msg_floor_ns(mp, now);
+	pp->rtt.rto_min_ns = min(pp->rtt.rto_min_ns, floor);
+	pp->rtt.var_floor_ns = min(pp->rtt.var_floor_ns, floor / 4);
+}
+
+/*
+ * A data RTT sample: @now minus the tstamp a SACK echoes (the host's own
+ * clock when it sent the packet; one from the future is ignored).
+ */
+static void floor_sample(struct mrc_msg_peer *mp, u64 now, u64 echo)
+{
+	u64 age = now - mp->rtt_win_ns;
+	u32 s;
+
+	if (echo > now)
+		return;
+	s = (u32)min_t(u64, now - echo, MRC_MSG_FLOOR_MAX_NS);
+	if (age >= MRC_MSG_FLOOR_WIN_NS || now < mp->rtt_win_ns) {
+		bool stale = age >= 2ULL * MRC_MSG_FLOOR_WIN_NS ||
+			     now < mp->rtt_win_ns;
+
+		mp->rtt_hi_ns[1] = stale ? 0 : mp->rtt_hi_ns[0];
+		mp->rtt_n[1] = stale ? 0 : mp->rtt_n[0];
+		mp->rtt_hi_ns[0] = 0;
+		mp->rtt_n[0] = 0;
+		mp->rtt_win_ns = now;
+	}
+	mp->rtt_hi_ns[0] = max(mp->rtt_hi_ns[0], s);
+	if (mp->rtt_n[0] < U32_MAX)
+		mp->rtt_n[0]++;
+}
+
+/**
+ * mrc_msg_floor_ns() - the learned floor of a peer's loss detection
+ * @mp: the peer's engine
+ * @now: the caller's clock, ns
+ *
+ * Used while the data_rto_min_ms knob is 0 (msg_ack.c, Floors).
+ *
+ * Return: MRC_MSG_FLOOR_MULT times the largest data RTT sample of the
+ * current and the previous window (only those that ended less than a
+ * window ago), within [MRC_MSG_FLOOR_MIN_NS, MRC_MSG_FLOOR_MAX_NS];
+ * MRC_MSG_FLOOR_MAX_NS while they hold fewer than MRC_MSG_FLOOR_SAMPLES.
+ */
+u32 mrc_msg_floor_ns(const struct mrc_msg_peer *mp, u64 now)
+{
+	u64 age = now - mp->rtt_win_ns;
+	u32 n = 0, hi = 0;
+
+	if (now < mp->rtt_win_ns)
+		return MRC_MSG_FLOOR_MAX_NS;
+	if (age < 2ULL * MRC_MSG_FLOOR_WIN_NS) {
+		n = mp->rtt_n[0];
+		hi = mp->rtt_hi_ns[0];
+	}
+	if (age < MRC_MSG_FLOOR_WIN_NS) {
+		n += mp->rtt_n[1];
+		hi = max(hi, mp->rtt_hi_ns[1]);
+	}
+	if (n < MRC_MSG_FLOOR_SAMPLES)
+		return MRC_MSG_FLOOR_MAX_NS;
+	return (u32)clamp_t(u64, (u64)hi * MRC_MSG_FLOOR_MULT,
+			    MRC_MSG_FLOOR_MIN_NS, MRC_MSG_FLOOR_MAX_NS);
 }
 
 /**
@@ -62,7 +151,7 @@ void mrc_msg_cb_init(struct mrc_msg_cb *cb, struct mrc_msg_peer *mp, u64 now)
 	memset(cb, 0, sizeof(*cb));
 	cb->mp = mp;
 	cb->now = now;
-	msg_path_params(mp, &cb->pp);
+	msg_path_params(mp, &cb->pp, now);
 }
 
 /* Send time in ns of a packet sent at @sent_us (u32 us clock). */
@@ -198,8 +287,8 @@ void mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
  * A packet in flight on path P is lost if
  *  - it is older than P's RTO (RTO event), or
  *  - a packet sent after it (on any path) has been acked and it is older
- *    than P's srtt + max(4 * rttvar, srtt, MRC_MSG_REO_MIN_NS)
- *    (LOSS event):
+ *    than P's srtt + max(4 * rttvar, srtt, floor) (LOSS event), the
+ *    floor learned or MRC_MSG_REO_MIN_NS (Floors, above):
  *    time-based loss detection across paths, as RACK (RFC 8985) does
  *    across a flow's packets.  When a plane dies, its packets are found
  *    lost about one RTT after the first later packet on another plane is
@@ -212,9 +301,14 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	struct mrc_msg_tx *m;
 	bool any = false;
 	unsigned int pi;
+	u32 due = U32_MAX;
+	u64 reo_floor;
 
+	mp->scan_due_us = U32_MAX;
 	if (!mp->inflight)
 		return;
+	reo_floor = msg_knob(mp, MRC_KNOB_data_rto_min_ms) ?
+		    MRC_MSG_REO_MIN_NS : mrc_msg_floor_ns(mp, cb->now);
 	for (pi = 0; pi < MRC_MSG_NPATHS; pi++) {
 		struct mrc_path *p = mp->path[pi];
 		u64 rto, reo;
@@ -225,7 +319,7 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 		reo = p->rtt.srtt_ns ?
 		      (u64)p->rtt.srtt_ns +
 		      max3(4ULL * p->rtt.rttvar_ns, (u64)p->rtt.srtt_ns,
-			   (u64)MRC_MSG_REO_MIN_NS) : rto;
+			   reo_floor) : rto;
 		mp->rto_cut_us[pi] = now - (u32)div_u64(rto, NSEC_PER_USEC);
 		mp->reo_cut_us[pi] = now - (u32)div_u64(min(reo, rto),
 							NSEC_PER_USEC);
@@ -266,11 +360,18 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 					 MRC_PATH_EV_LOSS : 0;
 				msg_count(mp, MRC_MS_REO_LOSS_PKTS, 1);
 			} else {
+				/* not yet: when it could be */
+				due = min(due, sent - mp->rto_cut_us[pi] + 1);
+				if (mp->rack_valid &&
+				    (s32)(mp->rack_us - sent) > 0)
+					due = min(due,
+						  sent - mp->reo_cut_us[pi] + 1);
 				continue;
 			}
 			mrc_txsb_nack(sb, idx, 1, mrc_msg_cb_fn, cb);
 		}
 	}
+	mp->scan_due_us = due;
 	drain_left(mp, cb);
 }
 
@@ -431,6 +532,8 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	if (pi < MRC_MSG_NPATHS && mp->path[pi])
 		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
 			       sack.echo_tstamp);
+	if (n > 0)
+		floor_sample(mp, now, sack.echo_tstamp);
 	if (mrc_txsb_done(&m->sb)) {
 		msg_retire(mp, m);
 	} else if (n > 0) {

@@ -16,7 +16,13 @@
 #define MRC_MSG_BUDGET		128	/* packets per run */
 /* A send pushes in the caller's context while at most this many queued. */
 #define MRC_MSG_PUSH_NOW_MAX	4
+/*
+ * The sender's timer while anything is queued: every tick, or sooner when
+ * the loss scan's next verdict is due sooner (a learned floor below a
+ * tick), but not sooner than the least tick.
+ */
 #define MRC_MSG_TICK_NS		(2 * NSEC_PER_MSEC)
+#define MRC_MSG_TICK_MIN_NS	(20 * NSEC_PER_USEC)
 /* The first wait after a busy answer (msg_ack.c busy()); it doubles. */
 #define MRC_MSG_BUSY_MIN_NS	(1 * NSEC_PER_MSEC)
 #define MRC_MSG_RETRY_NS	(250 * NSEC_PER_USEC)
@@ -29,6 +35,17 @@
  * (Documentation/mrc/protocol.rst has the figures).
  */
 #define MRC_MSG_REO_MIN_NS	(20 * NSEC_PER_MSEC)
+/*
+ * Learned floors (msg_ack.c, Floors), used while the data_rto_min_ms knob
+ * is 0: MRC_MSG_FLOOR_MULT times the largest data RTT of the last one to
+ * two windows of MRC_MSG_FLOOR_WIN_NS, within [MIN, MAX]; MAX (the fixed
+ * floors above) until a window holds MRC_MSG_FLOOR_SAMPLES samples.
+ */
+#define MRC_MSG_FLOOR_MAX_NS	MRC_MSG_REO_MIN_NS
+#define MRC_MSG_FLOOR_MIN_NS	(100 * NSEC_PER_USEC)
+#define MRC_MSG_FLOOR_WIN_NS	(1000 * NSEC_PER_MSEC)
+#define MRC_MSG_FLOOR_MULT	8
+#define MRC_MSG_FLOOR_SAMPLES	16
 #define MRC_MSG_REO_STRIKES	3
 /* No progress for this many peer_timeout_ms with paths usable: ETIMEDOUT. */
 #define MRC_MSG_STALL_MULT	4

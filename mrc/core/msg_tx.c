@@ -406,7 +406,9 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
 	else if (mp->ring_full)
 		ops->arm(mp, MRC_MSG_RETRY_NS);
 	else if (!list_empty(&mp->txq))
-		ops->arm(mp, MRC_MSG_TICK_NS);
+		ops->arm(mp, mp->scan_due_us == U32_MAX ? MRC_MSG_TICK_NS :
+			 clamp_t(u64, (u64)mp->scan_due_us * NSEC_PER_USEC,
+				 MRC_MSG_TICK_MIN_NS, MRC_MSG_TICK_NS));
 }
 
 /**
@@ -429,8 +431,9 @@ void mrc_msg_tx_push_now(struct mrc_msg_peer *mp, u64 now)
 		ops->kick(mp);
 	else if (mp->ring_full)
 		ops->arm(mp, MRC_MSG_RETRY_NS);
-	else
-		ops->arm(mp, MRC_MSG_TICK_NS);
+	else	/* what went now is lost an RTO from now at the earliest */
+		ops->arm(mp, clamp_t(u64, cb.pp.rtt.rto_min_ns,
+				     MRC_MSG_TICK_MIN_NS, MRC_MSG_TICK_NS));
 }
 
 /**

@@ -30,7 +30,9 @@
  */
 void prof_fault_drop(const struct spkt *p)
 {
+	const struct mrc_wire_hdr *h = (const void *)p->buf;
 	struct sim_peer *sp;
+	struct mrc_path *path;
 
 	switch (p->type) {
 	case MRC_PKT_DATA:
@@ -42,9 +44,14 @@ void prof_fault_drop(const struct spkt *p)
 			break;
 		sp = p->to->rev;
 		sp->fault_data_drops++;
-		/* sent on a path already out of the spray set: a resend */
-		if (!mrc_path_in_spray_set(&sp->path[p->plane * g->c.entropy +
-						     p->entropy]))
+		/*
+		 * Sent on a path already out of the spray set (a resend):
+		 * out of it now, and since before the packet's tstamp (it
+		 * may have left while the packet was on its way).
+		 */
+		path = &sp->path[p->plane * g->c.entropy + p->entropy];
+		if (!mrc_path_in_spray_set(path) &&
+		    path->since_ns <= be64_to_cpu(h->tstamp))
 			g->st.fault_drops_retired++;
 		break;
 	case MRC_PKT_SACK:

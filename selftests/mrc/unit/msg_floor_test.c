@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msg_floor_test.c - user-space unit tests of the learned floors of the
+ * message engine's loss detection (mrc/core/msg_ack.c, Floors): the RTO
+ * and the reordering allowance of a peer whose answers are fast shrink
+ * to a multiple of its slowest recent RTT; slow answers, too few of them
+ * or none lately keep the fixed 20 ms floors, and so does a data_rto_min_ms
+ * knob above 0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tap.h"
+#include "msg_host.h"
+#include "../../../mrc/core/msg_int.h"	/* MRC_MSG_FLOOR_* */
+
+#define T0		1000000000ULL	/* 1 s: any non-zero start */
+#define US		1000ULL
+#define MS		1000000ULL
+#define SEG		(4096 - MRC_WIRE_HDR_LEN)
+#define WIN		((u64)MRC_MSG_FLOOR_WIN_NS)
+
+struct done_rec {
+	int calls;
+	int status;
+};
+
+static void done_fn(void *ctx, int status)
+{
+	struct done_rec *d = ctx;
+
+	d->calls++;
+	d->status = status;
+}
+
+static struct host *A, *B;
+
+static void pair(void)
+{
+	A = host_new(1, 2, 4, 4096, T0);
+	B = host_new(2, 2, 4, 4096, T0);
+	host_link(A, B);
+}
+
+static void unpair(void)
+{
+	struct host *h[2] = { A, B };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		host_stop(h[i]);
+		CHECK(h[i]->allocs == 0, "host %d: %ld allocations left", i,
+		      h[i]->allocs);
+		host_destroy(h[i]);
+	}
+}
+
+static void tick(u64 ns)
+{
+	A->now += ns;
+	B->now = A->now;
+}
+
+/*
+ * One one-packet message from A to B whose SACK comes back @rtt_ns after
+ * it left: the sample A's floor learns from.  Returns 1 if it completed.
+ */
+static int exchange(u64 rtt_ns)
+{
+	struct done_rec d = { 0 };
+	int err;
+
+	host_send_msg(A, NULL, SEG, 0, done_fn, &d, &err);
+	if (err)
+		return 0;
+	tick(rtt_ns);
+	host_pump(A);
+	host_run(B);
+	host_pump(B);
+	host_run(A);
+	return d.calls == 1 && d.status == 0;
+}
+
+static unsigned int exchanges(unsigned int n, u64 rtt_ns)
+{
+	unsigned int i, ok = 0;
+
+	for (i = 0; i < n; i++)
+		ok += exchange(rtt_ns);
+	return ok;
+}
+
+static u32 floor_now(void)
+{
+	return mrc_msg_floor_ns(&A->mp, A->now);
+}
+
+/* The floor follows the largest RTT of the last one to two windows. */
+static void floor__learned_from_sacks(void)
+{
+	pair();
+	CHECK(A->knob[MRC_KNOB_data_rto_min_ms] == 0,
+	      "the knob's default is 0 (learned)");
+	CHECK(floor_now() == MRC_MSG_FLOOR_MAX_NS,
+	      "no sample yet: the fixed floor, %u", floor_now());
+	CHECK(exchanges(MRC_MSG_FLOOR_SAMPLES - 1, 50 * US) ==
+	      MRC_MSG_FLOOR_SAMPLES - 1, "15 sends of 50 us RTT completed");
+	CHECK(floor_now() == MRC_MSG_FLOOR_MAX_NS,
+	      "15 samples are too few: %u", floor_now());
+	exchange(50 * US);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MULT * 50 * US,
+	      "16 samples of 50 us: 8 x 50 us, %u", floor_now());
+	exchange(1 * MS);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MULT * MS,
+	      "one of 1 ms: 8 ms, %u", floor_now());
+	/* A new window: the last one's 1 ms still counts. */
+	tick(WIN);
+	exchanges(MRC_MSG_FLOOR_SAMPLES, 50 * US);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MULT * MS,
+	      "the window before still counts: %u", floor_now());
+	tick(WIN);
+	exchanges(MRC_MSG_FLOOR_SAMPLES, 50 * US);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MULT * 50 * US,
+	      "two windows later it is forgotten: %u", floor_now());
+	exchanges(MRC_MSG_FLOOR_SAMPLES, 1 * US);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MULT * 50 * US,
+	      "smaller samples do not lower the window's largest: %u",
+	      floor_now());
+	/* SACKs stop: after two windows nothing is known. */
+	tick(WIN + WIN / 2);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MULT * 50 * US,
+	      "1.5 windows after the last sample it holds: %u", floor_now());
+	tick(WIN / 2);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MAX_NS,
+	      "2 windows after it: the fixed floor again, %u", floor_now());
+	unpair();
+}
+
+static void floor__clamped(void)
+{
+	pair();
+	exchanges(MRC_MSG_FLOOR_SAMPLES, 1 * US);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MIN_NS,
+	      "1 us RTTs: the least floor, %u", floor_now());
+	exchanges(1, 3 * MS);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MAX_NS,
+	      "a 3 ms RTT (the VMs'): the fixed floor, %u", floor_now());
+	exchanges(1, 10 * 1000 * MS);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MAX_NS,
+	      "a 10 s one: still the fixed floor, %u", floor_now());
+	unpair();
+}
+
+/*
+ * A one-packet message lost at the tail: only a timeout can find it.
+ * Returns the time from its loss to its RTO resend (0: none within
+ * @limit_ns), trying every 50 us.
+ */
+static u64 tail_loss_resend_after(u64 limit_ns, struct done_rec *d)
+{
+	u64 t0, t;
+	int err;
+
+	host_send_msg(A, NULL, SEG, 0, done_fn, d, &err);
+	if (err || !host_take(A))
+		return 0;
+	t0 = A->now;
+	for (t = 0; t < limit_ns; t += 50 * US) {
+		tick(50 * US);
+		host_run(A);
+		if (A->stats[MRC_MS_RTO_PKTS])
+			return A->now - t0;
+	}
+	return 0;
+}
+
+static void floor__tail_loss_resent_at_learned_floor(void)
+{
+	struct done_rec d = { 0 };
+	u64 after;
+
+	pair();
+	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 20 * US);
+	CHECK(floor_now() == 8 * 20 * US, "learned 160 us: %u", floor_now());
+	after = tail_loss_resend_after(30 * MS, &d);
+	CHECK(after && after <= 1 * MS,
+	      "the lost packet is resent within 1 ms: after %llu ns",
+	      (unsigned long long)after);
+	CHECK(after >= 8 * 20 * US,
+	      "not before the floor: after %llu ns",
+	      (unsigned long long)after);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(d.calls == 1 && d.status == 0, "and completes: %d %d", d.calls,
+	      d.status);
+	unpair();
+}
+
+static void floor__knob_fixes_the_floor(void)
+{
+	struct done_rec d = { 0 };
+	u64 after;
+
+	pair();
+	A->knob[MRC_KNOB_data_rto_min_ms] = 20;
+	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 20 * US);
+	after = tail_loss_resend_after(60 * MS, &d);
+	CHECK(after >= 20 * MS && after <= 25 * MS,
+	      "data_rto_min_ms 20: resent after 20 ms, not before: %llu ns",
+	      (unsigned long long)after);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(d.calls == 1 && d.status == 0, "completes: %d %d", d.calls,
+	      d.status);
+	unpair();
+}
+
+/* Slow answers (the VM fabric's): the lost packet waits the fixed floor. */
+static void floor__slow_answers_keep_the_fixed_floor(void)
+{
+	struct done_rec d = { 0 };
+	u64 after;
+
+	pair();
+	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 3 * MS);
+	after = tail_loss_resend_after(60 * MS, &d);
+	CHECK(after >= 20 * MS && after <= 30 * MS,
+	      "3 ms RTTs: resent after 20 ms at the earliest: %llu ns",
+	      (unsigned long long)after);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(d.calls == 1 && d.status == 0, "completes: %d %d", d.calls,
+	      d.status);
+	unpair();
+}
+
+/*
+ * A packet overtaken by a later one that was acked: found lost (by the
+ * loss scan's reordering rule or its RTO, whichever is due first: both
+ * have the learned floor) within 1 ms, not after 20 ms.
+ */
+static void floor__overtaken_packet_resent_soon(void)
+{
+	struct done_rec d = { 0 };
+	struct host_pkt *first;
+	u64 t0, lost = 0;
+	int err;
+
+	pair();
+	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 20 * US);
+	host_send_msg(A, NULL, 2 * SEG, 0, done_fn, &d, &err);
+	first = host_take(A);
+	CHECK(first && A->nout == 1, "two packets out, the first taken");
+	/* the second arrives and is acked at once (LAST) */
+	tick(20 * US);
+	host_pump(A);
+	host_run(B);
+	host_pump(B);
+	CHECK(d.calls == 0, "the message is not complete");
+	t0 = A->now;
+	while (!lost && A->now - t0 < 30 * MS) {
+		tick(10 * US);
+		host_run(A);
+		lost = A->stats[MRC_MS_REO_LOSS_PKTS] +
+		       A->stats[MRC_MS_RTO_PKTS];
+	}
+	CHECK(lost == 1, "found lost: reo_loss %llu rto %llu",
+	      (unsigned long long)A->stats[MRC_MS_REO_LOSS_PKTS],
+	      (unsigned long long)A->stats[MRC_MS_RTO_PKTS]);
+	CHECK(A->now - t0 <= 1 * MS,
+	      "within 1 ms, by the timer alone: %llu ns",
+	      (unsigned long long)(A->now - t0));
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(d.calls == 1 && d.status == 0, "completes: %d %d", d.calls,
+	      d.status);
+	unpair();
+}
+
+static const struct tap_test tests[] = {
+	{ "floor__learned_from_sacks", floor__learned_from_sacks },
+	{ "floor__clamped", floor__clamped },
+	{ "floor__tail_loss_resent_at_learned_floor",
+	  floor__tail_loss_resent_at_learned_floor },
+	{ "floor__knob_fixes_the_floor", floor__knob_fixes_the_floor },
+	{ "floor__slow_answers_keep_the_fixed_floor",
+	  floor__slow_answers_keep_the_fixed_floor },
+	{ "floor__overtaken_packet_resent_soon",
+	  floor__overtaken_packet_resent_soon },
+};
+
+int main(void)
+{
+	return tap_run(tests, ARRAY_SIZE(tests));
+}
