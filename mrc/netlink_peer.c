@@ -138,6 +138,7 @@ int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
 	struct nlattr *nest, *addrs;
 	unsigned int l, i, active = 0;
 	u64 fallbacks, explores;
+	u32 floor_ns;
 	u8 policy;
 	int err = -EMSGSIZE;
 
@@ -152,6 +153,7 @@ int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
 	policy = peer->mp.policy;
 	fallbacks = peer->mp.sched.fallbacks;
 	explores = peer->mp.sched.explores;
+	floor_ns = mrc_msg_loss_floor_ns(&peer->mp, ktime_get_ns());
 	spin_unlock_bh(&peer->lock);
 	if ((policy != MRC_SCHED_POLICY_GLOBAL &&
 	     nla_put_u32(skb, MRC_PEER_A_POLICY, policy)) ||
@@ -161,7 +163,9 @@ int mrc_peer_fill(struct sk_buff *skb, struct mrc_peer *peer)
 	    nla_put_u64_64bit(skb, MRC_PEER_A_FALLBACKS, fallbacks,
 			      MRC_PEER_A_PAD) ||
 	    nla_put_u64_64bit(skb, MRC_PEER_A_EXPLORES, explores,
-			      MRC_PEER_A_PAD))
+			      MRC_PEER_A_PAD) ||
+	    nla_put_u32(skb, MRC_PEER_A_LOSS_FLOOR_US,
+			floor_ns / NSEC_PER_USEC))
 		goto cancel;
 	addrs = nla_nest_start(skb, MRC_PEER_A_ADDRS);
 	if (!addrs)
@@ -368,8 +372,11 @@ size_t mrc_nl_peer_size(unsigned int nlinks)
 
 	return GENL_HDRLEN +
 	       nla_total_size(0) +			/* MRC_A_PEER */
-	       4 * nla_total_size(sizeof(u32)) +	/* node, policies,
-							 * paths_active
+	       6 * nla_total_size(sizeof(u32)) +	/* node, policies,
+							 * paths_active,
+							 * loss_floor_us,
+							 * keyed (a u8 takes
+							 * as much)
 							 */
 	       2 * nla_total_size_64bit(sizeof(u64)) +	/* fallbacks, explores */
 	       nla_total_size(0) +			/* ADDRS */

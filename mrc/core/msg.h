@@ -461,6 +461,8 @@ enum mrc_drop_reason mrc_msg_tx_nack(struct mrc_msg_peer *mp,
 				     const struct mrc_pkt *pkt, u64 now);
 /* The learned floor of the RTO and the reordering allowance, ns. */
 u32 mrc_msg_floor_ns(const struct mrc_msg_peer *mp, u64 now);
+/* The floor of the DATA RTO in use now (knob or learned), ns. */
+u32 mrc_msg_loss_floor_ns(struct mrc_msg_peer *mp, u64 now);
 /*
  * Path @pi left the spray set (@release: or is about to be torn down):
  * every packet in flight on it is given back, to go out elsewhere.

@@ -141,6 +141,24 @@ u32 mrc_msg_floor_ns(const struct mrc_msg_peer *mp, u64 now)
 }
 
 /**
+ * mrc_msg_loss_floor_ns() - the floor of a peer's DATA RTO, as used now
+ * @mp: the peer's engine; the caller holds the host's tx lock
+ * @now: the caller's clock, ns
+ *
+ * The data_rto_min_ms knob (capped by rto_max_ms), or with the knob at 0
+ * the learned floor (Floors, above).  For the operator (PEER_GET).
+ *
+ * Return: the floor in ns.
+ */
+u32 mrc_msg_loss_floor_ns(struct mrc_msg_peer *mp, u64 now)
+{
+	struct mrc_path_params pp;
+
+	msg_path_params(mp, &pp, now);
+	return pp.rtt.rto_min_ns;
+}
+
+/**
  * mrc_msg_cb_init() - the context of one event's scoreboard callbacks
  * @cb: on the caller's stack
  * @mp: the peer's engine

@@ -6,7 +6,8 @@
 # same time; every message is checked on receipt (content recomputed from
 # its seed, CRC, in-order sequence) and every send completes with status 0.
 # Then the same with netem (delay 1ms reorder 25% loss 1%) on plane 1 of
-# node 1: still all intact, and retransmission counters move.  Then large
+# node 1: still all intact, and retransmission counters move (before it,
+# the loss floor in use: learned, then set by data_rto_min_ms).  Then large
 # messages (up to the 64 MiB cap, one of exactly 64 MiB) between three
 # endpoints on each node at once.  Sends to ports with nothing bound fail
 # with ECONNREFUSED; an endpoint that turns messages away (admit() busy)
@@ -69,7 +70,7 @@ phase() {
 }
 
 run_guest() {
-	local n=$MRC_NODE o=$((3 - MRC_NODE)) r0 nm0
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) r0 nm0 f
 
 	case_title "mrc_echo with $NPORTS endpoints on both nodes, all paths up"
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
@@ -81,6 +82,22 @@ run_guest() {
 
 	case_title "clean: $COUNT messages of 1..$MAXLEN B each way at once"
 	phase clean "$o"
+
+	# Knob data_rto_min_ms: at 0 (default) the floor of the DATA RTO is
+	# learned from the peer's RTTs (0.1 to 20 ms; the VMs' RTTs keep it
+	# near 20 ms); above 0 it is the knob.  peer-get shows the one in use.
+	case_title 'data_rto_min_ms: the loss floor in use, learned or set'
+	f=$(mrcctl -j peer show "$o" | jq '.[0].loss_floor_us')
+	diag "loss floor learned from node$o's RTTs: $f us"
+	ok "learned floor within 100..20000 us ($f)" \
+		test "$f" -ge 100 -a "$f" -le 20000
+	ok 'mrcctl config set data_rto_min_ms 7' \
+		mrcctl config set data_rto_min_ms 7
+	ok_eq 'the floor in use is the knob' 7000 \
+		"$(mrcctl -j peer show "$o" | jq '.[0].loss_floor_us')"
+	ok 'mrcctl config set data_rto_min_ms 0' \
+		mrcctl config set data_rto_min_ms 0
+	mrcctl peer show "$o" | grep 'loss floor' | sed 's/^/# /'
 
 	case_title 'lossy: netem on plane 1 of node 1, all intact, resent'
 	if is_node 1; then

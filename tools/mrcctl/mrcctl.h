@@ -146,6 +146,7 @@ struct peer {
 	u32 policy, policy_now;		/* sched */
 	u64 fallbacks, explores;
 	u8 keyed;			/* MRC_PEER_A_KEYED */
+	u32 loss_floor_us;		/* MRC_PEER_A_LOSS_FLOOR_US */
 	unsigned int naddrs;
 	struct peer_addr addrs[PEER_ADDRS_KEPT];
 	struct path *paths;		/* malloc'ed; peer_free() */

@@ -64,12 +64,15 @@ static int peer_attr_cb(const struct nlattr *a, void *data)
 	switch (t) {
 	case MRC_PEER_A_NODE:
 	case MRC_PEER_A_PATHS_ACTIVE:
+	case MRC_PEER_A_LOSS_FLOOR_US:
 		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
 			return bad_attr("peer", t);
 		if (t == MRC_PEER_A_NODE)
 			p->node = mnl_attr_get_u32(a);
-		else
+		else if (t == MRC_PEER_A_PATHS_ACTIVE)
 			p->paths_active = mnl_attr_get_u32(a);
+		else
+			p->loss_floor_us = mnl_attr_get_u32(a);
 		break;
 	case MRC_PEER_A_POLICY:		/* sched */
 	case MRC_PEER_A_POLICY_NOW:
@@ -204,6 +207,7 @@ static unsigned int peer_count_active(const struct peer *p)
  * node 2  planes 2  paths 16 (active 16)
  *     addrs 10.200.0.2,10.200.1.2
  *     policy load-aware (knob)  fallbacks 0  explores 0
+ *     loss floor 20.0ms
  *     PLANE  RAIL    EV  LQPN  RQPN  STATE   SRTT   RTO     INFLIGHT
  *     0      rxe0:1  0   17    18    active  812us  10.0ms  0
  *
@@ -262,8 +266,18 @@ void peer_print(const struct peer *p, const char *key, bool all_keys)
 			     PHAS(p, MRC_PEER_A_POLICY) ? "peer" : "knob");
 		print_u64(PRINT_ANY, "fallbacks", "  fallbacks %" PRIu64,
 			  p->fallbacks);
-		print_u64(PRINT_ANY, "explores", "  explores %" PRIu64 "\n",
+		print_u64(PRINT_ANY, "explores", "  explores %" PRIu64,
 			  p->explores);
+		print_fmt("\n");
+	}
+	/* Kernels before the learned loss floor do not send it. */
+	if (PHAS(p, MRC_PEER_A_LOSS_FLOOR_US)) {
+		fmt_us(buf, sizeof(buf), p->loss_floor_us);
+		print_uint(PRINT_JSON, "loss_floor_us", NULL,
+			   p->loss_floor_us);
+		print_string(PRINT_FP, NULL, "    loss floor %s\n", buf);
+	} else if (all_keys) {
+		print_null(PRINT_JSON, "loss_floor_us", NULL, NULL);
 	}
 	/* Only when the kernel sent it (kernels before credits do not). */
 	if (PHAS(p, MRC_PEER_A_CREDIT))

@@ -187,6 +187,7 @@ void peer__sched(void)
 			 MRC_SCHED_POLICY_MIN_LATENCY);
 	mnl_attr_put_u64(nlh, MRC_PEER_A_FALLBACKS, 7);
 	mnl_attr_put_u64(nlh, MRC_PEER_A_EXPLORES, 9);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_LOSS_FLOOR_US, 1250);
 	for (i = 0; i < 2; i++) {
 		pn = mnl_attr_nest_start(nlh, MRC_PEER_A_PATH);
 		mnl_attr_put_u32(nlh, MRC_PATH_A_PLANE, i);
@@ -200,7 +201,8 @@ void peer__sched(void)
 	mnl_attr_nest_end(nlh, nest);
 	got = peer_show_of(nlh);
 	CHECK(got && strstr(got,
-			    "    policy min-latency (peer)  fallbacks 7  explores 9\n"));
+			    "    policy min-latency (peer)  fallbacks 7  explores 9\n"
+			    "    loss floor 1.25ms\n"));
 	CHECK(got && strstr(got, "  INFLIGHT  SHARE  INFL_BYTES\n"));
 	CHECK(got && strstr(got, "  25.0%  0\n") && strstr(got, "  75.0%  4040\n"));
 	free(got);
@@ -213,7 +215,8 @@ void peer__sched(void)
 	opt.json = true;
 	got = peer_show_of(nlh);
 	CHECK(got && strstr(got, "\"policy\":\"min-latency\",\"policy_from\":\"peer\","
-			    "\"fallbacks\":7,\"explores\":9"));
+			    "\"fallbacks\":7,\"explores\":9,"
+			    "\"loss_floor_us\":1250"));
 	CHECK(got && strstr(got, "\"inflight_bytes\":4040,\"tx_bytes\":3000,\"weight\":50}"));
 	free(got);
 	opt.json = false;
@@ -291,7 +294,8 @@ void peer__json(void)
 {
 	static const char exp[] =
 		"[{\"node\":2,\"addrs\":[\"10.200.0.2\",\"fd00::2\"],"
-		"\"paths_active\":2,\"paths\":[{\"plane\":0,"
+		"\"paths_active\":2,\"loss_floor_us\":null,"
+		"\"paths\":[{\"plane\":0,"
 		"\"rail\":\"rxe0:1\",\"entropy\":0,\"local_qpn\":17,"
 		"\"remote_qpn\":27,\"state\":\"active\",\"srtt_us\":812,"
 		"\"rto_us\":10000,\"inflight\":0,\"tx_pkts\":100000,"
@@ -323,7 +327,7 @@ void peer__json(void)
 	got = peer_show_of(mk_peer_node(buf, MRC_CMD_PEER_GET, 0));
 	CHECK_STR(got,
 		  "[{\"node\":null,\"addrs\":null,\"paths_active\":null,"
-		  "\"paths\":[]}]\n");
+		  "\"loss_floor_us\":null,\"paths\":[]}]\n");
 	free(got);
 
 	/* No peers: an empty array. */
