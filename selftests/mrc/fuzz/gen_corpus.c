@@ -756,7 +756,7 @@ static void m_hdr(u8 nlinks, u8 nqps, u8 rx, u8 tx_msgs, u8 timeout)
 	for (i = 0; i < 2; i++) {
 		put8(tx_msgs);
 		put8(timeout);
-		put8(19);		/* data_rto_min_ms 20 */
+		put8(0);		/* data_rto_min_ms 0: learned */
 	}
 }
 
