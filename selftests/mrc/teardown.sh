@@ -28,8 +28,9 @@
 #    (finding 3: a link attached to a removed rail).  Afterwards all 16
 #    paths are active again and a transfer each way completes whole.
 # C. Closing a consumer whose recv() sends: node 2 loads mrc_echo with
-#    reply_ms=REPLY_MS (recv() sleeps, then sends a reply) and unloads it
-#    while the first recv() sleeps, with node 1's messages arriving,
+#    reply_ms=REPLY_MS (recv() waits until the unload starts, then sends
+#    a reply) and unloads it while the first recv() waits, with node 1's
+#    messages arriving,
 #    CLOSE_CYCLES times (MRC_TEARDOWN_CLOSE_CYCLES, default 5).  No reply
 #    is pending then, so a close that waits for the sends first goes on
 #    at once.  The reply goes to peer GHOST, configured but absent, so its
@@ -67,7 +68,9 @@ MAXLEN=65536		# stress traffic: many small messages
 STREAM=1000000		# messages queued by a stress job (stopped, never all sent)
 CHECK_COUNT=30		# messages each way in a check transfer
 CHECK_MAXLEN=262144
-REPLY_MS=5000		# case C: the time recv() sleeps before it replies
+# case C: recv() waits this long before it replies, or until the rmmod
+# starts: the rmmod comes first, so no reply is sent before it.
+REPLY_MS=600000
 GHOST=3			# case C: a configured peer with no VM behind it
 
 source "$MRC_LIB_DIR/echo_lib.sh"
@@ -323,8 +326,8 @@ case_c() {
 		if is_node 1; then
 			stress_start "$o" "$((i + 10))"
 		else
-			# The first recv() sleeps REPLY_MS: unload meanwhile,
-			# when no reply is pending yet.
+			# The first recv() waits for the unload: no reply is
+			# pending yet, and the rmmod sets them all going.
 			wait_for "cycle $i: the first recv() runs" 120 \
 				recv_started
 			chk_echo_stat "cycle $i: no reply sent yet" replied = 0

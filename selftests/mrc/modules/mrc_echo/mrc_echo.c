@@ -27,9 +27,10 @@
  *                                      stats: held counts the refusals)
  *
  * With the module parameter reply_ms set (0 or more; -1, the default, is
- * off), recv() sleeps that long and then sends the message back to its
- * sender's endpoint from inside recv(), as the API allows: teardown.sh
- * closes such an endpoint (rmmod) while deliveries run (replied,
+ * off), recv() waits that long, or until the module starts to unload,
+ * and then sends the message back to its sender's endpoint from inside
+ * recv(), as the API allows: teardown.sh closes such an endpoint (rmmod)
+ * while deliveries wait, so that they reply during the close (replied,
  * reply_err, reply_ok, reply_failed count it; recv_calls counts the
  * calls of recv() as they start).  reply_node sends the
  * replies to port 7 of that node instead (teardown.sh: a configured
@@ -53,6 +54,7 @@
  * the sequence numbers from each source node to each of our endpoints
  * only go up (in-order delivery per pair of endpoints).
  */
+#include <linux/completion.h>
 #include <linux/crc32.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -80,7 +82,7 @@ MODULE_PARM_DESC(nports, "endpoints to open: port .. port + nports - 1 (1..8)");
 
 static int reply_ms = -1;
 module_param(reply_ms, int, 0444);
-MODULE_PARM_DESC(reply_ms, "recv() sleeps this long (ms), then sends the message back (-1: no reply)");
+MODULE_PARM_DESC(reply_ms, "recv() waits this long (ms) or until the unload, then sends the message back (-1: no reply)");
 
 static uint reply_node;
 module_param(reply_node, uint, 0444);
@@ -208,11 +210,18 @@ static void echo_reply_done(void *ctx, int status)
 	atomic64_inc(status ? &st_reply_failed : &st_reply_ok);
 }
 
-/* reply_ms: sleep in recv(), then send the message back from there. */
+/* Opened when the module starts to unload: recv()s waiting to reply go. */
+static DECLARE_COMPLETION(reply_gate);
+
+/*
+ * reply_ms: wait in recv() (interruptibly: a kworker gets no signal, and
+ * a long wait is not a hung task), then send the message back from there.
+ */
 static void echo_reply(struct mrc_ep *ep, u32 src_node, u16 src_port,
 		       const void *data, u32 len)
 {
-	msleep(reply_ms);
+	wait_for_completion_interruptible_timeout(&reply_gate,
+						  msecs_to_jiffies(reply_ms));
 	if (reply_node) {
 		src_node = reply_node;
 		src_port = 7;
@@ -543,6 +552,7 @@ static void __exit echo_exit(void)
 
 	debugfs_remove_recursive(echo_dir);
 	cancel_work_sync(&echo_job.work);
+	complete_all(&reply_gate);	/* waiting recv()s reply, as we close */
 	for (i = 0; i < nports; i++)
 		mrc_ep_close(echo_ep[i]);	/* waits for every done() */
 }
