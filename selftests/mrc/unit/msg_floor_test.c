@@ -10,50 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tap.h"
-#include "msg_host.h"
+#include "msg_pair.h"
 #include "../../../mrc/core/msg_int.h"	/* MRC_MSG_FLOOR_* */
 
-#define T0		1000000000ULL	/* 1 s: any non-zero start */
 #define US		1000ULL
-#define MS		1000000ULL
-#define SEG		(4096 - MRC_WIRE_HDR_LEN)
 #define WIN		((u64)MRC_MSG_FLOOR_WIN_NS)
-
-struct done_rec {
-	int calls;
-	int status;
-};
-
-static void done_fn(void *ctx, int status)
-{
-	struct done_rec *d = ctx;
-
-	d->calls++;
-	d->status = status;
-}
-
-static struct host *A, *B;
-
-static void pair(void)
-{
-	A = host_new(1, 2, 4, 4096, T0);
-	B = host_new(2, 2, 4, 4096, T0);
-	host_link(A, B);
-}
-
-static void unpair(void)
-{
-	struct host *h[2] = { A, B };
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		host_stop(h[i]);
-		CHECK(h[i]->allocs == 0, "host %d: %ld allocations left", i,
-		      h[i]->allocs);
-		host_destroy(h[i]);
-	}
-}
 
 static void tick(u64 ns)
 {
@@ -174,60 +135,52 @@ static u64 tail_loss_resend_after(u64 limit_ns, struct done_rec *d)
 	return 0;
 }
 
-static void floor__tail_loss_resent_at_learned_floor(void)
+/*
+ * After a tail loss: the resend comes between @lo_ns and @hi_ns, and the
+ * message then completes.
+ */
+static void tail_loss_resent_between(u64 lo_ns, u64 hi_ns, const char *what)
 {
 	struct done_rec d = { 0 };
 	u64 after;
 
+	after = tail_loss_resend_after(hi_ns + 10 * MS, &d);
+	CHECK(after >= lo_ns && after <= hi_ns,
+	      "%s: resent after %llu ns, want %llu..%llu", what,
+	      (unsigned long long)after, (unsigned long long)lo_ns,
+	      (unsigned long long)hi_ns);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(d.calls == 1 && d.status == 0, "%s: completes: %d %d", what,
+	      d.calls, d.status);
+}
+
+static void floor__tail_loss_resent_at_learned_floor(void)
+{
 	pair();
 	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 20 * US);
 	CHECK(floor_now() == 8 * 20 * US, "learned 160 us: %u", floor_now());
-	after = tail_loss_resend_after(30 * MS, &d);
-	CHECK(after && after <= 1 * MS,
-	      "the lost packet is resent within 1 ms: after %llu ns",
-	      (unsigned long long)after);
-	CHECK(after >= 8 * 20 * US,
-	      "not before the floor: after %llu ns",
-	      (unsigned long long)after);
-	host_settle(A, B, A->now + 100 * MS);
-	CHECK(d.calls == 1 && d.status == 0, "and completes: %d %d", d.calls,
-	      d.status);
+	tail_loss_resent_between(8 * 20 * US, 1 * MS,
+				 "learned 160 us: within 1 ms, not before");
 	unpair();
 }
 
 static void floor__knob_fixes_the_floor(void)
 {
-	struct done_rec d = { 0 };
-	u64 after;
-
 	pair();
 	A->knob[MRC_KNOB_data_rto_min_ms] = 20;
 	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 20 * US);
-	after = tail_loss_resend_after(60 * MS, &d);
-	CHECK(after >= 20 * MS && after <= 25 * MS,
-	      "data_rto_min_ms 20: resent after 20 ms, not before: %llu ns",
-	      (unsigned long long)after);
-	host_settle(A, B, A->now + 100 * MS);
-	CHECK(d.calls == 1 && d.status == 0, "completes: %d %d", d.calls,
-	      d.status);
+	tail_loss_resent_between(20 * MS, 25 * MS,
+				 "data_rto_min_ms 20: after 20 ms");
 	unpair();
 }
 
 /* Slow answers (the VM fabric's): the lost packet waits the fixed floor. */
 static void floor__slow_answers_keep_the_fixed_floor(void)
 {
-	struct done_rec d = { 0 };
-	u64 after;
-
 	pair();
 	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 3 * MS);
-	after = tail_loss_resend_after(60 * MS, &d);
-	CHECK(after >= 20 * MS && after <= 30 * MS,
-	      "3 ms RTTs: resent after 20 ms at the earliest: %llu ns",
-	      (unsigned long long)after);
-	host_settle(A, B, A->now + 100 * MS);
-	CHECK(d.calls == 1 && d.status == 0, "completes: %d %d", d.calls,
-	      d.status);
+	tail_loss_resent_between(20 * MS, 30 * MS,
+				 "3 ms RTTs: after 20 ms at the earliest");
 	unpair();
 }
 

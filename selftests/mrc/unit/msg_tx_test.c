@@ -8,55 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tap.h"
-#include "msg_host.h"
+#include "msg_pair.h"
 #include "../../../mrc/core/msg_int.h"	/* MRC_MSG_PUSH_NOW_MAX */
-
-#define T0		1000000000ULL	/* 1 s: any non-zero start */
-#define MS		1000000ULL
-#define SEG		(4096 - MRC_WIRE_HDR_LEN)
-
-struct done_rec {
-	int calls;
-	int status;
-};
-
-static void done_fn(void *ctx, int status)
-{
-	struct done_rec *d = ctx;
-
-	d->calls++;
-	d->status = status;
-}
-
-static struct host *A, *B;
-
-static void pair(void)
-{
-	A = host_new(1, 2, 4, 4096, T0);
-	B = host_new(2, 2, 4, 4096, T0);
-	host_link(A, B);
-}
-
-/* Tears both down and checks that nothing leaked. */
-static void unpair(void)
-{
-	struct host *h[2] = { A, B };
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		host_stop(h[i]);
-		CHECK(h[i]->allocs == 0, "host %d: %ld allocations left", i,
-		      h[i]->allocs);
-		CHECK(atomic64_read(&h[i]->node.tx_bytes) == 0,
-		      "host %d: tx_bytes %lld", i,
-		      (long long)atomic64_read(&h[i]->node.tx_bytes));
-		CHECK(atomic64_read(&h[i]->node.rx_bytes) == 0,
-		      "host %d: rx_bytes %lld", i,
-		      (long long)atomic64_read(&h[i]->node.rx_bytes));
-		host_destroy(h[i]);
-	}
-}
 
 /* Drops every packet @h has queued towards its peer; returns how many. */
 static unsigned int drop_all(struct host *h)
