@@ -18,8 +18,8 @@
 #define MRC_MSG_PUSH_NOW_MAX	4
 /*
  * The sender's timer while anything is queued: every tick, or sooner when
- * the loss scan's next verdict is due sooner (a learned floor below a
- * tick), but not sooner than the least tick.
+ * the loss scan's next verdict is due sooner and the RTO floor in use
+ * (a learned one) is below a tick, but not sooner than the least tick.
  */
 #define MRC_MSG_TICK_NS		(2 * NSEC_PER_MSEC)
 #define MRC_MSG_TICK_MIN_NS	(20 * NSEC_PER_USEC)

@@ -369,6 +369,23 @@ void mrc_msg_tx_finish(struct mrc_msg_node *node, struct list_head *done)
 	}
 }
 
+/*
+ * The timer's next run while anything is queued: a tick, or the loss
+ * scan's next verdict if that is sooner and the RTO floor in use is below
+ * a tick (a learned one).  At a floor of a tick or more (the VMs') the
+ * tick stays as it was: exact deadlines there made mrc-sim's failed-spine
+ * ring much slower (Documentation/mrc/sim.rst).
+ */
+static u64 msg_tick_ns(const struct mrc_msg_peer *mp,
+		       const struct mrc_msg_cb *cb)
+{
+	if (mp->scan_due_us == U32_MAX ||
+	    cb->pp.rtt.rto_min_ns >= MRC_MSG_TICK_NS)
+		return MRC_MSG_TICK_NS;
+	return clamp_t(u64, (u64)mp->scan_due_us * NSEC_PER_USEC,
+		       MRC_MSG_TICK_MIN_NS, MRC_MSG_TICK_NS);
+}
+
 /**
  * mrc_msg_tx_run() - the sender's timer or kick came due
  * @mp: the peer's engine
@@ -406,9 +423,7 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
 	else if (mp->ring_full)
 		ops->arm(mp, MRC_MSG_RETRY_NS);
 	else if (!list_empty(&mp->txq))
-		ops->arm(mp, mp->scan_due_us == U32_MAX ? MRC_MSG_TICK_NS :
-			 clamp_t(u64, (u64)mp->scan_due_us * NSEC_PER_USEC,
-				 MRC_MSG_TICK_MIN_NS, MRC_MSG_TICK_NS));
+		ops->arm(mp, msg_tick_ns(mp, &cb));
 }
 
 /**
