@@ -43,6 +43,7 @@ static int name##_show(struct seq_file *s, void *unused)		\
 DEFINE_SHOW_ATTRIBUTE(name)
 
 MRC_DEBUGFS_SHOW(mrc_dbg_msg, mrc_msg_stats_show);
+MRC_DEBUGFS_SHOW(mrc_dbg_queues, mrc_msg_queues_show);
 MRC_DEBUGFS_SHOW(mrc_dbg_deliveries, mrc_msg_trace_show);
 MRC_DEBUGFS_SHOW(mrc_dbg_events, mrc_ev_show);
 MRC_DEBUGFS_SHOW(mrc_dbg_sched, mrc_schedcfg_show);
@@ -94,6 +95,7 @@ int mrc_debugfs_init(void)
 
 	mrc_debugfs_dir = d;
 	debugfs_create_file("msg", 0444, d, NULL, &mrc_dbg_msg_fops);
+	debugfs_create_file("queues", 0400, d, NULL, &mrc_dbg_queues_fops);
 	debugfs_create_file("deliveries", 0444, d, NULL,
 			    &mrc_dbg_deliveries_fops);
 	debugfs_create_file("events", 0444, d, NULL, &mrc_dbg_events_fops);

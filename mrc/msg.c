@@ -24,6 +24,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ratelimit.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -281,12 +282,42 @@ static void mrc_msg_op_credit_gone(struct mrc_msg_peer *mp, u64 id)
 	mrc_credit_tx_gone(mrc_msg_to_peer(mp), id);
 }
 
+/* One stall report (three lines) at a time: ratelimited together. */
+static DEFINE_RATELIMIT_STATE(mrc_msg_stall_rs, DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
+
+/*
+ * Context: peer->lock held (the sender's timer).  Says what the head of
+ * the queue was waiting for: its packets' states, a busy receiver, the
+ * credit of the scheduled message.
+ */
 static void mrc_msg_op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
 			       unsigned int ntx)
 {
-	pr_warn_ratelimited("peer %u: no progress for %llu ms, its %u messages fail with ETIMEDOUT\n",
-			    mrc_msg_to_peer(mp)->node_id,
-			    div_u64(idle_ns, NSEC_PER_MSEC), ntx);
+	struct mrc_peer *peer = mrc_msg_to_peer(mp);
+	const struct mrc_credit_tx *ct = &peer->credit.tx;
+	struct mrc_msg_tx *m;
+
+	lockdep_assert_held(&peer->lock);
+	if (!__ratelimit(&mrc_msg_stall_rs))
+		return;
+	pr_warn("peer %u: no progress for %llu ms, its %u messages fail with ETIMEDOUT\n",
+		peer->node_id, div_u64(idle_ns, NSEC_PER_MSEC), ntx);
+	m = list_first_entry_or_null(&mp->txq, struct mrc_msg_tx, node);
+	if (!m) {
+		pr_warn("peer %u: queue empty\n", peer->node_id);
+		return;
+	}
+	pr_warn("peer %u: head %#llx (lane %u) %u B: %u/%u packets acked, %u in flight, %u lost, next new %u; busy %s; cwnd %u, %u in flight\n",
+		peer->node_id, m->msg_id, mrc_msg_id_lane(m->msg_id), m->len,
+		mrc_txsb_acked(&m->sb), m->sb.npkts, mrc_txsb_inflight(&m->sb),
+		mrc_txsb_lost(&m->sb), m->sb.next_new,
+		m->busy_ns ? "yes" : "no", mp->cwnd, mp->inflight);
+	if (peer->credit.tx_on)
+		pr_warn("peer %u: credit: scheduled %#llx %u B, sent %u, granted %u (seq %u), %s\n",
+			peer->node_id, ct->msg_id, ct->msg_len, ct->sent,
+			ct->granted, ct->seq,
+			ct->starved ? "starved" : "not starved");
 }
 
 static void mrc_msg_op_complete(struct mrc_msg_node *node,

@@ -50,6 +50,8 @@ void mrc_msg_exit(void);
 /* debugfs.c */
 struct seq_file;
 int mrc_msg_stats_show(struct seq_file *s);
+/* msg_show.c */
+int mrc_msg_queues_show(struct seq_file *s);
 int mrc_msg_trace_show(struct seq_file *s);
 
 /* Peer lifetime (peer.c): init at add; stop after peer->dead is set. */
