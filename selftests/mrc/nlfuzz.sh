@@ -124,7 +124,11 @@ run_guest() {
 	# shellcheck disable=SC2086 # ARGS: several words
 	relay_tap nlfuzz "$NLFUZZ" --seed "$seed" --seconds "$FUZZ_S" --threads "$THREADS" \
 		--peer "$o" --peer-addr "$(node_ip "$o" 0),$(node_ip "$o" 1)" $ARGS
+	# What the engine still holds (shown if anything here failed): the
+	# sends of files the fuzz closed may still be queued.
+	diag "mrc/queues after the fuzz:"$'\n'"$(head -n 80 /sys/kernel/debug/mrc/queues)"
 	barrier fuzzed $((FUZZ_S * 3 + 300))
+	diag "mrc/queues when both nodes are done:"$'\n'"$(head -n 80 /sys/kernel/debug/mrc/queues)"
 
 	case_title 'afterwards: the state is back, the peer reachable'
 	ok_eq 'every knob as before the fuzz' "$knobs0" "$(knobs)"
