@@ -132,7 +132,8 @@ enum mrc_msg_stat {
 	MRC_MS_TX_TIMEOUT, MRC_MS_BG_YIELDS, MRC_MS_BULK_YIELDS,
 	MRC_MS_RX_GONE_PKTS, MRC_MS_CTL_TX_ERRORS, MRC_MS_PARAMS_REFUSED,
 	MRC_MS_NACKS_REPLAYED, MRC_MS_RX_REFUSED, MRC_MS_TX_REFUSED,
-	MRC_MS_RX_BUSY, MRC_MS_TX_BUSY,
+	MRC_MS_RX_BUSY, MRC_MS_TX_BUSY, MRC_MS_RX_GONE_SACKS,
+	MRC_MS_TX_EPOCH_GONE,
 	MRC_MS_NR
 };
 
@@ -411,6 +412,7 @@ struct mrc_msg_rx_out {
 	bool new_bytes;			/* the payload was new here */
 	bool refused;			/* the SACK says MRC_WF_REFUSED */
 	bool busy;			/* the SACK says MRC_WF_BUSY */
+	bool gone;			/* the SACK says MRC_WF_GONE */
 	unsigned int nholes;		/* answer with a NACK of holes[] */
 	struct mrc_reasm_sack rs;
 	struct mrc_reasm_range holes[MRC_WIRE_NACK_MAX];

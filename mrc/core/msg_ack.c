@@ -512,9 +512,17 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	mrc_wire_get_sack(pkt, &sack);
 	mrc_msg_cb_init(&cb, mp, now);
 	if (pi < MRC_MSG_NPATHS && mp->path[pi] &&
-	    (pkt->flags & (MRC_WF_BUSY | MRC_WF_REFUSED)))
+	    (pkt->flags & (MRC_WF_BUSY | MRC_WF_REFUSED | MRC_WF_GONE)))
 		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
 			       sack.echo_tstamp);
+	if (pkt->flags & MRC_WF_GONE) {
+		/* acknowledges nothing (msg_rx.c, Expiry) */
+		if (sack.cum || sack.nbits)
+			return MRC_DROP_BAD_SACK;
+		mrc_msg_tx_epoch_gone(mp, now);
+		mp->node->ops->kick(mp);
+		return MRC_DROP_NONE;
+	}
 	if (pkt->flags & MRC_WF_REFUSED) {
 		/* always of the whole message (msg_rx.c full_sack()) */
 		if (sack.cum != m->sb.npkts || sack.nbits)

@@ -91,8 +91,14 @@
  * two and then gets through again, a message the receiver gave up on (or
  * never saw) would count as "delivered already" and be acked whole.  So
  * the expired epoch is gone (rx_epoch_gone): its DATA is dropped without
- * an ack (rx_gone_pkts) until the sender gives up too and moves to a newer
- * epoch, and those messages fail with -ETIMEDOUT instead of reporting 0.
+ * an ack (rx_gone_pkts) and answered with an empty SACK flagged
+ * MRC_WF_GONE (rx_gone_sacks), on which the sender fails the messages of
+ * that epoch it sent anything of with -ETIMEDOUT (instead of reporting 0)
+ * and moves to a newer epoch (msg_tx.c mrc_msg_tx_epoch_gone()).  Its own
+ * stall timeout would do the same, but only once nothing progressed for
+ * MRC_MSG_STALL_MULT peer timeouts: a sender that keeps queueing new
+ * messages keeps progressing (each first transmission counts) and would
+ * send into the given-up epoch for as long as it does.
  */
 #include "config.h"
 #include "msg.h"
@@ -601,6 +607,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 	out->new_bytes = false;
 	out->refused = false;
 	out->busy = false;
+	out->gone = false;
 	out->nholes = 0;
 	if (mp->rx_dead)
 		return MRC_DROP_UNKNOWN_PEER;
@@ -610,6 +617,9 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		return MRC_DROP_DUPLICATE;	/* given up by its sender */
 	if (mp->rx_epoch_gone) {	/* given up by us (see Expiry) */
 		count(mp, MRC_MS_RX_GONE_PKTS, 1);
+		memset(&out->rs, 0, sizeof(out->rs));
+		out->sack = true;
+		out->gone = true;
 		return MRC_DROP_DUPLICATE;
 	}
 	if (mrc_msg_seq_diff(seq, mp->rx_next[lane]) < 0) {
@@ -747,6 +757,10 @@ void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 			pkt.flags |= MRC_WF_REFUSED;
 		if (out->busy)
 			pkt.flags |= MRC_WF_BUSY;
+		if (out->gone) {
+			pkt.flags |= MRC_WF_GONE;
+			count(mp, MRC_MS_RX_GONE_SACKS, 1);
+		}
 		pkt.len = mrc_wire_put_sack(body, &sack);
 		pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
 		err = mp->node->ops->send(mp, pi, &pkt, NULL);

@@ -45,6 +45,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"cwnd_cuts", "tx_timeout", "bg_yields", "bulk_yields",
 	"rx_gone_pkts", "ctl_tx_errors", "params_refused",
 	"nacks_replayed", "rx_refused", "tx_refused", "rx_busy", "tx_busy",
+	"rx_gone_sacks", "tx_epoch_gone",
 };
 
 /**
@@ -346,6 +347,42 @@ void mrc_msg_tx_fail_all(struct mrc_msg_peer *mp, int status, u64 now)
 	}
 	mp->node->ops->credit_reset(mp);
 	new_epoch(mp);
+	mp->stuck_ns = 0;
+}
+
+/**
+ * mrc_msg_tx_epoch_gone() - the receiver gave the current epoch up
+ * @mp: the peer's engine
+ * @now: the caller's clock, ns
+ *
+ * A SACK flagged MRC_WF_GONE (msg_rx.c, Expiry): the receiver expired
+ * this epoch's incomplete messages and drops its DATA unacked.  Whatever
+ * was sent of a queued message may or may not have been delivered (the
+ * receiver delivers complete held ones when it expires the rest), so
+ * those fail with -ETIMEDOUT, as the stall timeout would fail them.  The
+ * messages of which nothing was sent are unknown to the receiver: they
+ * stay queued and go in a new epoch, renumbered in queue order.
+ */
+void mrc_msg_tx_epoch_gone(struct mrc_msg_peer *mp, u64 now)
+{
+	struct mrc_msg_tx *m, *tmp;
+	struct mrc_msg_cb cb;
+
+	msg_count(mp, MRC_MS_TX_EPOCH_GONE, 1);
+	mrc_msg_cb_init(&cb, mp, now);
+	list_for_each_entry_safe(m, tmp, &mp->txq, node) {
+		if (!m->sb.hi_sent)
+			continue;
+		mrc_msg_release_all(&cb, m);
+		m->status = -ETIMEDOUT;
+		msg_retire(mp, m);
+	}
+	mp->node->ops->credit_reset(mp);	/* grants were for old ids */
+	new_epoch(mp);
+	list_for_each_entry(m, &mp->txq, node)
+		m->msg_id = next_id(mp, m);
+	mp->rack_valid = false;
+	mp->progress_ns = now;
 	mp->stuck_ns = 0;
 }
 

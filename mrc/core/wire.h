@@ -74,6 +74,7 @@ enum mrc_wire_type {
 #define MRC_WF_ACK_NOW		0x0004	/* DATA: ask for an immediate SACK */
 #define MRC_WF_REFUSED		0x0008	/* SACK: no endpoint on the port */
 #define MRC_WF_BUSY		0x0010	/* SACK: the endpoint is full: later */
+#define MRC_WF_GONE		0x0020	/* SACK: its epoch was given up here */
 
 /* On-wire header.  Use the accessors in wire.c; never cast a buffer. */
 struct mrc_wire_hdr {

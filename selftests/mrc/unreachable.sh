@@ -234,9 +234,11 @@ drop_data() {
 # gives A up and delivers B, and then lets everything through.  A's next
 # retransmission must not be acked as "delivered already" (it never was):
 # node 2 drops it (rx_gone_pkts) and A fails with -ETIMEDOUT.  Before the
-# fix node 1 reported both sends done with status 0.
+# fix node 1 reported both sends done with status 0.  Node 2 answers the
+# dropped packet with MRC_WF_GONE (rx_gone_sacks), on which node 1 fails
+# A at once (tx_epoch_gone), not only at its 4 x peer_timeout_ms stall.
 healed_hole() {
-	local h0 rx t=$((1000 * _MRC_TSCALE))	# peer_timeout_ms here
+	local h0 g0 rx t=$((1000 * _MRC_TSCALE))	# peer_timeout_ms here
 
 	if is_node 2; then
 		echo $t > /sys/kernel/mrc/peer_timeout_ms
@@ -250,6 +252,7 @@ healed_hole() {
 		ok "mrcctl config set peer_timeout_ms $t" \
 			mrcctl config set peer_timeout_ms $t
 		echo reset > $D/mrc_echo/ctl
+		g0=$(msg_stat tx_epoch_gone)
 		ok 'send A and B (1000 B each)' \
 			sh -c "echo send $OTHER 7 2 1000 8 1 > $D/mrc_echo/ctl"
 	else
@@ -271,12 +274,15 @@ healed_hole() {
 			done_ok = "$rx"
 		ok_eq 'A failed with -ETIMEDOUT' '1 -110' \
 			"$(echo_stat done_err) $(echo_stat done_err_last_status)"
+		chk_msg_stat "failed on node 2's MRC_WF_GONE answer" \
+			tx_epoch_gone '>' "$g0"
 		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
 	fi
 	barrier heal-done 60
 	if is_node 2; then
 		chk_msg_stat "A's retransmissions dropped unacked" \
 			rx_gone_pkts '>' 0
+		chk_msg_stat '... and answered MRC_WF_GONE' rx_gone_sacks '>' 0
 		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
 		echo reset > $D/mrc_echo/ctl
 	fi

@@ -572,6 +572,65 @@ static void tx_run__stall_fails_etimedout(void)
 	unpair();
 }
 
+/*
+ * B gives up A's epoch (its expiry: 2 x peer_timeout_ms without news
+ * while a message waits) long before A's stall timeout (4 x): B's answer
+ * to A's next packet of that epoch, a SACK flagged MRC_WF_GONE, fails
+ * what A sent of it with -ETIMEDOUT at once, and a message of which
+ * nothing went yet goes in a new epoch and arrives.
+ */
+static void tx_sack__epoch_gone_fails_sent_keeps_unsent(void)
+{
+	struct done_rec d1 = { 0 }, d2 = { 0 };
+	struct host_pkt *hp, late;
+	struct mrc_msg_tx *m2;
+	u64 idle;
+	u32 epoch;
+	int err;
+
+	pair();
+	idle = 2 * B->knob[MRC_KNOB_peer_timeout_ms] * MS;
+	epoch = A->mp.epoch;
+	host_send_msg(A, NULL, 3 * SEG, 0, done_fn, &d1, &err);
+	hp = host_take(A);		/* packet 0 reaches B ... */
+	CHECK(hp && A->nout == 2, "m1's 3 packets went: %u", A->nout);
+	if (!hp)
+		goto out;
+	host_input(B, hp->pi, hp->buf, hp->len);
+	hp = host_take(A);		/* ... packet 1 comes late ... */
+	late = *hp;
+	drop_all(A);			/* ... packet 2 is lost */
+	drop_all(B);			/* and so is B's answer */
+	A->send_err = -EAGAIN;		/* m2: nothing of it goes yet */
+	A->send_err_n = 1;
+	m2 = host_send_msg(A, NULL, 100, 0, done_fn, &d2, &err);
+	CHECK(m2 && m2->sb.hi_sent == 0, "m2 queued, not sent");
+	B->now += idle;
+	host_run(B);
+	CHECK(B->mp.rx_epoch_gone && B->stats[MRC_MS_RX_EXPIRED] == 1,
+	      "B gave A's epoch up");
+	CHECK(host_input(B, late.pi, late.buf, late.len) ==
+	      MRC_DROP_DUPLICATE && B->stats[MRC_MS_RX_GONE_SACKS] == 1,
+	      "the late packet is dropped and answered MRC_WF_GONE");
+	A->now = B->now;
+	host_pump(B);
+	CHECK(d1.calls == 1 && d1.status == -ETIMEDOUT,
+	      "m1 fails with ETIMEDOUT at once: %d %d", d1.calls, d1.status);
+	CHECK(A->stats[MRC_MS_TX_EPOCH_GONE] == 1 && A->stalls == 0,
+	      "counted as tx_epoch_gone, not as a stall");
+	CHECK(A->mp.epoch != epoch && m2 && d2.calls == 0 &&
+	      m2->msg_id >> 32 == A->mp.epoch &&
+	      (u32)m2->msg_id == 9U << MRC_MSG_LANE_SHIFT,
+	      "m2 waits in the new epoch, renumbered from 0");
+	CHECK(A->credit_resets >= 1, "the credit state is reset");
+	host_settle(A, B, B->now + 100 * MS);
+	CHECK(d2.calls == 1 && d2.status == 0 && B->ndelivered == 1,
+	      "m2 arrives: %d %d, %u delivered", d2.calls, d2.status,
+	      B->ndelivered);
+out:
+	unpair();
+}
+
 static void tx_push__ring_full_retries(void)
 {
 	struct done_rec d = { 0 };
@@ -812,6 +871,8 @@ static const struct tap_test tests[] = {
 	{ "tx_run__unreachable_fails_ehostunreach",
 	  tx_run__unreachable_fails_ehostunreach },
 	{ "tx_run__stall_fails_etimedout", tx_run__stall_fails_etimedout },
+	{ "tx_sack__epoch_gone_fails_sent_keeps_unsent",
+	  tx_sack__epoch_gone_fails_sent_keeps_unsent },
 	{ "tx_push__ring_full_retries", tx_push__ring_full_retries },
 	{ "tx_push__latency_first", tx_push__latency_first },
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
