@@ -115,6 +115,8 @@ int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
 
 	if (changed)
 		mrc_nl_config_event(changed);
+	if (changed & BIT(MRC_KNOB_peer_timeout_ms))
+		mrc_msg_timeouts_changed();
 	if (refresh)
 		mrc_rails_refresh_async();
 	return 0;

@@ -342,14 +342,23 @@ static void mrc_msg_op_deliver(struct mrc_msg_peer *mp)
 		mrc_ev_inc(MRC_EV_RX_KICK);
 }
 
+/*
+ * A later deadline than the pending one is a no-op (the expiry re-arms
+ * itself for the rest when it runs); a sooner one pulls the work in, so
+ * that a deadline armed under a long peer_timeout_ms does not hold back
+ * one armed after the knob was lowered.
+ */
 static void mrc_msg_op_expire_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 {
-	struct mrc_peer *peer = mrc_msg_to_peer(mp);
+	struct mrc_msg_kpeer *mk = &mrc_msg_to_peer(mp)->mk;
+	unsigned long delay = nsecs_to_jiffies(delay_ns) + 1;
 
-	lockdep_assert_held(&peer->mk.rx_lock);
-	/* No-op while pending: the expiry re-arms itself for the rest. */
-	queue_delayed_work(system_wq, &peer->mk.rx_gc,
-			   nsecs_to_jiffies(delay_ns) + 1);
+	lockdep_assert_held(&mk->rx_lock);
+	if (delayed_work_pending(&mk->rx_gc) &&
+	    time_before_eq(mk->gc_at, jiffies + delay))
+		return;
+	mk->gc_at = jiffies + delay;
+	mod_delayed_work(system_wq, &mk->rx_gc, delay);
 }
 
 /*
@@ -696,6 +705,34 @@ void mrc_msg_peer_stop(struct mrc_peer *peer)
 	mrc_msg_rx_drain(&peer->mp, &rx);
 	spin_unlock_bh(&mk->rx_lock);
 	mrc_msg_free_list(&rx);
+}
+
+/**
+ * mrc_msg_timeouts_changed() - peer_timeout_ms changed: expiries re-armed
+ *
+ * Each peer's expiry clock runs at once and re-arms itself for what is
+ * left under the new value: a deadline armed under the old value could
+ * be far later (core/msg_rx.c, Expiry; up to 20 minutes).
+ *
+ * Context: process, no mrc lock held.
+ */
+void mrc_msg_timeouts_changed(void)
+{
+	struct mrc_peer *peer;
+	unsigned long i;
+
+	for (i = 0; (peer = mrc_peer_get_nth(i)); i++) {
+		struct mrc_msg_kpeer *mk = &peer->mk;
+
+		spin_lock_bh(&mk->rx_lock);
+		/* not after mrc_msg_peer_stop() closed the receiver */
+		if (!peer->mp.rx_dead) {
+			mk->gc_at = jiffies;
+			mod_delayed_work(system_wq, &mk->rx_gc, 0);
+		}
+		spin_unlock_bh(&mk->rx_lock);
+		mrc_peer_put(peer);
+	}
 }
 
 /* ---- debugfs ---- */

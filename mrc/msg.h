@@ -30,6 +30,9 @@ struct mrc_msg_kpeer {
 	spinlock_t rx_lock;		/* the receiver half of peer->mp */
 	struct work_struct rx_work;	/* calls the endpoints' recv */
 	struct delayed_work rx_gc;	/* expires stalled messages */
+	unsigned long gc_at;		/* jiffies rx_gc is due, if pending
+					 * (under rx_lock)
+					 */
 	/*
 	 * MRC_MK_DELIVERING: someone pops and delivers (msg_rx.c); one at a
 	 * time, so that messages reach their endpoints in order.
@@ -46,6 +49,7 @@ struct mrc_msg_kpeer {
 #define MRC_MK_DELIVERING	0
 
 void mrc_msg_exit(void);
+void mrc_msg_timeouts_changed(void);
 
 /* debugfs.c */
 struct seq_file;

@@ -288,6 +288,50 @@ healed_hole() {
 	fi
 }
 
+# An expiry armed under a long peer_timeout_ms comes due under a shorter
+# one: node 2 holds B (n 1) for A (n 0), whose DATA it drops, while its
+# peer_timeout_ms is 10 minutes, so its expiry is 20 minutes away; the
+# knob lowered to 1 s, B must be delivered (A expired) within 2 s plus
+# slack.  Before the fix the first deadline armed won: B waited 20 min.
+expiry_rearmed() {
+	local h0 e0 t=$((1000 * _MRC_TSCALE))
+
+	if is_node 2; then
+		echo 600000 > /sys/kernel/mrc/peer_timeout_ms
+		echo reset > $D/mrc_echo/ctl
+		h0=$(msg_stat rx_held)
+		e0=$(msg_stat rx_expired)
+		ok "drop incoming DATA of message n 0 (tc u32 at $SEQ_AT)" \
+			drop_data 1 match u32 0 0x03ffffff at "$SEQ_AT"
+	fi
+	barrier rearm-a
+	if is_node 1; then
+		echo reset > $D/mrc_echo/ctl
+		ok 'send A and B (1000 B each)' \
+			sh -c "echo send $OTHER 7 2 1000 8 1 > $D/mrc_echo/ctl"
+	else
+		wait_for 'B complete, held for A' 30 \
+			sh -c "[ \$(awk '\$1==\"rx_held\"{print \$2}' $D/mrc/msg) -gt $h0 ]"
+		mrc_sleep 2
+		chk_msg_stat 'nothing expired under peer_timeout_ms 600000' \
+			rx_expired = "$e0"
+		ok "mrcctl config set peer_timeout_ms $t" \
+			mrcctl config set peer_timeout_ms $t
+		wait_for "B delivered once A expired (2 x $t ms)" \
+			$((2 * t / 1000 + 8)) sh -c "grep -qx 'rx 1' $D/mrc_echo/stats"
+		chk_msg_stat 'A expired' rx_expired '>' "$e0"
+		ok 'the hole heals' sh -c 'tc qdisc del dev eth0 ingress &&
+			tc qdisc del dev eth1 ingress'
+		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
+	fi
+	if is_node 1; then
+		wait_for 'both sends complete' 60 completed_at_least 2
+		chk_echo_stat 'A not reported delivered' done_ok '<=' 1
+	fi
+	barrier rearm-done 120
+	echo reset > $D/mrc_echo/ctl
+}
+
 run_guest() {
 	OTHER=$((3 - MRC_NODE))
 	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)" grown t0
@@ -351,6 +395,9 @@ run_guest() {
 
 	case_title 'a hole that heals between expiry and stall: no false delivery'
 	healed_hole
+
+	case_title 'an expiry armed under a long peer_timeout_ms, the knob lowered'
+	expiry_rearmed
 
 	case_title 'everything unloads, buffers back to 0'
 	ok 'rmmod mrc_echo' rmmod mrc_echo
