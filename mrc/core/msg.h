@@ -47,6 +47,8 @@
 
 /* Refused messages a receiver remembers per peer (msg_rx.c, Refusal). */
 #define MRC_MSG_REFUSED_N	32
+/* ... of which refusals ahead of their lane's delivery leave this many. */
+#define MRC_MSG_REFUSED_HEAD	8
 
 /* The largest message (the module's MRC_MSG_MAX_LEN). */
 #define MRC_MSG_MAX_BYTES	(64U << 20)
@@ -133,7 +135,7 @@ enum mrc_msg_stat {
 	MRC_MS_RX_GONE_PKTS, MRC_MS_CTL_TX_ERRORS, MRC_MS_PARAMS_REFUSED,
 	MRC_MS_NACKS_REPLAYED, MRC_MS_RX_REFUSED, MRC_MS_TX_REFUSED,
 	MRC_MS_RX_BUSY, MRC_MS_TX_BUSY, MRC_MS_RX_GONE_SACKS,
-	MRC_MS_TX_EPOCH_GONE,
+	MRC_MS_TX_EPOCH_GONE, MRC_MS_RX_REFUSE_WAITS,
 	MRC_MS_NR
 };
 

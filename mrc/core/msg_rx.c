@@ -42,9 +42,17 @@
  * is).  So a slot is reused only once its message is behind delivery and
  * no packet of it came for max(peer_timeout_ms, 2 x rto_max_ms): by then
  * its sender has the answer or has given up.  With every slot taken, a
- * refusal waits like a packet refused memory (the sender resends): at
- * most MRC_MSG_REFUSED_N refusals per such period and peer, enough for a
- * program that stops sending at its first ECONNREFUSED.  The port is
+ * refusal waits (below): at most MRC_MSG_REFUSED_N refusals per such
+ * period and peer, enough for a program that stops sending at its first
+ * ECONNREFUSED.  Refusals ahead
+ * of delivery leave MRC_MSG_REFUSED_HEAD slots to those of the messages
+ * their lanes wait for: otherwise a table full of refusals that wait for
+ * their lanes, whose heads wait for a slot, blocks those lanes for good
+ * (the head's resends are news, so expiry never comes either).  A
+ * refusal that finds no slot is answered as busy (rx_refuse_waits), not
+ * dropped: its sender takes its packets out of flight without blaming a
+ * path and asks again after a wait, instead of filling its window with
+ * resends the receiver drops.  The port is
  * asked once, when the message starts; an endpoint closed after that
  * loses what arrives for it (rx_no_endpoint), as a closed socket does.
  *
@@ -373,28 +381,47 @@ static u64 refused_hold_ns(struct mrc_msg_peer *mp)
 	       NSEC_PER_MSEC;
 }
 
+/* Whether remembered refusal @r is ahead of its lane's delivery. */
+static bool refused_ahead(const struct mrc_msg_peer *mp,
+			  const struct mrc_msg_refused *r)
+{
+	u32 seq = (u32)r->id;
+
+	return mrc_msg_seq_diff(seq, mp->rx_next[mrc_msg_seq_lane(seq)]) >= 0;
+}
+
 /*
  * Remembers message @id as refused at @now, in a free slot or one whose
  * message its lane's delivery has passed and whose sender has been quiet
- * about it for refused_hold_ns().  Returns false if there is none.
+ * about it for refused_hold_ns().  A refusal ahead of its lane's delivery
+ * (@head false) may not take the last MRC_MSG_REFUSED_HEAD slots: those
+ * stay for the messages that block their lanes, which are behind
+ * delivery as soon as they are refused.  Without them, slots full of
+ * refusals that wait for their lanes, whose heads wait for a slot, would
+ * block those lanes for good.  Returns false if there is no slot.
  */
-static bool refuse(struct mrc_msg_peer *mp, u64 id, u64 now)
+static bool refuse(struct mrc_msg_peer *mp, u64 id, bool head, u64 now)
 {
 	u64 hold = refused_hold_ns(mp);
-	unsigned int i, at;
+	unsigned int i, at, ahead = 0;
 
 	BUILD_BUG_ON(MRC_MSG_REFUSED_N > 32);	/* rx_refused_used's bits */
+	BUILD_BUG_ON(MRC_MSG_REFUSED_HEAD >= MRC_MSG_REFUSED_N);
+	if (!head) {
+		for (i = 0; i < MRC_MSG_REFUSED_N; i++)
+			if ((mp->rx_refused_used & (1U << i)) &&
+			    refused_ahead(mp, &mp->rx_refused[i]))
+				ahead++;
+		if (ahead >= MRC_MSG_REFUSED_N - MRC_MSG_REFUSED_HEAD)
+			return false;
+	}
 	for (i = 0; i < MRC_MSG_REFUSED_N; i++) {
 		struct mrc_msg_refused *r;
-		u32 seq;
 
 		at = (mp->rx_refused_at + i) % MRC_MSG_REFUSED_N;
 		r = &mp->rx_refused[at];
-		seq = (u32)r->id;
 		if ((mp->rx_refused_used & (1U << at)) &&
-		    (mrc_msg_seq_diff(seq,
-				      mp->rx_next[mrc_msg_seq_lane(seq)]) >= 0 ||
-		     now - r->last_ns < hold))
+		    (refused_ahead(mp, r) || now - r->last_ns < hold))
 			continue;
 		r->id = id;
 		r->last_ns = now;
@@ -536,8 +563,9 @@ static bool admit(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 /*
  * A packet of a message without a context: whether its port takes it
  * (Refusal, Back-pressure).  -ECONNREFUSED: answered as refused (@out);
- * -EBUSY: answered as busy, to be dropped; -ENOBUFS: no slot to remember
- * the refusal, to be dropped for now; 0: go on.
+ * -EBUSY: answered as busy, to be dropped (the endpoint is full, or no
+ * slot is free to remember a refusal: the sender asks again later); 0:
+ * go on.
  */
 static int rx_port(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 		   u64 now, struct mrc_msg_rx_out *out)
@@ -552,6 +580,11 @@ static int rx_port(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 
 		if (!err)
 			return 0;
+		if (err != -EBUSY &&
+		    !refuse(mp, pkt->msg_id, seq == mp->rx_next[lane], now)) {
+			count(mp, MRC_MS_RX_REFUSE_WAITS, 1);
+			err = -EBUSY;
+		}
 		if (err == -EBUSY) {	/* Back-pressure */
 			count(mp, MRC_MS_RX_BUSY, 1);
 			mp->rx_last_ns = now;
@@ -560,8 +593,6 @@ static int rx_port(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 			out->busy = true;
 			return -EBUSY;
 		}
-		if (!refuse(mp, pkt->msg_id, now))
-			return -ENOBUFS;
 		count(mp, MRC_MS_RX_REFUSED, 1);
 		mp->rx_last_ns = now;
 		if (seq == mp->rx_next[lane]) {
@@ -655,8 +686,6 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 			return MRC_DROP_NONE;
 		case -EBUSY:
 			return MRC_DROP_NO_MEMORY;
-		case -ENOBUFS:
-			goto no_memory;
 		}
 		if (!admit(mp, pkt, seq == mp->rx_next[lane], false))
 			goto no_memory;

@@ -721,27 +721,45 @@ static void rx_packet__refused_ahead_skipped_in_order(void)
 	teardown();
 }
 
+#define AHEAD	(MRC_MSG_REFUSED_N - MRC_MSG_REFUSED_HEAD)
+
+/* R's answers since the last call end with a SACK of nothing, BUSY. */
+static bool answered_busy(void)
+{
+	u8 body[HOST_DGRAM_MAX];
+	struct mrc_pkt_sack s;
+	struct mrc_pkt sack;
+
+	if (!answers(MRC_PKT_SACK, &sack, body))
+		return false;
+	mrc_wire_get_sack(&sack, &s);
+	return sack.flags == MRC_WF_BUSY && !s.cum && !s.nbits;
+}
+
 /*
- * Refusals ahead of delivery are remembered in a bounded table: beyond
- * it, a new one waits (dropped as no_memory, the sender resends), and
- * nothing is allocated either way.
+ * Refusals ahead of delivery are remembered in a bounded table, of which
+ * they leave MRC_MSG_REFUSED_HEAD slots to the messages their lanes wait
+ * for: beyond that, a new one waits (answered busy: the sender asks
+ * again later), and nothing is allocated either way.  Slots behind delivery
+ * are reused once their message was quiet for peer_timeout_ms.
  */
 static void rx_packet__refusals_bounded(void)
 {
-	unsigned int n;
+	unsigned int n, k;
 	long allocs;
 
 	setup();
 	data(0, id_of(EPOCH, 0, 0), 2 * SEG, 0, 0);	/* blocks the lane */
 	allocs = R->allocs;
 	R->closed_port = 9;
-	for (n = 1; n <= MRC_MSG_REFUSED_N; n++)
+	for (n = 1; n <= AHEAD; n++)
 		CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NONE,
 		      "refusal %u", n);
-	CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NO_MEMORY,
-	      "one more waits");
-	CHECK(R->stats[MRC_MS_RX_REFUSED] == MRC_MSG_REFUSED_N,
-	      "rx_refused %llu",
+	answers(MRC_PKT_SACK, NULL, NULL);
+	CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NO_MEMORY &&
+	      answered_busy() && R->stats[MRC_MS_RX_REFUSE_WAITS] == 1,
+	      "one more ahead waits: answered busy");
+	CHECK(R->stats[MRC_MS_RX_REFUSED] == AHEAD, "rx_refused %llu",
 	      (unsigned long long)R->stats[MRC_MS_RX_REFUSED]);
 	CHECK(R->allocs == allocs, "only n 0's memory: %ld, was %ld",
 	      R->allocs, allocs);
@@ -749,10 +767,16 @@ static void rx_packet__refusals_bounded(void)
 	data(1, id_of(EPOCH, 0, 0), 2 * SEG, 1, 0);	/* n 0 complete */
 	host_run(R);
 	CHECK(ndelivered_ids == 1, "n 0 delivered, the refused skipped");
+	/* Now each next one blocks the lane: the reserved slots take them. */
 	R->closed_port = 9;
+	for (k = 0; k < MRC_MSG_REFUSED_HEAD; k++, n++)
+		CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NONE,
+		      "the lane's next, n %u, refused", n);
 	R->now += 3000 * MS - 1;	/* peer_timeout_ms: 3000 */
-	CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NO_MEMORY,
-	      "behind delivery, but maybe not answered yet: kept");
+	answers(MRC_PKT_SACK, NULL, NULL);
+	CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NO_MEMORY &&
+	      answered_busy(),
+	      "every slot behind delivery, maybe not answered yet: kept");
 	R->now += 1;
 	CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NONE,
 	      "then the waiting one is refused: slots reused");
@@ -761,6 +785,36 @@ static void rx_packet__refusals_bounded(void)
 	host_run(R);
 	CHECK(ndelivered_ids == 2 && delivered_ids[1] == id_of(EPOCH, 0, n + 1),
 	      "and the lane goes on");
+	teardown();
+}
+
+/*
+ * The message a lane waits for is refused even when refusals ahead of it
+ * took every slot they may: n 0's first packet comes after theirs (lost,
+ * or late on a slower path).  Without the reserved slots n 0 waited for
+ * a slot that only its own refusal could free: the lane blocked for good.
+ */
+static void rx_packet__lane_head_refused_when_full(void)
+{
+	unsigned int n;
+
+	setup();
+	R->closed_port = 9;
+	for (n = 1; n <= AHEAD; n++)
+		data(0, id_of(EPOCH, 0, n), 100, 0, 0);
+	CHECK(R->stats[MRC_MS_RX_REFUSED] == AHEAD &&
+	      data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NO_MEMORY,
+	      "the refusals ahead of n 0 took their share");
+	CHECK(data(0, id_of(EPOCH, 0, 0), 100, 0, 0) == MRC_DROP_NONE &&
+	      R->stats[MRC_MS_RX_REFUSED] == AHEAD + 1,
+	      "n 0 is refused all the same");
+	CHECK(data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NONE,
+	      "the lane moved past them: n %u is refused too", n);
+	R->closed_port = 0;
+	whole(id_of(EPOCH, 0, n + 1), 100);
+	host_run(R);
+	CHECK(ndelivered_ids == 1 && delivered_ids[0] == id_of(EPOCH, 0, n + 1),
+	      "and the next message is delivered: %u", ndelivered_ids);
 	teardown();
 }
 
@@ -873,6 +927,8 @@ static const struct tap_test tests[] = {
 	{ "rx_packet__refused_ahead_skipped_in_order",
 	  rx_packet__refused_ahead_skipped_in_order },
 	{ "rx_packet__refusals_bounded", rx_packet__refusals_bounded },
+	{ "rx_packet__lane_head_refused_when_full",
+	  rx_packet__lane_head_refused_when_full },
 	{ "rx_packet__busy_endpoint_holds_back",
 	  rx_packet__busy_endpoint_holds_back },
 	{ "rx_packet__port_buckets_are_lanes",
