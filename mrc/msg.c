@@ -296,13 +296,22 @@ static void mrc_msg_op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
 {
 	struct mrc_peer *peer = mrc_msg_to_peer(mp);
 	const struct mrc_credit_tx *ct = &peer->credit.tx;
+	u64 in_sb = 0, in_paths = 0;
 	struct mrc_msg_tx *m;
+	unsigned int pi;
 
 	lockdep_assert_held(&peer->lock);
 	if (!__ratelimit(&mrc_msg_stall_rs))
 		return;
 	pr_warn("peer %u: no progress for %llu ms, its %u messages fail with ETIMEDOUT\n",
 		peer->node_id, div_u64(idle_ns, NSEC_PER_MSEC), ntx);
+	list_for_each_entry(m, &mp->txq, node)
+		in_sb += mrc_txsb_inflight(&m->sb);
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		if (mp->path[pi])
+			in_paths += mp->path[pi]->inflight_pkts;
+	pr_warn("peer %u: in flight: %u by the window, %llu by the messages, %llu by the paths\n",
+		peer->node_id, mp->inflight, in_sb, in_paths);
 	m = list_first_entry_or_null(&mp->txq, struct mrc_msg_tx, node);
 	if (!m) {
 		pr_warn("peer %u: queue empty\n", peer->node_id);

@@ -16,6 +16,7 @@
  * nothing (seq_printf() into the page seq_read() gave it; an overflow
  * makes seq_read() retry with a larger buffer).
  */
+#include <linux/bitops.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
 
@@ -38,7 +39,8 @@ static void mrc_show_tx(struct seq_file *s, struct mrc_peer *peer, u64 now)
 	const struct mrc_credit_tx *ct = &peer->credit.tx;
 	struct mrc_msg_peer *mp = &peer->mp;
 	const struct mrc_msg_tx *m;
-	unsigned int n = 0;
+	unsigned int n = 0, pi;
+	u64 sb_inflight = 0;
 
 	spin_lock_bh(&peer->lock);
 	seq_printf(s, " tx: %u queued, cwnd %u, %u in flight, progress %llu ms ago, %s%s\n",
@@ -63,6 +65,20 @@ static void mrc_show_tx(struct seq_file *s, struct mrc_peer *peer, u64 now)
 	}
 	if (mp->ntx > MRC_SHOW_TX)
 		seq_printf(s, "  tx ... %u more\n", mp->ntx - MRC_SHOW_TX);
+	/* The books: the messages' packets in flight against the paths'. */
+	list_for_each_entry(m, &mp->txq, node)
+		sb_inflight += mrc_txsb_inflight(&m->sb);
+	seq_printf(s, "  tx books: %llu packets in flight in the queue; paths in use (index:state/in flight):",
+		   sb_inflight);
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++) {
+		const struct mrc_path *p = mp->path[pi];
+
+		if (p && (p->inflight_pkts || mrc_path_in_spray_set(p)))
+			seq_printf(s, " %u:%s/%u", pi,
+				   mrc_path_state_name(p->state),
+				   p->inflight_pkts);
+	}
+	seq_putc(s, '\n');
 	spin_unlock_bh(&peer->lock);
 }
 
@@ -87,10 +103,11 @@ static void mrc_show_rx(struct seq_file *s, struct mrc_peer *peer, u64 now)
 	unsigned int lane, n = 0;
 
 	spin_lock_bh(&peer->mk.rx_lock);
-	seq_printf(s, " rx: epoch %#x%s%s, %u contexts, %llu B, last news %llu ms ago\n",
+	seq_printf(s, " rx: epoch %#x%s%s, %u contexts, %llu B, last news %llu ms ago, %u of %u refusals remembered\n",
 		   mp->rx_epoch, mp->rx_epoch_valid ? "" : " (none yet)",
 		   mp->rx_epoch_gone ? " (given up: its DATA dropped)" : "",
-		   mp->nrx, mp->rx_mem, mrc_show_ms_ago(now, mp->rx_last_ns));
+		   mp->nrx, mp->rx_mem, mrc_show_ms_ago(now, mp->rx_last_ns),
+		   hweight32(mp->rx_refused_used), MRC_MSG_REFUSED_N);
 	mrc_show_rx_list(s, "partial", &mp->rxq, &n);
 	mrc_show_rx_list(s, "held", &mp->held, &n);
 	mrc_show_rx_list(s, "ready", &mp->deliver, &n);

@@ -129,6 +129,8 @@ run_guest() {
 	diag "mrc/queues after the fuzz:"$'\n'"$(head -n 80 /sys/kernel/debug/mrc/queues)"
 	barrier fuzzed $((FUZZ_S * 3 + 300))
 	diag "mrc/queues when both nodes are done:"$'\n'"$(head -n 80 /sys/kernel/debug/mrc/queues)"
+	diag "mrc/msg: $(grep -E '^(rx_no_mem|rx_refused|rx_expired|rx_gone_pkts|rx_gone_sacks|tx_epoch_gone|tx_timeout|tx_refused|rx_busy) ' \
+		/sys/kernel/debug/mrc/msg | tr '\n' ' ')"
 
 	case_title 'afterwards: the state is back, the peer reachable'
 	ok_eq 'every knob as before the fuzz' "$knobs0" "$(knobs)"
