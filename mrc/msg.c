@@ -322,11 +322,22 @@ static void mrc_msg_op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
 		mrc_txsb_acked(&m->sb), m->sb.npkts, mrc_txsb_inflight(&m->sb),
 		mrc_txsb_lost(&m->sb), m->sb.next_new,
 		m->busy_ns ? "yes" : "no", mp->cwnd, mp->inflight);
-	if (peer->credit.tx_on)
-		pr_warn("peer %u: credit: scheduled %#llx %u B, sent %u, granted %u (seq %u), %s\n",
-			peer->node_id, ct->msg_id, ct->msg_len, ct->sent,
-			ct->granted, ct->seq,
-			ct->starved ? "starved" : "not starved");
+	if (!peer->credit.tx_on)
+		return;
+	pr_warn("peer %u: credit: scheduled %#llx %u B, sent %u, granted %u (seq %u), %s\n",
+		peer->node_id, ct->msg_id, ct->msg_len, ct->sent,
+		ct->granted, ct->seq, ct->starved ? "starved" : "not starved");
+	list_for_each_entry(m, &mp->txq, node)
+		if (m->msg_id == ct->msg_id)
+			break;
+	if (list_entry_is_head(m, &mp->txq, node))
+		pr_warn("peer %u: the scheduled message is not queued\n",
+			peer->node_id);
+	else
+		pr_warn("peer %u: the scheduled message: %u/%u packets acked, %u in flight, %u lost, next new %u; busy %s; class %u\n",
+			peer->node_id, mrc_txsb_acked(&m->sb), m->sb.npkts,
+			mrc_txsb_inflight(&m->sb), mrc_txsb_lost(&m->sb),
+			m->sb.next_new, m->busy_ns ? "yes" : "no", m->cls);
 }
 
 static void mrc_msg_op_complete(struct mrc_msg_node *node,

@@ -52,6 +52,19 @@ static void mrc_show_tx(struct seq_file *s, struct mrc_peer *peer, u64 now)
 		seq_printf(s, " tx credit: scheduled %#llx %u B, sent %u, granted %u (seq %u), %s\n",
 			   ct->msg_id, ct->msg_len, ct->sent, ct->granted,
 			   ct->seq, ct->starved ? "starved" : "not starved");
+	if (peer->credit.tx_on) {
+		list_for_each_entry(m, &mp->txq, node)
+			if (m->msg_id == ct->msg_id)
+				break;
+		if (list_entry_is_head(m, &mp->txq, node))
+			seq_puts(s, " tx credit: the scheduled message is not queued\n");
+		else
+			seq_printf(s, " tx credit: the scheduled message has %u/%u acked, %u in flight, %u lost, next new %u%s\n",
+				   mrc_txsb_acked(&m->sb), m->sb.npkts,
+				   mrc_txsb_inflight(&m->sb),
+				   mrc_txsb_lost(&m->sb), m->sb.next_new,
+				   m->busy_ns ? ", receiver busy" : "");
+	}
 	list_for_each_entry(m, &mp->txq, node) {
 		if (n++ == MRC_SHOW_TX)
 			break;
