@@ -451,7 +451,10 @@ static void sack_losses(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
  * rto_max_ms.  The answer shows the receiver alive: progress, so a slow
  * reader never makes the queue time out.  Answers to packets sent before
  * now are stale from here on (m->busy_ts): a burst's packets each get a
- * busy answer, which must not double the wait once per packet.
+ * busy answer, which must not double the wait once per packet.  If @m
+ * held the peer's credit schedule (one message at a time), it gives it
+ * up: a slow reader must not hold back the messages to other endpoints;
+ * it asks again when it may send new bytes.
  */
 static void busy(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
 		 struct mrc_msg_cb *cb)
@@ -460,6 +463,7 @@ static void busy(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
 
 	msg_count(mp, MRC_MS_TX_BUSY, 1);
 	mrc_msg_release_all(cb, m);
+	mp->node->ops->credit_gone(mp, m->msg_id);
 	m->busy_wait_ns = m->busy_wait_ns ?
 			  min(2 * m->busy_wait_ns, max) : MRC_MSG_BUSY_MIN_NS;
 	m->busy_ns = cb->now + m->busy_wait_ns;

@@ -163,6 +163,9 @@ struct mrc_msg_run {
 	bool more;			/* budget ran out */
 	u32 blocked;			/* sched: classes with no path */
 	u64 busy_lanes;			/* lanes with a busy message so far */
+	u64 unsent_lanes;		/* lanes with a message so far that has
+					 * packets never sent
+					 */
 };
 
 /*
@@ -175,6 +178,7 @@ static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 {
 	const struct mrc_msg_ops *ops = mp->node->ops;
 	struct mrc_sched_res *res = &run->res;
+	bool later;
 	u32 idx;
 
 	/* sched: a class waiting for its rails blocks only itself */
@@ -187,6 +191,16 @@ static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 	 */
 	if (run->busy_lanes & BIT_ULL(mrc_msg_id_lane(m->msg_id)))
 		return true;
+	/*
+	 * New bytes go in lane order: a message's first sends wait while an
+	 * earlier message of its lane has packets never sent (its receiver
+	 * delivers them in that order anyway).  Else a later message could
+	 * take the peer's one credit schedule (credit_peer.c) while the
+	 * earlier one, which its receiver needs first, waits for it.
+	 */
+	later = run->unsent_lanes & BIT_ULL(mrc_msg_id_lane(m->msg_id));
+	if (m->sb.next_new < m->sb.npkts)
+		run->unsent_lanes |= BIT_ULL(mrc_msg_id_lane(m->msg_id));
 	if (m->busy_ns) {
 		run->busy_lanes |= BIT_ULL(mrc_msg_id_lane(m->msg_id));
 		if ((s64)(cb->now - m->busy_ns) < 0)
@@ -212,8 +226,10 @@ static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 			run->more = true;
 			return false;
 		}
-		run->budget--;
 		retrans = mrc_txsb_state(&m->sb, idx) == MRC_TXSB_LOST;
+		if (!retrans && later)
+			return true;
+		run->budget--;
 		/* Credits: new bytes may wait for a GRANT. */
 		if (!retrans &&
 		    !ops->credit_may(mp, m->msg_id, m->len, idx * m->seg, plen,

@@ -332,6 +332,55 @@ static void tx_sack__busy_waits_probes_never_times_out(void)
 }
 
 /*
+ * A busy answer makes the message give up the peer's credit schedule
+ * (credit_peer.c: one message at a time), so that messages to other
+ * endpoints do not wait for a slow reader.
+ */
+static void tx_sack__busy_gives_up_credit_schedule(void)
+{
+	struct mrc_msg_tx *m;
+	int err;
+
+	pair();
+	B->busy_port = 9;
+	m = host_send_msg(A, NULL, 2 * SEG, 0, NULL, NULL, &err);
+	host_settle(A, B, T0 + 10 * MS);
+	CHECK(m && A->stats[MRC_MS_TX_BUSY] >= 1 && A->credit_gones >= 1 &&
+	      A->credit_gone_id == m->msg_id,
+	      "busy, and its credit is given up: %u, id %#llx",
+	      A->credit_gones, (unsigned long long)A->credit_gone_id);
+	B->busy_port = 0;
+	host_settle(A, B, A->now + 1000 * MS);
+	CHECK(A->mp.ntx == 0 && B->ndelivered == 1, "then delivered");
+	unpair();
+}
+
+/*
+ * New bytes go in lane order: while the first message of a lane has
+ * packets it may not send yet (here its credit stops it), the next one
+ * of the lane sends none, though its own bytes would be allowed; the
+ * credit schedule is not taken from the message the receiver needs
+ * first.
+ */
+static void tx_push__new_bytes_in_lane_order(void)
+{
+	struct mrc_msg_tx *m1, *m2;
+	int err;
+
+	pair();
+	A->credit_stop = 2 * SEG;	/* new bytes only below 2 packets */
+	m1 = host_send_msg(A, NULL, 4 * SEG, 0, NULL, NULL, &err);
+	m2 = host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(m1 && m2 && m1->sb.next_new == 2 && m2->sb.next_new == 0,
+	      "m1 sent 2 of 4, m2 none: %u, %u",
+	      m1 ? m1->sb.next_new : 0, m2 ? m2->sb.next_new : 0);
+	A->credit_stop = 0;
+	host_settle(A, B, T0 + 100 * MS);
+	CHECK(A->mp.ntx == 0 && B->ndelivered == 2, "then both, in order");
+	unpair();
+}
+
+/*
  * Several messages to one full endpoint (one lane): only the first
  * probes, the later ones wait behind it; once there is room all of them
  * complete, in order.
@@ -873,6 +922,9 @@ static const struct tap_test tests[] = {
 	{ "tx_run__stall_fails_etimedout", tx_run__stall_fails_etimedout },
 	{ "tx_sack__epoch_gone_fails_sent_keeps_unsent",
 	  tx_sack__epoch_gone_fails_sent_keeps_unsent },
+	{ "tx_sack__busy_gives_up_credit_schedule",
+	  tx_sack__busy_gives_up_credit_schedule },
+	{ "tx_push__new_bytes_in_lane_order", tx_push__new_bytes_in_lane_order },
 	{ "tx_push__ring_full_retries", tx_push__ring_full_retries },
 	{ "tx_push__latency_first", tx_push__latency_first },
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
