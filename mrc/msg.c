@@ -297,6 +297,7 @@ static void mrc_msg_op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
 	struct mrc_peer *peer = mrc_msg_to_peer(mp);
 	const struct mrc_credit_tx *ct = &peer->credit.tx;
 	u64 in_sb = 0, in_paths = 0;
+	u64 now = ktime_get_ns();
 	struct mrc_msg_tx *m;
 	unsigned int pi;
 
@@ -334,10 +335,23 @@ static void mrc_msg_op_stalled(struct mrc_msg_peer *mp, u64 idle_ns,
 		pr_warn("peer %u: the scheduled message is not queued\n",
 			peer->node_id);
 	else
-		pr_warn("peer %u: the scheduled message: %u/%u packets acked, %u in flight, %u lost, next new %u; busy %s; class %u\n",
+		pr_warn("peer %u: the scheduled message: %u/%u packets acked, %u in flight, %u lost, next new %u; busy %s (due in %lld us, wait %llu us); class %u\n",
 			peer->node_id, mrc_txsb_acked(&m->sb), m->sb.npkts,
 			mrc_txsb_inflight(&m->sb), mrc_txsb_lost(&m->sb),
-			m->sb.next_new, m->busy_ns ? "yes" : "no", m->cls);
+			m->sb.next_new, m->busy_ns ? "yes" : "no",
+			m->busy_ns ? div_s64((s64)(m->busy_ns - now), 1000) : 0,
+			div_u64(m->busy_wait_ns, 1000), m->cls);
+	/* The first message of its lane, if another: it goes first. */
+	list_for_each_entry(m, &mp->txq, node)
+		if (mrc_msg_id_lane(m->msg_id) == mrc_msg_id_lane(ct->msg_id))
+			break;
+	if (!list_entry_is_head(m, &mp->txq, node) && m->msg_id != ct->msg_id)
+		pr_warn("peer %u: its lane's first: %#llx %u/%u acked, %u in flight, %u lost, next new %u; busy %s (due in %lld us)\n",
+			peer->node_id, m->msg_id, mrc_txsb_acked(&m->sb),
+			m->sb.npkts, mrc_txsb_inflight(&m->sb),
+			mrc_txsb_lost(&m->sb), m->sb.next_new,
+			m->busy_ns ? "yes" : "no",
+			m->busy_ns ? div_s64((s64)(m->busy_ns - now), 1000) : 0);
 }
 
 static void mrc_msg_op_complete(struct mrc_msg_node *node,
