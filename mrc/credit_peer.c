@@ -16,7 +16,11 @@
  * one at a time per peer, in queue order: the next message starts (and
  * sends its unscheduled window) only once every byte of the previous
  * one was sent, which bounds what one sender puts on the receiver's
- * last hop without permission to one window.  Starved of credit for
+ * last hop without permission to one window.  A message whose receiving
+ * endpoint answers busy gives the schedule up (core/msg_ack.c busy()),
+ * so that a slow reader does not hold back the messages to the peer's
+ * other endpoints, and a message never takes it while an earlier one of
+ * its lane has bytes to send (core/msg_tx.c push_msg()).  Starved of credit for
  * credit_grant_timeout_ms, the sender repeats its CREDIT_REQ (msg.c's
  * peer timer ticks every 2 ms while messages wait); the receiver
  * answers with its current offset, so a lost GRANT costs one timeout.
