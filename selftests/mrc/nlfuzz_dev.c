@@ -560,21 +560,51 @@ static double now_s(void)
 }
 
 /*
- * The files at rest, all together: every accepted send completes within
- * 60 s, the counters agree (accepted = done + failed, none outstanding),
- * and every queued message reads back intact, leaving the queues empty.
- * The queues are read while the sends are waited for: a send to a full
+ * The files at rest, all together: every accepted send completes, the
+ * counters agree (accepted = done + failed, none outstanding), and every
+ * queued message reads back intact, leaving the queues empty.  The
+ * queues are read while the sends are waited for: a send to a full
  * endpoint (its queue holds RCVBUF bytes) waits, by design, until that
  * endpoint reads, and that endpoint may be another of these files, or
  * one of the peer's, whose nlfuzz reads its own at the same time.
+ *
+ * How long: a send that makes no progress is what must not be, so the
+ * wait ends NF_SETTLE_QUIET_S after the last send of this node completed
+ * (each completion, counted by debugfs mrc/msg, starts that clock again;
+ * without debugfs, each of these files' sends), and at NF_SETTLE_MAX_S in
+ * all.  Draining is legitimately slow after a fuzz: a receiver remembers
+ * at most 32 refusals per peer, each for peer_timeout_ms after its
+ * message's last packet (core/msg_rx.c, Refusal), and the fuzz leaves
+ * hundreds of sends queued to ports nobody binds, the sends of the files
+ * it closed included, in the same lanes as these files' sends.
  */
+#define NF_SETTLE_QUIET_S	60
+#define NF_SETTLE_MAX_S		300
+
+/* Sends this node completed so far (tx_done + tx_failed), or 0. */
+static unsigned long long completions(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/mrc/msg", "r");
+	unsigned long long n = 0, v;
+	char name[64];
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%63s %llu", name, &v) == 2)
+		if (!strcmp(name, "tx_done") || !strcmp(name, "tx_failed"))
+			n += v;
+	fclose(f);
+	return n;
+}
+
 static void settle_all(void)
 {
 	unsigned char *buf = malloc(NF_MSG_MAX + 16);
+	double t0 = now_s(), quiet = t0 + NF_SETTLE_QUIET_S;
+	unsigned long long done = completions(), d;
+	unsigned long pending, last = ~0UL;
 	struct mrc_dev_stats st;
-	double until = now_s() + 60;
 	bool ok[NF_SLOTS];
-	unsigned long pending;
 	int i, err;
 
 	if (!buf) {
@@ -595,9 +625,16 @@ static void settle_all(void)
 			if (ok[i] && !stats_of(slots[i].fd, &st))
 				pending += st.tx_outstanding;
 		}
+		d = completions();
+		if (pending < last || d != done)
+			quiet = now_s() + NF_SETTLE_QUIET_S;
+		last = pending;
+		done = d;
 		if (pending)
-			usleep(10000);
-	} while (pending && now_s() < until);
+			usleep(20000);
+	} while (pending && now_s() < quiet && now_s() < t0 + NF_SETTLE_MAX_S);
+	printf("# files at rest after %.1f s (%lu sends outstanding)\n",
+	       now_s() - t0, pending);
 	for (i = 0; i < NF_SLOTS; i++) {
 		int fd = slots[i].fd;
 
@@ -612,7 +649,7 @@ static void settle_all(void)
 		}
 		if (err == EINTR || st.tx_outstanding ||
 		    st.tx_msgs != st.tx_done + st.tx_failed)
-			nf_anomaly("file %d at rest after 60 s: %llu sends accepted, %llu done, %llu failed, %llu outstanding; its queue held back %llu messages",
+			nf_anomaly("file %d at rest: %llu sends accepted, %llu done, %llu failed, %llu outstanding; its queue held back %llu messages",
 				   i, (unsigned long long)st.tx_msgs,
 				   (unsigned long long)st.tx_done,
 				   (unsigned long long)st.tx_failed,
