@@ -169,16 +169,17 @@ struct mrc_msg_run {
 };
 
 /*
- * Sends what the window, the rings and the paths allow of message @m.
- * Returns false when the run must stop (window full, ring full, budget
- * spent), true to go on with the next message.
+ * Sends what the window, the rings and the paths allow of message @m;
+ * @later: an earlier message of its lane has packets never sent (see
+ * push_msg()).  Returns false when the run must stop (window full, ring
+ * full, budget spent), true to go on with the next message.
  */
-static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
-		     struct mrc_msg_tx *m, struct mrc_msg_run *run)
+static bool push_msg_sends(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
+			   struct mrc_msg_tx *m, struct mrc_msg_run *run,
+			   bool later)
 {
 	const struct mrc_msg_ops *ops = mp->node->ops;
 	struct mrc_sched_res *res = &run->res;
-	bool later;
 	u32 idx;
 
 	/* sched: a class waiting for its rails blocks only itself */
@@ -191,16 +192,6 @@ static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 	 */
 	if (run->busy_lanes & BIT_ULL(mrc_msg_id_lane(m->msg_id)))
 		return true;
-	/*
-	 * New bytes go in lane order: a message's first sends wait while an
-	 * earlier message of its lane has packets never sent (its receiver
-	 * delivers them in that order anyway).  Else a later message could
-	 * take the peer's one credit schedule (credit_peer.c) while the
-	 * earlier one, which its receiver needs first, waits for it.
-	 */
-	later = run->unsent_lanes & BIT_ULL(mrc_msg_id_lane(m->msg_id));
-	if (m->sb.next_new < m->sb.npkts)
-		run->unsent_lanes |= BIT_ULL(mrc_msg_id_lane(m->msg_id));
 	if (m->busy_ns) {
 		run->busy_lanes |= BIT_ULL(mrc_msg_id_lane(m->msg_id));
 		if ((s64)(cb->now - m->busy_ns) < 0)
@@ -292,6 +283,25 @@ static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 		}
 	}
 	return true;
+}
+
+/*
+ * push_msg_sends() for @m.  New bytes go in lane order: a message's first
+ * sends wait while an earlier message of its lane has packets never sent
+ * after its own turn in this run (its receiver delivers them in that
+ * order anyway).  Else a later message could take the peer's one credit
+ * schedule (credit_peer.c) while the earlier one, which its receiver
+ * needs first, waits for it.
+ */
+static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
+		     struct mrc_msg_tx *m, struct mrc_msg_run *run)
+{
+	u64 lane = BIT_ULL(mrc_msg_id_lane(m->msg_id));
+	bool go = push_msg_sends(mp, cb, m, run, run->unsent_lanes & lane);
+
+	if (m->sb.next_new < m->sb.npkts)
+		run->unsent_lanes |= lane;
+	return go;
 }
 
 /*

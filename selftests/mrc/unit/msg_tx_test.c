@@ -680,6 +680,31 @@ out:
 	unpair();
 }
 
+/*
+ * Lane order holds new bytes back only while an earlier message of the
+ * lane still has packets never sent: one run sends many small messages
+ * of a lane, one after the other (a bug once let one per run go).
+ */
+static void tx_push__one_run_sends_a_lane(void)
+{
+	unsigned int i, n = 20, sent;
+	int err;
+
+	pair();
+	A->send_err = -EAGAIN;		/* the first push finds the ring full */
+	A->send_err_n = 1;
+	for (i = 0; i < n; i++)
+		host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	sent = A->sent_data;
+	mrc_msg_tx_run(&A->mp, A->now);
+	CHECK(A->sent_data - sent == n - sent, "one run sent the %u left: %u",
+	      n - sent, A->sent_data - sent);
+	host_settle(A, B, T0 + 1000 * MS);
+	CHECK(A->mp.ntx == 0 && B->ndelivered == n, "all delivered: %u",
+	      B->ndelivered);
+	unpair();
+}
+
 static void tx_push__ring_full_retries(void)
 {
 	struct done_rec d = { 0 };
@@ -925,6 +950,7 @@ static const struct tap_test tests[] = {
 	{ "tx_sack__busy_gives_up_credit_schedule",
 	  tx_sack__busy_gives_up_credit_schedule },
 	{ "tx_push__new_bytes_in_lane_order", tx_push__new_bytes_in_lane_order },
+	{ "tx_push__one_run_sends_a_lane", tx_push__one_run_sends_a_lane },
 	{ "tx_push__ring_full_retries", tx_push__ring_full_retries },
 	{ "tx_push__latency_first", tx_push__latency_first },
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
