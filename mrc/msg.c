@@ -742,13 +742,13 @@ void mrc_msg_peer_stop(struct mrc_peer *peer)
 }
 
 /**
- * mrc_msg_timeouts_changed() - peer_timeout_ms changed: expiries re-armed
- *
- * Each peer's expiry clock runs at once and re-arms itself for what is
- * left under the new value: a deadline armed under the old value could
- * be far later (core/msg_rx.c, Expiry; up to 20 minutes).
+ * mrc_msg_timeouts_changed() - re-arm the expiries for a new peer_timeout_ms
  *
  * Context: process, no mrc lock held.
+ *
+ * Each peer's expiry clock runs at once and re-arms itself for what is
+ * left under the new value, since a deadline armed under the old value
+ * could be far later (core/msg_rx.c, Expiry; up to 20 minutes).
  */
 void mrc_msg_timeouts_changed(void)
 {
