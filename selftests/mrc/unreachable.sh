@@ -291,8 +291,9 @@ healed_hole() {
 # An expiry armed under a long peer_timeout_ms comes due under a shorter
 # one: node 2 holds B (n 1) for A (n 0), whose DATA it drops, while its
 # peer_timeout_ms is 10 minutes, so its expiry is 20 minutes away; the
-# knob lowered to 1 s, B must be delivered (A expired) within 2 s plus
-# slack.  Before the fix the first deadline armed won: B waited 20 min.
+# knob lowered to 1 s, B must be delivered (A given up: it never had a
+# context here, its DATA all dropped) within 2 s plus slack.  Before the
+# fix the first deadline armed won: B waited 20 minutes.
 expiry_rearmed() {
 	local h0 e0 t=$((1000 * _MRC_TSCALE))
 
@@ -319,7 +320,6 @@ expiry_rearmed() {
 			mrcctl config set peer_timeout_ms $t
 		wait_for "B delivered once A expired (2 x $t ms)" \
 			$((2 * t / 1000 + 8)) sh -c "grep -qx 'rx 1' $D/mrc_echo/stats"
-		chk_msg_stat 'A expired' rx_expired '>' "$e0"
 		ok 'the hole heals' sh -c 'tc qdisc del dev eth0 ingress &&
 			tc qdisc del dev eth1 ingress'
 		echo $PEER_TIMEOUT_MS > /sys/kernel/mrc/peer_timeout_ms
