@@ -116,7 +116,7 @@ static void mrc_show_rx(struct seq_file *s, struct mrc_peer *peer, u64 now)
 	unsigned int lane, n = 0;
 
 	spin_lock_bh(&peer->mk.rx_lock);
-	seq_printf(s, " rx: epoch %#x%s%s, %u contexts, %llu B, last news %llu ms ago, %u of %u refusals remembered\n",
+	seq_printf(s, " rx: epoch %#x%s%s, %u contexts, %llu B, last news %llu ms ago, %u of %u refusals ahead of delivery\n",
 		   mp->rx_epoch, mp->rx_epoch_valid ? "" : " (none yet)",
 		   mp->rx_epoch_gone ? " (given up: its DATA dropped)" : "",
 		   mp->nrx, mp->rx_mem, mrc_show_ms_ago(now, mp->rx_last_ns),

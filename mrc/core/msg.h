@@ -45,10 +45,13 @@
 #define MRC_MSG_NPATHS_WORDS	((MRC_MSG_NPATHS + 63) / 64)
 #define MRC_MSG_NO_PATH		(~0U)
 
-/* Refused messages a receiver remembers per peer (msg_rx.c, Refusal). */
+/*
+ * Refused messages ahead of their lanes' delivery a receiver remembers
+ * per peer (msg_rx.c, Refusal); those behind it, MRC_MSG_REFUSED_BEHIND
+ * sequence numbers per lane.
+ */
 #define MRC_MSG_REFUSED_N	32
-/* ... of which refusals ahead of their lane's delivery leave this many. */
-#define MRC_MSG_REFUSED_HEAD	8
+#define MRC_MSG_REFUSED_BEHIND	64
 
 /* The largest message (the module's MRC_MSG_MAX_LEN). */
 #define MRC_MSG_MAX_BYTES	(64U << 20)
@@ -391,16 +394,16 @@ struct mrc_msg_peer {
 	struct list_head held;		/* complete, predecessors missing */
 	struct list_head deliver;	/* complete, in order, to deliver */
 	/*
-	 * Messages refused (msg_rx.c, Refusal).  Those at or past rx_next
-	 * are skipped when their lane gets there; all are answered as
-	 * refused while they stay.
+	 * Messages refused (msg_rx.c, Refusal).  Those past rx_next, by
+	 * id, skipped when their lane gets there; those behind it, a bit
+	 * each: bit i of rx_refused_bm[lane] is sequence number
+	 * rx_next[lane] - 1 - i.  Both are answered as refused.
 	 */
 	struct mrc_msg_refused {
 		u64 id;			/* msg_id */
-		u64 last_ns;		/* its last packet */
 	} rx_refused[MRC_MSG_REFUSED_N];
 	u32 rx_refused_used;		/* bit i: rx_refused[i] is set */
-	unsigned int rx_refused_at;	/* the next slot to try */
+	u64 rx_refused_bm[MRC_MSG_LANES];
 };
 
 /* What one received DATA packet asks of the host (mrc_msg_rx_packet()). */

@@ -34,25 +34,25 @@
  * refused at its first packet, before any memory is taken: the answer is
  * a SACK of the whole message flagged MRC_WF_REFUSED, and its sender
  * fails it with -ECONNREFUSED instead of reporting it delivered.  The
- * receiver remembers up to MRC_MSG_REFUSED_N refused ids per peer, so
- * that its lane skips the message's sequence number when delivery gets
- * there, and so that the message's other packets get the same answer,
- * resends included: a refusal whose SACK was lost must not be answered
- * later as "delivered already" (any sequence number behind delivery
- * is).  So a slot is reused only once its message is behind delivery and
- * no packet of it came for max(peer_timeout_ms, 2 x rto_max_ms): by then
- * its sender has the answer or has given up.  With every slot taken, a
- * refusal waits (below): at most MRC_MSG_REFUSED_N refusals per such
- * period and peer, enough for a program that stops sending at its first
- * ECONNREFUSED.  Refusals ahead
- * of delivery leave MRC_MSG_REFUSED_HEAD slots to those of the messages
- * their lanes wait for: otherwise a table full of refusals that wait for
- * their lanes, whose heads wait for a slot, blocks those lanes for good
- * (the head's resends are news, so expiry never comes either).  A
- * refusal that finds no slot is answered as busy (rx_refuse_waits), not
- * dropped: its sender takes its packets out of flight without blaming a
- * path and asks again after a wait, instead of filling its window with
- * resends the receiver drops.  The port is
+ * receiver remembers the refusal, so that the message's other packets get
+ * the same answer, resends included (a refusal whose SACK was lost must
+ * not be answered later as "delivered already", which any sequence
+ * number behind delivery is), and so that its lane skips its sequence
+ * number when delivery gets there:
+ *  - behind delivery (the message its lane waited for, or one delivery
+ *    has passed since), as a bit per sequence number for the last
+ *    MRC_MSG_REFUSED_BEHIND of each lane, which costs no slot and is
+ *    never full; a resend of a refused message arrives within an RTO of
+ *    the lost answer, long before 64 more messages of its lane could have
+ *    been delivered behind it, as its sender sends them after it;
+ *  - ahead of delivery (a predecessor is missing), by id in a table of
+ *    MRC_MSG_REFUSED_N per peer, until delivery passes it (it moves to
+ *    its lane's bits).  Its sender sends a lane's first bytes in order
+ *    (msg_tx.c push_msg()), so that takes reordering on the paths; with
+ *    every slot taken the refusal waits: answered as busy
+ *    (rx_refuse_waits), its sender takes its packets out of flight
+ *    without blaming a path and asks again after a wait.
+ * The port is
  * asked once, when the message starts; an endpoint closed after that
  * loses what arrives for it (rx_no_endpoint), as a closed socket does.
  *
@@ -341,7 +341,42 @@ static void full_sack(const struct mrc_pkt *pkt, struct mrc_reasm_sack *rs)
 	rs->cum = mrc_wire_npkts(pkt->msg_len, pkt->seg);
 }
 
-/* The slot of message @id if it was refused and is remembered, or -1. */
+/*
+ * Refusals behind delivery: bit i of rx_refused_bm[lane] says that
+ * sequence number rx_next[lane] - 1 - i was refused.
+ */
+static int refused_bit(const struct mrc_msg_peer *mp, u32 seq)
+{
+	BUILD_BUG_ON(MRC_MSG_REFUSED_BEHIND != 64);	/* a u64 per lane */
+	unsigned int lane = mrc_msg_seq_lane(seq);
+	s32 d = mrc_msg_seq_diff(mp->rx_next[lane], seq) - 1;
+
+	return d >= 0 && d < MRC_MSG_REFUSED_BEHIND ? d : -1;
+}
+
+/* Lane @lane's delivery moves on to @next, a sequence number after it. */
+static void lane_set_next(struct mrc_msg_peer *mp, unsigned int lane,
+			  u32 next)
+{
+	s32 k = mrc_msg_seq_diff(next, mp->rx_next[lane]);
+
+	if (k <= 0)
+		return;
+	mp->rx_refused_bm[lane] = k >= MRC_MSG_REFUSED_BEHIND ? 0 :
+				  mp->rx_refused_bm[lane] << k;
+	mp->rx_next[lane] = next;
+}
+
+/* Sequence number @seq, now behind its lane's delivery, was refused. */
+static void refused_behind(struct mrc_msg_peer *mp, u32 seq)
+{
+	int d = refused_bit(mp, seq);
+
+	if (d >= 0)
+		mp->rx_refused_bm[mrc_msg_seq_lane(seq)] |= 1ULL << d;
+}
+
+/* The slot of refusal @id ahead of delivery, or -1. */
 static int refused_slot(const struct mrc_msg_peer *mp, u64 id)
 {
 	unsigned int i;
@@ -353,83 +388,52 @@ static int refused_slot(const struct mrc_msg_peer *mp, u64 id)
 	return -1;
 }
 
-/*
- * Whether a packet of message @id, arriving at @now, is one of a refused
- * one: then it keeps the memory of the refusal alive.
- */
-static bool is_refused(struct mrc_msg_peer *mp, u64 id, u64 now)
+/* Whether message @id (of the current epoch) was refused. */
+static bool is_refused(const struct mrc_msg_peer *mp, u64 id)
 {
-	int i = refused_slot(mp, id);
+	u32 seq = (u32)id;
+	int d = refused_bit(mp, seq);
 
-	if (i < 0)
+	if (d >= 0)
+		return mp->rx_refused_bm[mrc_msg_seq_lane(seq)] & (1ULL << d);
+	return refused_slot(mp, id) >= 0;
+}
+
+/*
+ * Remembers message @id, ahead of its lane's delivery, as refused.
+ * Returns false if every slot is taken.
+ */
+static bool refuse_ahead(struct mrc_msg_peer *mp, u64 id)
+{
+	unsigned int at;
+
+	BUILD_BUG_ON(MRC_MSG_REFUSED_N > 32);	/* rx_refused_used's bits */
+	if (mp->rx_refused_used == (u32)(BIT_ULL(MRC_MSG_REFUSED_N) - 1))
 		return false;
-	mp->rx_refused[i].last_ns = now;
+	at = ffs(~mp->rx_refused_used) - 1;
+	mp->rx_refused[at].id = id;
+	mp->rx_refused_used |= 1U << at;
 	return true;
 }
 
 /*
- * How long a refusal is remembered after its message's last packet: its
- * sender resends an unanswered packet within rto_max_ms, and gives up on
- * a peer without usable paths after peer_timeout_ms.
+ * Refusals ahead of delivery that delivery has passed (it skips them, or
+ * the expiry moved it on): into the lanes' bitmaps, their slots free.
  */
-static u64 refused_hold_ns(struct mrc_msg_peer *mp)
+static void refused_sweep(struct mrc_msg_peer *mp)
 {
-	const struct mrc_msg_ops *ops = mp->node->ops;
+	unsigned int i;
 
-	return max(ops->knob(mp->node, MRC_KNOB_peer_timeout_ms),
-		   2 * ops->knob(mp->node, MRC_KNOB_rto_max_ms)) *
-	       NSEC_PER_MSEC;
-}
+	for (i = 0; mp->rx_refused_used && i < MRC_MSG_REFUSED_N; i++) {
+		u32 seq = (u32)mp->rx_refused[i].id;
 
-/* Whether remembered refusal @r is ahead of its lane's delivery. */
-static bool refused_ahead(const struct mrc_msg_peer *mp,
-			  const struct mrc_msg_refused *r)
-{
-	u32 seq = (u32)r->id;
-
-	return mrc_msg_seq_diff(seq, mp->rx_next[mrc_msg_seq_lane(seq)]) >= 0;
-}
-
-/*
- * Remembers message @id as refused at @now, in a free slot or one whose
- * message its lane's delivery has passed and whose sender has been quiet
- * about it for refused_hold_ns().  A refusal ahead of its lane's delivery
- * (@head false) may not take the last MRC_MSG_REFUSED_HEAD slots: those
- * stay for the messages that block their lanes, which are behind
- * delivery as soon as they are refused.  Without them, slots full of
- * refusals that wait for their lanes, whose heads wait for a slot, would
- * block those lanes for good.  Returns false if there is no slot.
- */
-static bool refuse(struct mrc_msg_peer *mp, u64 id, bool head, u64 now)
-{
-	u64 hold = refused_hold_ns(mp);
-	unsigned int i, at, ahead = 0;
-
-	BUILD_BUG_ON(MRC_MSG_REFUSED_N > 32);	/* rx_refused_used's bits */
-	BUILD_BUG_ON(MRC_MSG_REFUSED_HEAD >= MRC_MSG_REFUSED_N);
-	if (!head) {
-		for (i = 0; i < MRC_MSG_REFUSED_N; i++)
-			if ((mp->rx_refused_used & (1U << i)) &&
-			    refused_ahead(mp, &mp->rx_refused[i]))
-				ahead++;
-		if (ahead >= MRC_MSG_REFUSED_N - MRC_MSG_REFUSED_HEAD)
-			return false;
-	}
-	for (i = 0; i < MRC_MSG_REFUSED_N; i++) {
-		struct mrc_msg_refused *r;
-
-		at = (mp->rx_refused_at + i) % MRC_MSG_REFUSED_N;
-		r = &mp->rx_refused[at];
-		if ((mp->rx_refused_used & (1U << at)) &&
-		    (refused_ahead(mp, r) || now - r->last_ns < hold))
+		if (!(mp->rx_refused_used & (1U << i)) ||
+		    mrc_msg_seq_diff(seq,
+				     mp->rx_next[mrc_msg_seq_lane(seq)]) >= 0)
 			continue;
-		r->id = id;
-		r->last_ns = now;
-		mp->rx_refused_used |= 1U << at;
-		mp->rx_refused_at = (at + 1) % MRC_MSG_REFUSED_N;
-		return true;
+		refused_behind(mp, seq);
+		mp->rx_refused_used &= ~(1U << i);
 	}
-	return false;
 }
 
 /*
@@ -446,7 +450,7 @@ static void lane_advance(struct mrc_msg_peer *mp, unsigned int lane)
 
 		moved = false;
 		if (refused_slot(mp, (u64)mp->rx_epoch << 32 | next) >= 0) {
-			mp->rx_next[lane] = mrc_msg_seq_inc(next);
+			lane_set_next(mp, lane, mrc_msg_seq_inc(next));
 			moved = true;
 			continue;
 		}
@@ -456,12 +460,13 @@ static void lane_advance(struct mrc_msg_peer *mp, unsigned int lane)
 				continue;
 			if (h->seq == next) {
 				list_move_tail(&h->node, &mp->deliver);
-				mp->rx_next[lane] = mrc_msg_seq_inc(next);
+				lane_set_next(mp, lane, mrc_msg_seq_inc(next));
 				moved = true;
 			}
 			break;
 		}
 	} while (moved);
+	refused_sweep(mp);
 }
 
 /* Complete message @rm leaves rxq: to deliver (in order) or held. */
@@ -484,7 +489,7 @@ static void completed(struct mrc_msg_peer *mp, struct mrc_msg_rx *rm,
 		return;
 	}
 	list_move_tail(&rm->node, &mp->deliver);
-	mp->rx_next[lane] = mrc_msg_seq_inc(rm->seq);
+	lane_set_next(mp, lane, mrc_msg_seq_inc(rm->seq));
 	lane_advance(mp, lane);
 }
 
@@ -504,6 +509,7 @@ static void new_epoch(struct mrc_msg_peer *mp, u32 epoch)
 	mp->rx_epoch_valid = true;
 	mp->rx_epoch_gone = false;
 	mp->rx_refused_used = 0;
+	memset(mp->rx_refused_bm, 0, sizeof(mp->rx_refused_bm));
 	seq_reset(mp->rx_next);
 	if (!list_empty(&mp->deliver))
 		mp->node->ops->deliver(mp);
@@ -574,14 +580,14 @@ static int rx_port(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 	u32 seq = (u32)pkt->msg_id;
 	unsigned int lane = mrc_msg_seq_lane(seq);
 
-	if (!is_refused(mp, pkt->msg_id, now)) {
+	if (!is_refused(mp, pkt->msg_id)) {
 		int err = ops->port ? ops->port(mp->node, pkt->dst_port,
 						pkt->msg_len) : 0;
 
 		if (!err)
 			return 0;
-		if (err != -EBUSY &&
-		    !refuse(mp, pkt->msg_id, seq == mp->rx_next[lane], now)) {
+		if (err != -EBUSY && seq != mp->rx_next[lane] &&
+		    !refuse_ahead(mp, pkt->msg_id)) {
 			count(mp, MRC_MS_RX_REFUSE_WAITS, 1);
 			err = -EBUSY;
 		}
@@ -596,7 +602,8 @@ static int rx_port(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 		count(mp, MRC_MS_RX_REFUSED, 1);
 		mp->rx_last_ns = now;
 		if (seq == mp->rx_next[lane]) {
-			mp->rx_next[lane] = mrc_msg_seq_inc(seq);
+			lane_set_next(mp, lane, mrc_msg_seq_inc(seq));
+			refused_behind(mp, seq);
 			lane_advance(mp, lane);
 			if (!list_empty(&mp->deliver))
 				mp->node->ops->deliver(mp);
@@ -657,7 +664,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		/* Delivered already: ack it whole, do not deliver again. */
 		full_sack(pkt, &out->rs);
 		out->sack = true;
-		out->refused = is_refused(mp, pkt->msg_id, now);
+		out->refused = is_refused(mp, pkt->msg_id);
 		return MRC_DROP_DUPLICATE;
 	}
 	rm = rx_find(mp, pkt->msg_id, &complete);
@@ -879,10 +886,11 @@ void mrc_msg_rx_expire(struct mrc_msg_peer *mp, u64 now,
 	}
 	list_for_each_entry_safe(rm, tmp, &mp->held, node) {
 		list_move_tail(&rm->node, &mp->deliver);
-		mp->rx_next[mrc_msg_seq_lane(rm->seq)] =
-			mrc_msg_seq_inc(rm->seq);
+		lane_set_next(mp, mrc_msg_seq_lane(rm->seq),
+			      mrc_msg_seq_inc(rm->seq));
 		kick = true;
 	}
+	refused_sweep(mp);
 	list_for_each_entry_safe(rm, tmp, &mp->rxq, node) {
 		list_move_tail(&rm->node, gone);
 		rx_uncharge(mp, rm);

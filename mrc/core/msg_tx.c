@@ -166,6 +166,8 @@ struct mrc_msg_run {
 	u64 unsent_lanes;		/* lanes with a message so far that has
 					 * packets never sent
 					 */
+	u64 seen_lanes;			/* lanes with a message so far ... */
+	u32 lane_first[MRC_MSG_LANES];	/* ... the first one's seq */
 };
 
 /*
@@ -296,9 +298,25 @@ static bool push_msg_sends(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 		     struct mrc_msg_tx *m, struct mrc_msg_run *run)
 {
-	u64 lane = BIT_ULL(mrc_msg_id_lane(m->msg_id));
-	bool go = push_msg_sends(mp, cb, m, run, run->unsent_lanes & lane);
+	unsigned int l = mrc_msg_id_lane(m->msg_id);
+	u64 lane = BIT_ULL(l);
+	bool later, go;
 
+	/*
+	 * And a lane's first sends stay within MRC_MSG_REFUSED_BEHIND
+	 * sequence numbers of its oldest queued message: its receiver
+	 * remembers that many refusals behind delivery, so a resend of a
+	 * message whose refusal answer was lost is never taken for one
+	 * delivered (msg_rx.c, Refusal).
+	 */
+	if (!(run->seen_lanes & lane)) {
+		run->seen_lanes |= lane;
+		run->lane_first[l] = (u32)m->msg_id;
+	}
+	later = (run->unsent_lanes & lane) ||
+		mrc_msg_seq_diff((u32)m->msg_id, run->lane_first[l]) >=
+		MRC_MSG_REFUSED_BEHIND;
+	go = push_msg_sends(mp, cb, m, run, later);
 	if (m->sb.next_new < m->sb.npkts)
 		run->unsent_lanes |= lane;
 	return go;

@@ -705,6 +705,31 @@ static void tx_push__one_run_sends_a_lane(void)
 	unpair();
 }
 
+/*
+ * A lane's first sends stay within MRC_MSG_REFUSED_BEHIND sequence
+ * numbers of its oldest queued message: the receiver remembers that many
+ * refusals behind delivery, so a resend of a message whose refusal was
+ * lost is never answered as delivered (msg_rx.c, Refusal).
+ */
+static void tx_push__lane_window(void)
+{
+	unsigned int i, n = MRC_MSG_REFUSED_BEHIND + 6;
+	int err, ok = 0;
+
+	pair();
+	A->mp.cwnd = 2 * MRC_MSG_REFUSED_BEHIND;	/* not the limit here */
+	for (i = 0; i < n; i++)
+		ok += !!host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	for (i = 0; i < 4; i++)		/* a run sends a budget: kicks */
+		host_run(A);
+	CHECK(ok == (int)n && A->sent_data == MRC_MSG_REFUSED_BEHIND,
+	      "%d of %u queued, %u sent", ok, n, A->sent_data);
+	host_settle(A, B, T0 + 1000 * MS);
+	CHECK(A->mp.ntx == 0 && B->ndelivered == n, "then all: %u delivered",
+	      B->ndelivered);
+	unpair();
+}
+
 static void tx_push__ring_full_retries(void)
 {
 	struct done_rec d = { 0 };
@@ -951,6 +976,7 @@ static const struct tap_test tests[] = {
 	  tx_sack__busy_gives_up_credit_schedule },
 	{ "tx_push__new_bytes_in_lane_order", tx_push__new_bytes_in_lane_order },
 	{ "tx_push__one_run_sends_a_lane", tx_push__one_run_sends_a_lane },
+	{ "tx_push__lane_window", tx_push__lane_window },
 	{ "tx_push__ring_full_retries", tx_push__ring_full_retries },
 	{ "tx_push__latency_first", tx_push__latency_first },
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
