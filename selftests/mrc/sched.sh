@@ -71,7 +71,11 @@ lat_of() { jq -r ".results[0].$2" "$1"; }
 lat_run() {	# lat_run OUT [mrc-perf args]
 	local out=$1
 	shift
-	mrc-perf -c 2 -p $PORT "$@" -j lat -m 4096 -n "$LAT_N" > "$out"
+	mrc-perf -c 2 -p $PORT "$@" -j lat -m 4096 -n "$LAT_N" > "$out" && return
+	# What held the ping-pong: this node's queues (request unsent or
+	# unacked, echo partial or held) and the message counters.
+	diag "$(cat $D/mrc/queues $D/mrc/msg)"
+	return 1
 }
 # TX[rail id, class]: DATA packets sent per rail and class, from debugfs
 # mrc/sched (no fork: under TCG a fork costs up to a second).
