@@ -13,7 +13,8 @@
  * sent).  The first credit_unsched_bytes of a message go at once; a
  * longer message sends a CREDIT_REQ with its first packet and then only
  * bytes below the offset of the latest GRANT.  Messages are scheduled
- * one at a time per peer, in queue order: the next message starts (and
+ * one at a time per peer, in the order the sender serves them (msg.h's
+ * lanes, each in queue order): the next message starts (and
  * sends its unscheduled window) only once every byte of the previous
  * one was sent, which bounds what one sender puts on the receiver's
  * last hop without permission to one window.  A message whose receiving

@@ -248,6 +248,13 @@ static inline void list_del(struct list_head *e)
 	e->prev = NULL;
 }
 
+static inline void list_del_init(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+	INIT_LIST_HEAD(e);
+}
+
 static inline void list_move_tail(struct list_head *e, struct list_head *head)
 {
 	e->next->prev = e->prev;

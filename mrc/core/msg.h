@@ -270,6 +270,10 @@ struct mrc_msg_node {
 /* One message being sent. */
 struct mrc_msg_tx {
 	struct list_head node;		/* on mp->txq or mp->done */
+	struct list_head lane_node;	/* on mp->laneq[its lane] while queued */
+	struct list_head sent_node;	/* on mp->sentq once a packet went,
+					 * while queued (empty: not on it)
+					 */
 	void *owner;			/* the host's (its endpoint) */
 	u8 own;				/* its slot in mp->tx_own[] */
 	void (*done)(void *ctx, int status);
@@ -326,6 +330,18 @@ struct mrc_msg_peer {
 
 	/* ---- sender: everything here under the tx lock ---- */
 	struct list_head txq;		/* struct mrc_msg_tx, by msg id */
+	/*
+	 * The same messages by lane (each in queue order: push() serves
+	 * the lanes in turn and skips the rest of a lane that cannot send,
+	 * a SACK finds its message in its lane), and those of them of
+	 * which a packet was sent (the loss scan's and a lost path's walk):
+	 * the work per packet does not grow with the queue.
+	 */
+	struct list_head laneq[MRC_MSG_LANES];
+	struct list_head sentq;
+	u8 lane_next[MRC_MSG_RANKS];	/* push(): the rank's lane to serve
+					 * first (index into its lanes)
+					 */
 	unsigned int ntx;
 	u32 epoch;			/* msg_id bits 63..32 */
 	u32 next_seq[MRC_MSG_LANES];	/* msg_id bits 31..0 of the next

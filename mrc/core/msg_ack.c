@@ -258,7 +258,7 @@ static void drain_left(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	for (pi = mrc_bm_find_next_set(mp->left, MRC_MSG_NPATHS, 0);
 	     pi < MRC_MSG_NPATHS;
 	     pi = mrc_bm_find_next_set(mp->left, MRC_MSG_NPATHS, pi + 1)) {
-		list_for_each_entry(m, &mp->txq, node) {
+		list_for_each_entry(m, &mp->sentq, sent_node) {
 			cb->m = m;
 			msg_count(mp, MRC_MS_PATH_DOWN_PKTS,
 				  mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn,
@@ -289,7 +289,7 @@ void mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
 		return;
 	mrc_msg_cb_init(&cb, mp, now);
 	cb.how = release ? MRC_PATH_DONE_RELEASED : MRC_PATH_DONE_LOST;
-	list_for_each_entry(m, &mp->txq, node) {
+	list_for_each_entry(m, &mp->sentq, sent_node) {
 		cb.m = m;
 		msg_count(mp, MRC_MS_PATH_DOWN_PKTS,
 			  mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn, &cb));
@@ -346,7 +346,7 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	if (!any)
 		return;
 	cb->how = MRC_PATH_DONE_LOST;
-	list_for_each_entry(m, &mp->txq, node) {
+	list_for_each_entry(m, &mp->sentq, sent_node) {
 		struct mrc_txsb *sb = &m->sb;
 		u32 idx;
 
@@ -393,13 +393,21 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	drain_left(mp, cb);
 }
 
+/*
+ * The queued message @id: in its lane, whose messages are in sequence
+ * order, from the oldest (the one a SACK is most likely for) up to where
+ * the sequence numbers pass @id's.
+ */
 static struct mrc_msg_tx *tx_find(struct mrc_msg_peer *mp, u64 id)
 {
 	struct mrc_msg_tx *m;
 
-	list_for_each_entry(m, &mp->txq, node)
+	list_for_each_entry(m, &mp->laneq[mrc_msg_id_lane(id)], lane_node) {
 		if (m->msg_id == id)
 			return m;
+		if (mrc_msg_seq_diff((u32)m->msg_id, (u32)id) > 0)
+			break;
+	}
 	return NULL;
 }
 

@@ -100,6 +100,8 @@ struct mrc_msg_cb {
 static inline void msg_retire(struct mrc_msg_peer *mp, struct mrc_msg_tx *m)
 {
 	list_move_tail(&m->node, &mp->done);
+	list_del(&m->lane_node);
+	list_del_init(&m->sent_node);
 	mp->ntx--;
 	mp->ntx_rank[msg_rank(m->cls)]--;
 	mp->tx_own[m->own].n--;

@@ -163,17 +163,12 @@ struct mrc_msg_run {
 	bool more;			/* budget ran out */
 	u32 blocked;			/* sched: classes with no path */
 	u64 busy_lanes;			/* lanes with a busy message so far */
-	u64 unsent_lanes;		/* lanes with a message so far that has
-					 * packets never sent
-					 */
-	u64 seen_lanes;			/* lanes with a message so far ... */
-	u32 lane_first[MRC_MSG_LANES];	/* ... the first one's seq */
 };
 
 /*
  * Sends what the window, the rings and the paths allow of message @m;
  * @later: an earlier message of its lane has packets never sent (see
- * push_msg()).  Returns false when the run must stop (window full, ring
+ * push_lane()).  Returns false when the run must stop (window full, ring
  * full, budget spent), true to go on with the next message.
  */
 static bool push_msg_sends(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
@@ -265,6 +260,8 @@ static bool push_msg_sends(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 			return false;
 		}
 		/* Any other error (QPs recovering): like a lost send. */
+		if (list_empty(&m->sent_node))
+			list_add_tail(&m->sent_node, &mp->sentq);
 		mrc_txsb_sent(&m->sb, idx, pi, msg_now_us(cb->now));
 		/* sched: the policy tag, for per-policy counters */
 		mrc_txsb_set_tag(&m->sb, idx, res->policy);
@@ -287,51 +284,88 @@ static bool push_msg_sends(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 	return true;
 }
 
+/* The number of lanes of send rank @rank. */
+static unsigned int rank_lanes(unsigned int rank)
+{
+	unsigned int cls, n = 0;
+
+	for (cls = 0; cls < MRC_SCHED_CLASS_NR; cls++)
+		if (msg_rank(cls) == rank)
+			n += MRC_MSG_PORT_BUCKETS;
+	return n;
+}
+
+/* The @k-th lane of send rank @rank, @k below rank_lanes(@rank). */
+static unsigned int rank_lane(unsigned int rank, unsigned int k)
+{
+	unsigned int cls, j = k / MRC_MSG_PORT_BUCKETS;
+
+	for (cls = 0; cls < MRC_SCHED_CLASS_NR - 1; cls++)
+		if (msg_rank(cls) == rank && !j--)
+			break;
+	return mrc_msg_lane(cls, k % MRC_MSG_PORT_BUCKETS);
+}
+
 /*
- * push_msg_sends() for @m.  New bytes go in lane order: a message's first
- * sends wait while an earlier message of its lane has packets never sent
- * after its own turn in this run (its receiver delivers them in that
+ * push_msg_sends() for the messages of @lane, in queue order.  New bytes
+ * go in lane order: a message's first sends wait while an earlier message
+ * of its lane has packets never sent (its receiver delivers them in that
  * order anyway).  Else a later message could take the peer's one credit
  * schedule (credit_peer.c) while the earlier one, which its receiver
- * needs first, waits for it.
+ * needs first, waits for it.  And they stay within MRC_MSG_REFUSED_BEHIND
+ * sequence numbers of the lane's oldest queued message: its receiver
+ * remembers that many refusals behind delivery, so a resend of a message
+ * whose refusal answer was lost is never taken for one delivered
+ * (msg_rx.c, Refusal).
+ *
+ * The rest of the lane is skipped, not walked, where none of it may send:
+ * behind a busy message (its receiver's endpoint is full), in a class with
+ * no path, past that bound, and from the first message that waits for an
+ * earlier one and was never sent (a lane's messages are first sent in
+ * lane order: none after it was sent either).  So a run's work follows
+ * what it sends, not how long the queue is.  Returns false when the run
+ * must stop.
  */
-static bool push_msg(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
-		     struct mrc_msg_tx *m, struct mrc_msg_run *run)
+static bool push_lane(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
+		      unsigned int lane, struct mrc_msg_run *run)
 {
-	unsigned int l = mrc_msg_id_lane(m->msg_id);
-	u64 lane = BIT_ULL(l);
-	bool later, go;
+	struct mrc_msg_tx *m;
+	bool later = false;
+	u32 first;
 
-	/*
-	 * And a lane's first sends stay within MRC_MSG_REFUSED_BEHIND
-	 * sequence numbers of its oldest queued message: its receiver
-	 * remembers that many refusals behind delivery, so a resend of a
-	 * message whose refusal answer was lost is never taken for one
-	 * delivered (msg_rx.c, Refusal).
-	 */
-	if (!(run->seen_lanes & lane)) {
-		run->seen_lanes |= lane;
-		run->lane_first[l] = (u32)m->msg_id;
+	if (list_empty(&mp->laneq[lane]))
+		return true;
+	m = list_first_entry(&mp->laneq[lane], struct mrc_msg_tx, lane_node);
+	first = (u32)m->msg_id;
+	list_for_each_entry(m, &mp->laneq[lane], lane_node) {
+		if (mrc_msg_seq_diff((u32)m->msg_id, first) >=
+		    MRC_MSG_REFUSED_BEHIND)
+			break;
+		if (later && !m->sb.hi_sent)
+			break;
+		if (!push_msg_sends(mp, cb, m, run, later))
+			return false;
+		if ((run->busy_lanes & BIT_ULL(lane)) ||
+		    (run->blocked & BIT(m->cls)))
+			break;
+		if (m->sb.next_new < m->sb.npkts)
+			later = true;
 	}
-	later = (run->unsent_lanes & lane) ||
-		mrc_msg_seq_diff((u32)m->msg_id, run->lane_first[l]) >=
-		MRC_MSG_REFUSED_BEHIND;
-	go = push_msg_sends(mp, cb, m, run, later);
-	if (m->sb.next_new < m->sb.npkts)
-		run->unsent_lanes |= lane;
-	return go;
+	return true;
 }
 
 /*
  * Sends what the window, the rings and the paths allow, lane by rank
  * (msg.h): latency messages first, background ones with what is left of
- * the window; in queue order within a rank.
+ * the window.  Within a rank the lanes take turns: a run that stops
+ * (window, rings or budget spent) has the next one start with the lane
+ * after the one it stopped in, so that one endpoint's long queue does not
+ * hold back another's messages.
  */
 static void push(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb, bool *more)
 {
 	struct mrc_msg_run run = { .budget = MRC_MSG_BUDGET };
-	struct mrc_msg_tx *m;
-	unsigned int rank;
+	unsigned int rank, i, k, n;
 
 	BUILD_BUG_ON(MRC_MSG_LANES > 64);	/* run.busy_lanes */
 	mp->node->ops->sched_params(mp, &run.sp);
@@ -339,12 +373,15 @@ static void push(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb, bool *more)
 	for (rank = 0; rank < MRC_MSG_RANKS; rank++) {
 		if (!mp->ntx_rank[rank])
 			continue;
-		list_for_each_entry(m, &mp->txq, node)
-			if (msg_rank(m->cls) == rank &&
-			    !push_msg(mp, cb, m, &run)) {
+		n = rank_lanes(rank);
+		k = mp->lane_next[rank] % n;
+		for (i = 0; i < n; i++, k = (k + 1) % n) {
+			if (!push_lane(mp, cb, rank_lane(rank, k), &run)) {
+				mp->lane_next[rank] = (k + 1) % n;
 				*more = run.more;
 				return;
 			}
+		}
 	}
 	if (run.no_path && !mp->stuck_ns)
 		mp->stuck_ns = cb->now ? cb->now : 1;
@@ -662,6 +699,9 @@ int mrc_msg_tx_queue(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u64 now)
 	if (m->cls == MRC_SCHED_CLASS_LATENCY)	/* others yield */
 		WRITE_ONCE(mp->node->lat_ns, now);
 	list_add_tail(&m->node, &mp->txq);
+	list_add_tail(&m->lane_node,
+		      &mp->laneq[mrc_msg_id_lane(m->msg_id)]);
+	INIT_LIST_HEAD(&m->sent_node);
 	mp->ntx++;
 	mp->ntx_rank[msg_rank(m->cls)]++;
 	msg_count(mp, MRC_MS_TX_MSGS, 1);
@@ -719,6 +759,7 @@ void mrc_msg_tx_restarted(struct mrc_msg_peer *mp, u64 now)
 		m->busy_wait_ns = 0;
 		m->busy_ts = 0;
 		mrc_txsb_init(&m->sb, m->sb.npkts, m->sb_mem);
+		list_del_init(&m->sent_node);
 		m->msg_id = next_id(mp, m);
 		m->nack_ts = 0;		/* the new incarnation's clock */
 	}
@@ -736,9 +777,14 @@ void mrc_msg_tx_restarted(struct mrc_msg_peer *mp, u64 now)
 void mrc_msg_engine_init(struct mrc_msg_peer *mp, struct mrc_msg_node *node,
 			 u64 now)
 {
+	unsigned int i;
+
 	(void)now;
 	mp->node = node;
 	INIT_LIST_HEAD(&mp->txq);
+	for (i = 0; i < MRC_MSG_LANES; i++)
+		INIT_LIST_HEAD(&mp->laneq[i]);
+	INIT_LIST_HEAD(&mp->sentq);
 	INIT_LIST_HEAD(&mp->done);
 	mp->epoch = node->ops->wall_seconds(node);
 	seq_reset(mp->next_seq);

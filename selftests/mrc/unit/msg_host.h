@@ -62,6 +62,7 @@ struct host {
 	u32 mtu;			/* of every rail */
 	u16 closed_port;		/* messages to it are refused (0: none) */
 	u16 busy_port;			/* its endpoint is full (0: none) */
+	u16 dst_port;			/* host_send_msg()'s (0: port 9) */
 
 	/* memory */
 	long allocs;			/* live allocations */
@@ -486,7 +487,7 @@ static inline struct mrc_msg_tx *host_send_msg(struct host *h, const void *data,
 	m->ctx = ctx;
 	m->owner = h->owner;
 	m->src_port = 7;
-	m->dst_port = 9;
+	m->dst_port = h->dst_port ? h->dst_port : 9;
 	for (i = 0; i < len; i++)
 		((u8 *)m->buf)[i] = data ? ((const u8 *)data)[i] : (u8)(i * 7);
 	*err = mrc_msg_tx_queue(&h->mp, m, h->now);

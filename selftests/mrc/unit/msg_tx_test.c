@@ -730,6 +730,38 @@ static void tx_push__lane_window(void)
 	unpair();
 }
 
+static unsigned int done_order;
+
+static void order_fn(void *ctx, int status)
+{
+	*(unsigned int *)ctx = status ? 0 : ++done_order;
+}
+
+/*
+ * The lanes of a rank take turns: a message to another endpoint (port
+ * bucket) queued behind a long queue to one endpoint goes out within a
+ * few windows, not after the whole queue.
+ */
+static void tx_push__lanes_take_turns(void)
+{
+	unsigned int i, n = 12, x[12] = { 0 }, y = 0;
+	int err;
+
+	pair();
+	A->mp.cwnd = 8;
+	done_order = 0;
+	for (i = 0; i < n; i++)
+		host_send_msg(A, NULL, 4 * SEG, 0, order_fn, &x[i], &err);
+	A->dst_port = 10;
+	host_send_msg(A, NULL, 100, 0, order_fn, &y, &err);
+	A->dst_port = 0;
+	host_settle(A, B, T0 + 1000 * MS);
+	CHECK(B->ndelivered == n + 1, "all delivered: %u", B->ndelivered);
+	CHECK(y && y < x[n / 2], "port 10's message done as number %u, port "
+	      "9's %u-th as number %u", y, n / 2 + 1, x[n / 2]);
+	unpair();
+}
+
 static void tx_push__ring_full_retries(void)
 {
 	struct done_rec d = { 0 };
@@ -977,6 +1009,7 @@ static const struct tap_test tests[] = {
 	{ "tx_push__new_bytes_in_lane_order", tx_push__new_bytes_in_lane_order },
 	{ "tx_push__one_run_sends_a_lane", tx_push__one_run_sends_a_lane },
 	{ "tx_push__lane_window", tx_push__lane_window },
+	{ "tx_push__lanes_take_turns", tx_push__lanes_take_turns },
 	{ "tx_push__ring_full_retries", tx_push__ring_full_retries },
 	{ "tx_push__latency_first", tx_push__latency_first },
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
