@@ -200,7 +200,10 @@ def check(name, peer):
         # at the sender, none is lost, none times out.  Meanwhile another
         # endpoint of this node (port 7201: another port bucket than the
         # reader's 7200, protocol.rst) receives bursts from the second
-        # echo server at no less than 80% of its rate before.
+        # echo server at no less than 80% of its rate without the sleeper.
+        # One burst's rate varies by up to 2x from one to the next under
+        # TCG: each rate is the median of 5 bursts, the one without the
+        # sleeper of 5 before it and 5 after it has read everything.
         other = dev()
         bind(other, 7201)
         def rate():
@@ -212,20 +215,19 @@ def check(name, peer):
                 expect("other: message %d" % i, bytes([i & 0xff]) * size,
                        recv(other)[2])
             return n * size / (time.time() - t)
-        before = max(rate(), rate())
+        def median(v):
+            return sorted(v)[len(v) // 2]
+        before = [rate() for _ in range(5)]
         bind(fd, 7200)
         setopt(fd, RCVBUF, 65536)
         send(fd, peer, 7000, b"BURST 1000 4000")
         time.sleep(2)
-        during = max(rate(), rate())
-        time.sleep(3)
+        during = [rate() for _ in range(5)]
+        # What the receiver holds meanwhile (shown if a check fails).
+        with open("/sys/kernel/debug/mrc/queues") as q:
+            sys.stderr.write(q.read())
+        time.sleep(1)
         st = stats(fd)
-        sys.stderr.write("other endpoint: %.0f kB/s before, %.0f kB/s "
-                         "while the reader sleeps\n" %
-                         (before / 1e3, during / 1e3))
-        expect("the other endpoint keeps >= 80%% of its rate (%.0f of %.0f "
-               "kB/s)" % (during / 1e3, before / 1e3), True,
-               during >= 0.8 * before)
         expect("asleep: held back (rx_busy)", True, st["rx_busy"] >= 1)
         # Past RCVBUF only what was admitted before the queue showed
         # full: at most what mrc may reassemble for one peer (its
@@ -246,6 +248,15 @@ def check(name, peer):
                (st["rx_msgs"], st["rx_dropped"]))
         sys.stderr.write("read 1000 in %.1f s after waking, rx_busy %d\n" %
                          (time.time() - t, st["rx_busy"]))
+        after = [rate() for _ in range(5)]
+        base, mid = median(before + after), median(during)
+        kb = lambda v: " ".join("%.0f" % (x / 1e3) for x in v)
+        sys.stderr.write("other endpoint, kB/s: before %s; while the "
+                         "reader sleeps %s; after %s\n" %
+                         (kb(before), kb(during), kb(after)))
+        expect("the other endpoint keeps >= 80%% of its rate (median %.0f "
+               "of %.0f kB/s)" % (mid / 1e3, base / 1e3), True,
+               mid >= 0.8 * base)
     elif name == "bind_abi":
         import ctypes, mmap
         # A longer struct (16 bytes, zero tail) encodes another size in
@@ -340,6 +351,16 @@ EOF
 PY=$PY_ABI$'\n'$PY_CHECKS
 
 py() { python3 -c "$PY" "$@"; }
+
+# slowreader: py slowreader 2, its figures kept in /tmp/slowreader.err
+slowreader() {
+	local rc
+
+	py slowreader 2 2> /tmp/slowreader.err
+	rc=$?
+	cat /tmp/slowreader.err >&2
+	return $rc
+}
 
 # ev_is NAME N: the debugfs mrc/events counter NAME reads N
 ev_is() { [ "$(ev_stat "$1")" = "$2" ]; }
@@ -440,7 +461,8 @@ run_guest() {
 		ok 'receive queue bound: new messages wait at the sender, none dropped' \
 			py rcvbuf 2
 		ok 'a reader asleep while 1000 messages come: all arrive in order; another endpoint keeps its rate' \
-			py slowreader 2
+			slowreader
+		diag "$(grep 'kB/s\|^read' /tmp/slowreader.err)"
 		ok 'a payload user space cannot read: EFAULT, nothing sent or held' \
 			py efault 2
 		ok 'a send to a port with nothing bound fails: ECONNREFUSED' \
