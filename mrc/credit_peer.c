@@ -21,9 +21,9 @@
  * endpoint answers busy gives the schedule up (core/msg_ack.c busy()),
  * so that a slow reader does not hold back the messages to the peer's
  * other endpoints, and a message never takes it while an earlier one of
- * its lane has bytes to send (core/msg_tx.c push_msg()).  Starved of credit for
- * credit_grant_timeout_ms, the sender repeats its CREDIT_REQ (msg.c's
- * peer timer ticks every 2 ms while messages wait); the receiver
+ * its lane has bytes to send (core/msg_tx.c push_lane()).  Starved of
+ * credit for credit_grant_timeout_ms, the sender repeats its CREDIT_REQ
+ * (msg.c's peer timer ticks every 2 ms while messages wait); the receiver
  * answers with its current offset, so a lost GRANT costs one timeout.
  * A GRANT that is taken sends the granted bytes from the receive path
  * (mrc_msg_push_now()), and the packet that uses the credit up asks

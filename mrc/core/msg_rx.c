@@ -48,7 +48,7 @@
  *  - ahead of delivery (a predecessor is missing), by id in a table of
  *    MRC_MSG_REFUSED_N per peer, until delivery passes it (it moves to
  *    its lane's bits).  Its sender sends a lane's first bytes in order
- *    (msg_tx.c push_msg()), so that takes reordering on the paths; with
+ *    (msg_tx.c push_lane()), so that takes reordering on the paths; with
  *    every slot taken the refusal waits: answered as busy
  *    (rx_refuse_waits), its sender takes its packets out of flight
  *    without blaming a path and asks again after a wait.

@@ -822,7 +822,7 @@ static void rx_packet__lane_head_refused_when_full(void)
  * numbers of a lane, however many were refused and for how long.  The
  * 64th one behind is forgotten (a resend of it would be answered as
  * delivered): its sender never gets that far ahead of a message it
- * still holds (msg_tx.c push_msg(), checked by msg_tx_test).
+ * still holds (msg_tx.c push_lane(), checked by msg_tx_test).
  */
 static void rx_packet__refused_behind_remembered(void)
 {
