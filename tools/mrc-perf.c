@@ -230,12 +230,40 @@ static struct session *session_of(uint32_t node, uint16_t port, bool make)
 	return make ? free_s : NULL;
 }
 
+/*
+ * The server's sends.  A client that went away (killed mid-run) makes the
+ * server's send to it fail later, with ECONNREFUSED; /dev/mrc returns that
+ * as the endpoint's pending error from the next write(), which then sends
+ * nothing (Documentation/mrc/devmrc.rst).  That write may be an answer to
+ * another client: report the earlier failure and send it again, so that
+ * one vanished client costs no other client its answer.
+ */
+static int server_send(int fd, void *buf, uint32_t node, uint16_t port,
+		       uint32_t len)
+{
+	int err = send_msg_wait(fd, buf, node, port, len);
+
+	if (err == -ECONNREFUSED || err == -ETIMEDOUT ||
+	    err == -EHOSTUNREACH) {
+		fprintf(stderr, "mrc-perf: an earlier send failed: %s\n",
+			strerror(-err));
+		err = send_msg_wait(fd, buf, node, port, len);
+	}
+	return err;
+}
+
 static void server_ack(int fd, struct session *s)
 {
-	struct perf_ctl c = { .magic = PERF_MAGIC, .type = PERF_ACK,
-			      .msgs = s->msgs, .bytes = s->bytes };
+	struct {
+		struct mrc_dev_send_hdr h;
+		struct perf_ctl c;
+	} m = { .c = { .magic = PERF_MAGIC, .type = PERF_ACK,
+		       .msgs = s->msgs, .bytes = s->bytes } };
+	int err = server_send(fd, &m, s->node, s->port, sizeof(m.c));
 
-	send_ctl(fd, s->node, s->port, &c);
+	if (err)
+		fprintf(stderr, "mrc-perf: ack to %u:%u: %s\n", s->node,
+			s->port, strerror(-err));
 }
 
 /* A STOP control message (data messages never carry PERF_MAGIC). */
@@ -288,7 +316,7 @@ static int run_server(uint16_t port)
 				int err;
 
 				/* Same size as mrc_dev_recv_hdr: in place. */
-				err = send_msg_wait(fd, sh, node, p, len);
+				err = server_send(fd, sh, node, p, len);
 				if (err)
 					fprintf(stderr, "mrc-perf: echo to %u:%u: %s\n",
 						node, p, strerror(-err));

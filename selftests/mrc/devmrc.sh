@@ -17,7 +17,8 @@
 # a payload user space cannot read -> EFAULT with nothing sent or held, a
 # close() with a send stuck that waits interruptibly and leaves the send
 # to complete afterwards;
-# then mrc-perf bw and lat runs (figures as diagnostics), and the data
+# then mrc-perf bw and lat runs (figures as diagnostics), a lat client
+# killed with an echo on the way costing the next client nothing, and the data
 # path's counters (debugfs mrc/events) against what moved: one copy into
 # the message and one into the send ring per byte sent, one placement and
 # one copy to user space per byte received; and that the receiver's
@@ -414,6 +415,29 @@ perf_ok() {	# perf_ok OUTFILE ARGS...: mrc-perf client, numbers printed
 		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; assert r and all(v > 0 for x in r for k, v in x.items() if k != "bw_MBps" and not isinstance(v, bool))' "$out"
 }
 
+# perf_ok_20s: perf_ok, a run failing after 20 s without progress
+perf_ok_20s() { (export MRC_PERF_TIMEOUT_S=20; perf_ok "$@"); }
+
+# kill_lat_client: runs mrc-perf lat clients and kills each after 1 s
+# until node 1 has refused an echo (debugfs mrc/msg rx_refused), 10 tries
+kill_lat_client() {
+	local r0 pid i
+
+	r0=$(msg_stat rx_refused)
+	for i in $(seq 10); do
+		mrc-perf -c 2 -p $PERF_PORT lat -m 64 -n 1000000 \
+			> /dev/null 2>&1 &
+		pid=$!
+		_sleep 1
+		kill -9 "$pid"
+		wait "$pid" 2>/dev/null
+		_sleep 0.5
+		[ "$(msg_stat rx_refused)" -gt "$r0" ] && return 0
+	done
+	echo "no echo refused in $i tries"
+	return 1
+}
+
 run_guest() {
 	local n=$MRC_NODE o=$((3 - MRC_NODE)) pids=() out
 
@@ -501,6 +525,14 @@ run_guest() {
 		ok 'mrc-perf lat 64 KiB x 50, JSON' \
 			perf_ok $out.latj lat -m 65536 -n 50 -j
 		diag "$(cat $out.latj)"
+		# A client killed with its echo on the way: node 1 refuses
+		# that echo, the server's send fails and /dev/mrc returns the
+		# error from the server's next write, which sends nothing;
+		# that write may be another client's answer.
+		ok 'a lat client killed until one of its echoes is refused' \
+			kill_lat_client
+		ok 'the next client gets every answer' \
+			perf_ok_20s $out.lat2 lat -m 64 -n 50
 	fi
 	barrier checks-done 900
 
