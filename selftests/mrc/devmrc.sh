@@ -418,17 +418,22 @@ perf_ok() {	# perf_ok OUTFILE ARGS...: mrc-perf client, numbers printed
 # perf_ok_20s: perf_ok, a run failing after 20 s without progress
 perf_ok_20s() { (export MRC_PERF_TIMEOUT_S=20; perf_ok "$@"); }
 
-# kill_lat_client: runs mrc-perf lat clients and kills each after 1 s
-# until node 1 has refused an echo (debugfs mrc/msg rx_refused), 10 tries
+# kill_lat_client: runs mrc-perf lat clients of 4 MiB messages and kills
+# each after a second or so, until node 1 has refused an echo (debugfs
+# mrc/msg rx_refused), 10 tries.  A client killed while its request is
+# out stays bound until the request is acked (a deferred close); the echo
+# starts once the server has read all 4 MiB, usually after the port is
+# free: refused at its first packet.  A kill while the echo comes loses
+# the echo's rest (rx_no_endpoint), as a closed socket does: no refusal.
 kill_lat_client() {
 	local r0 pid i
 
 	r0=$(msg_stat rx_refused)
 	for i in $(seq 10); do
-		mrc-perf -c 2 -p $PERF_PORT lat -m 64 -n 1000000 \
+		mrc-perf -c 2 -p $PERF_PORT lat -m 4194304 -n 1000 \
 			> /dev/null 2>&1 &
 		pid=$!
-		_sleep 1
+		_sleep "1.$i"
 		kill -9 "$pid"
 		wait "$pid" 2>/dev/null
 		_sleep 0.5
