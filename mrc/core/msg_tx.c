@@ -300,7 +300,7 @@ static unsigned int rank_lane(unsigned int rank, unsigned int k)
 {
 	unsigned int cls, j = k / MRC_MSG_PORT_BUCKETS;
 
-	for (cls = 0; cls < MRC_SCHED_CLASS_NR - 1; cls++)
+	for (cls = 0; cls < MRC_SCHED_CLASS_NR; cls++)
 		if (msg_rank(cls) == rank && !j--)
 			break;
 	return mrc_msg_lane(cls, k % MRC_MSG_PORT_BUCKETS);
