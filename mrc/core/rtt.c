@@ -84,7 +84,8 @@ void mrc_rtt_init(struct mrc_rtt *r)
  * @rtt_ns: the sample, ns
  *
  * Updates srtt/rttvar (alpha 1/8, beta 1/4; the first sample sets
- * srtt = R, rttvar = R/2) and clears the backoff.
+ * srtt = R, rttvar = R/2; one below srtt / 2 sets srtt = R) and clears
+ * the backoff.
  *
  * Return: 0, or -ERANGE (sample above MRC_RTT_MAX_NS: a corrupt echo or a
  * reply too stale to mean anything) leaving @r untouched.
@@ -104,10 +105,23 @@ int mrc_rtt_update(struct mrc_rtt *r, u64 rtt_ns)
 		/* rttvar first, from the old srtt (RFC 6298 2.3). */
 		err = srtt > rtt_ns ? srtt - rtt_ns : rtt_ns - srtt;
 		var = (3 * var + err) >> 2;
-		if (rtt_ns >= srtt)
+		if (rtt_ns >= srtt) {
 			srtt += (rtt_ns - srtt) >> 3;
-		else
+		} else if (rtt_ns < srtt >> 1) {
+			/*
+			 * Under half the smoothed RTT: the delay the path
+			 * had is gone (a queue drained, a detour ended).  The
+			 * EWMA would need 5 samples per halving to believe
+			 * it, and an idle path is sampled only at its
+			 * keepalive, so it would stay out of the scheduler's
+			 * choice for seconds (sched.h, R_i).  srtt restarts
+			 * from the sample; rttvar, which just took the whole
+			 * drop, keeps the RTO clear of the noise.
+			 */
+			srtt = rtt_ns;
+		} else {
 			srtt -= (srtt - rtt_ns) >> 3;
+		}
 		if (rtt_ns < r->min_ns)
 			r->min_ns = (u32)rtt_ns;
 	}

@@ -128,12 +128,50 @@ static void update__rfc6298_arithmetic(void)
 	CHECK(r.rttvar_ns == 500, "rttvar %u", r.rttvar_ns);
 	/* srtt = 7/8 * 800 + 1/8 * 1600 = 900 */
 	CHECK(r.srtt_ns == 900, "srtt %u", r.srtt_ns);
-	mrc_rtt_update(&r, 100);
-	/* rttvar = 375 + 800/4 = 575; srtt = 900 - 800/8 = 800 */
-	CHECK(r.rttvar_ns == 575, "rttvar %u", r.rttvar_ns);
-	CHECK(r.srtt_ns == 800, "srtt %u", r.srtt_ns);
-	CHECK(r.min_ns == 100 && r.last_ns == 100, "min %u last %u",
+	mrc_rtt_update(&r, 500);
+	/* rttvar = 375 + 400/4 = 475; srtt = 900 - 400/8 = 850 */
+	CHECK(r.rttvar_ns == 475, "rttvar %u", r.rttvar_ns);
+	CHECK(r.srtt_ns == 850, "srtt %u", r.srtt_ns);
+	CHECK(r.min_ns == 500 && r.last_ns == 500, "min %u last %u",
 	      r.min_ns, r.last_ns);
+}
+
+/*
+ * A sample under half of srtt (a delay that went away) restarts srtt from
+ * it; rttvar takes the drop as usual, so the RTO does not collapse.  One
+ * at half or above moves srtt by 1/8.
+ */
+static void update__restart_below_half(void)
+{
+	struct mrc_rtt_params p = defp();
+	struct mrc_rtt r;
+	u64 rto;
+
+	mrc_rtt_init(&r);
+	mrc_rtt_update(&r, 800);
+	mrc_rtt_update(&r, 1600);	/* srtt 900, rttvar 500 */
+	mrc_rtt_update(&r, 449);
+	/* rttvar = 375 + 451/4 = 487 */
+	CHECK(r.srtt_ns == 449 && r.rttvar_ns == 487, "srtt %u rttvar %u",
+	      r.srtt_ns, r.rttvar_ns);
+	CHECK(r.min_ns == 449 && r.last_ns == 449, "min %u last %u",
+	      r.min_ns, r.last_ns);
+
+	mrc_rtt_init(&r);
+	mrc_rtt_update(&r, 800);
+	mrc_rtt_update(&r, 1600);
+	mrc_rtt_update(&r, 450);	/* exactly half: the EWMA step */
+	CHECK(r.srtt_ns == 900 - 450 / 8, "srtt %u", r.srtt_ns);
+
+	/* A path 6 ms slow for a while, then 1 ms again. */
+	mrc_rtt_init(&r);
+	while (r.samples < 50)
+		mrc_rtt_update(&r, 6 * MS);
+	mrc_rtt_update(&r, 1 * MS);
+	rto = mrc_rtt_rto(&r, &p);
+	CHECK(r.srtt_ns == 1 * MS, "srtt %u", r.srtt_ns);
+	/* rttvar ~ 5 ms / 4: the RTO stays above the old RTT. */
+	CHECK(rto >= 6 * MS, "rto %llu", ULL(rto));
 }
 
 static void update__converges_on_constant(void)
@@ -460,6 +498,7 @@ static const struct tap_test tests[] = {
 	T(init__zero),
 	T(update__first_sample),
 	T(update__rfc6298_arithmetic),
+	T(update__restart_below_half),
 	T(update__converges_on_constant),
 	T(update__step_change),
 	T(update__refuses_above_max),
