@@ -119,6 +119,14 @@ step 'build: mrcctl, mrc-perf, mrc-sim, no warnings' build-tools.log \
 	make -s tools
 step 'build: selftests, no warnings' build-selftests.log make -s selftests
 
+# Bounded libFuzzer runs (wire parser, reassembly, scoreboard, engine,
+# credits): each fuzzer runs FUZZ_SECONDS, one at a time, on the core
+# that checkpatch and coccicheck (one job each) leave free; the results
+# are read after the unit tests.
+make -s -C "$HERE/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-15}" \
+	> "$LOGDIR/fuzz.log" 2>&1 &
+FUZZ_PID=$!
+
 if "$TOP/scripts/get-checkpatch" > "$LOGDIR/checkpatch-get.log" 2>&1; then
 	if make -s checkpatch > "$LOGDIR/checkpatch.log" 2>&1; then
 		result ok 'checkpatch --strict clean'
@@ -178,10 +186,7 @@ for t in "$HERE"/unit/*_test; do
 	relay "unit/${t##*/}: " "$LOGDIR/unit-${t##*/}.log"
 	[ $rc = 0 ] || result fail "unit/${t##*/} exit status $rc"
 done
-# Bounded libFuzzer runs (wire parser, reassembly, scoreboard): each
-# fuzzer runs FUZZ_SECONDS.
-make -s -C "$HERE/fuzz" run FUZZ_SECONDS="${FUZZ_SECONDS:-15}" \
-	> "$LOGDIR/fuzz.log" 2>&1
+wait "$FUZZ_PID"
 rc=$?
 relay "fuzz: " "$LOGDIR/fuzz.log"
 [ $rc = 0 ] || result fail "fuzz run exit status $rc"
