@@ -215,7 +215,8 @@ static int mrc_path_reply(struct mrc_path *p, u64 now, u64 sent)
 		p->stats.ignored++;
 		return 0;
 	}
-	if (mrc_rtt_sample(&p->rtt, now, sent)) {
+	/* A probe goes only on a path without traffic (its keepalive). */
+	if (mrc_rtt_sample(&p->rtt, now, sent, true)) {
 		p->stats.rtt_bad++;
 		return 0;
 	}
@@ -233,7 +234,7 @@ static void mrc_path_ack(struct mrc_path *p, u64 now, u64 sent)
 {
 	p->stats.acks++;
 	p->consec_loss = 0;
-	if (mrc_rtt_sample(&p->rtt, now, sent))
+	if (mrc_rtt_sample(&p->rtt, now, sent, false))
 		p->stats.rtt_bad++;
 	mrc_path_ok(p, now);
 }

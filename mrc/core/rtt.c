@@ -84,8 +84,7 @@ void mrc_rtt_init(struct mrc_rtt *r)
  * @rtt_ns: the sample, ns
  *
  * Updates srtt/rttvar (alpha 1/8, beta 1/4; the first sample sets
- * srtt = R, rttvar = R/2; one below srtt / 2 sets srtt = R) and clears
- * the backoff.
+ * srtt = R, rttvar = R/2) and clears the backoff.
  *
  * Return: 0, or -ERANGE (sample above MRC_RTT_MAX_NS: a corrupt echo or a
  * reply too stale to mean anything) leaving @r untouched.
@@ -105,23 +104,10 @@ int mrc_rtt_update(struct mrc_rtt *r, u64 rtt_ns)
 		/* rttvar first, from the old srtt (RFC 6298 2.3). */
 		err = srtt > rtt_ns ? srtt - rtt_ns : rtt_ns - srtt;
 		var = (3 * var + err) >> 2;
-		if (rtt_ns >= srtt) {
+		if (rtt_ns >= srtt)
 			srtt += (rtt_ns - srtt) >> 3;
-		} else if (rtt_ns < srtt >> 1) {
-			/*
-			 * Under half the smoothed RTT: the delay the path
-			 * had is gone (a queue drained, a detour ended).  The
-			 * EWMA would need 5 samples per halving to believe
-			 * it, and an idle path is sampled only at its
-			 * keepalive, so it would stay out of the scheduler's
-			 * choice for seconds (sched.h, R_i).  srtt restarts
-			 * from the sample; rttvar, which just took the whole
-			 * drop, keeps the RTO clear of the noise.
-			 */
-			srtt = rtt_ns;
-		} else {
+		else
 			srtt -= (srtt - rtt_ns) >> 3;
-		}
 		if (rtt_ns < r->min_ns)
 			r->min_ns = (u32)rtt_ns;
 	}
@@ -135,18 +121,49 @@ int mrc_rtt_update(struct mrc_rtt *r, u64 rtt_ns)
 }
 
 /**
+ * mrc_rtt_update_idle() - take one RTT sample of a path that carried nothing
+ * @r: the estimator
+ * @rtt_ns: the sample, ns (a keepalive's or a probe's reply)
+ *
+ * As mrc_rtt_update(), except that a sample under half of srtt sets srtt
+ * to it.  A path that carries traffic is sampled by every ACK and its
+ * EWMA follows a drop within a round trip or two; an idle one is sampled
+ * only at its keepalive, so a delay it had and lost (a queue drained, a
+ * detour ended) would stay in its srtt for seconds, and the scheduler,
+ * which weighs paths by min(srtt, latest sample) (sched.h, R_i), would
+ * give it traffic back only on lucky samples.  rttvar takes the drop as
+ * usual, so the RTO stays clear of the noise.
+ *
+ * Return: mrc_rtt_update()'s result.
+ */
+int mrc_rtt_update_idle(struct mrc_rtt *r, u64 rtt_ns)
+{
+	u32 srtt = r->srtt_ns;
+	int err;
+
+	err = mrc_rtt_update(r, rtt_ns);
+	if (!err && r->samples > 1 && rtt_ns < srtt >> 1)
+		r->srtt_ns = (u32)rtt_ns;
+	return err;
+}
+
+/**
  * mrc_rtt_sample() - take the sample of an answered packet
  * @r: the estimator
  * @now_ns: when the answer came (the caller's clock)
  * @sent_ns: when the packet was sent (its echoed timestamp)
+ * @idle: the packet was a probe of a path that carried nothing
+ *	(mrc_rtt_update_idle())
  *
  * Return: mrc_rtt_update()'s result, or -EINVAL if @sent_ns is later than
  * @now_ns (an echo we never sent), leaving @r untouched.
  */
-int mrc_rtt_sample(struct mrc_rtt *r, u64 now_ns, u64 sent_ns)
+int mrc_rtt_sample(struct mrc_rtt *r, u64 now_ns, u64 sent_ns, bool idle)
 {
 	if (sent_ns > now_ns)
 		return -EINVAL;
+	if (idle)
+		return mrc_rtt_update_idle(r, now_ns - sent_ns);
 	return mrc_rtt_update(r, now_ns - sent_ns);
 }
 

@@ -85,7 +85,8 @@ void mrc_rtt_init(struct mrc_rtt *r);
 
 int mrc_rtt_update(struct mrc_rtt *r, u64 rtt_ns);
 
-int mrc_rtt_sample(struct mrc_rtt *r, u64 now_ns, u64 sent_ns);
+int mrc_rtt_update_idle(struct mrc_rtt *r, u64 rtt_ns);
+int mrc_rtt_sample(struct mrc_rtt *r, u64 now_ns, u64 sent_ns, bool idle);
 
 u64 mrc_rtt_rto(const struct mrc_rtt *r, const struct mrc_rtt_params *p);
 

@@ -64,9 +64,9 @@
  *
  *  R_i = min(srtt, latest sample) in ns (an RTT that just dropped counts
  *  at once: a path that recovers is believed on its first fast sample,
- *  and a sample under srtt / 2 restarts srtt (rtt.c), so that it then
- *  competes as an equal; one that slows down is believed as srtt catches
- *  up), or
+ *  and a keepalive's sample under srtt / 2 restarts srtt (rtt.c), so
+ *  that it then competes as an equal; one that slows down is believed as
+ *  srtt catches up), or
  *  MRC_SCHED_RTT_UNKNOWN_NS before any sample.  Q(x) = (x >> 10) + 1
  *  rounded down to MRC_SCHED_RTT_BITS significant bits (12.5-25% steps,
  *  so paths within noise of each other tie and take turns).  Bounds:

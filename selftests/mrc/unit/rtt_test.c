@@ -128,20 +128,21 @@ static void update__rfc6298_arithmetic(void)
 	CHECK(r.rttvar_ns == 500, "rttvar %u", r.rttvar_ns);
 	/* srtt = 7/8 * 800 + 1/8 * 1600 = 900 */
 	CHECK(r.srtt_ns == 900, "srtt %u", r.srtt_ns);
-	mrc_rtt_update(&r, 500);
-	/* rttvar = 375 + 400/4 = 475; srtt = 900 - 400/8 = 850 */
-	CHECK(r.rttvar_ns == 475, "rttvar %u", r.rttvar_ns);
-	CHECK(r.srtt_ns == 850, "srtt %u", r.srtt_ns);
-	CHECK(r.min_ns == 500 && r.last_ns == 500, "min %u last %u",
+	mrc_rtt_update(&r, 100);
+	/* rttvar = 375 + 800/4 = 575; srtt = 900 - 800/8 = 800 */
+	CHECK(r.rttvar_ns == 575, "rttvar %u", r.rttvar_ns);
+	CHECK(r.srtt_ns == 800, "srtt %u", r.srtt_ns);
+	CHECK(r.min_ns == 100 && r.last_ns == 100, "min %u last %u",
 	      r.min_ns, r.last_ns);
 }
 
 /*
- * A sample under half of srtt (a delay that went away) restarts srtt from
- * it; rttvar takes the drop as usual, so the RTO does not collapse.  One
- * at half or above moves srtt by 1/8.
+ * A sample of an idle path (a keepalive's reply) under half of srtt (a
+ * delay that went away) sets srtt to it; rttvar takes the drop as usual,
+ * so the RTO does not collapse.  One at half or above, and any ACK's
+ * sample, moves srtt by 1/8.
  */
-static void update__restart_below_half(void)
+static void update__idle_restart_below_half(void)
 {
 	struct mrc_rtt_params p = defp();
 	struct mrc_rtt r;
@@ -150,24 +151,35 @@ static void update__restart_below_half(void)
 	mrc_rtt_init(&r);
 	mrc_rtt_update(&r, 800);
 	mrc_rtt_update(&r, 1600);	/* srtt 900, rttvar 500 */
-	mrc_rtt_update(&r, 449);
+	mrc_rtt_update_idle(&r, 449);
 	/* rttvar = 375 + 451/4 = 487 */
 	CHECK(r.srtt_ns == 449 && r.rttvar_ns == 487, "srtt %u rttvar %u",
 	      r.srtt_ns, r.rttvar_ns);
-	CHECK(r.min_ns == 449 && r.last_ns == 449, "min %u last %u",
-	      r.min_ns, r.last_ns);
+	CHECK(r.min_ns == 449 && r.last_ns == 449 && r.samples == 3,
+	      "min %u last %u samples %u", r.min_ns, r.last_ns, r.samples);
 
 	mrc_rtt_init(&r);
 	mrc_rtt_update(&r, 800);
 	mrc_rtt_update(&r, 1600);
-	mrc_rtt_update(&r, 450);	/* exactly half: the EWMA step */
+	mrc_rtt_update_idle(&r, 450);	/* exactly half: the EWMA step */
 	CHECK(r.srtt_ns == 900 - 450 / 8, "srtt %u", r.srtt_ns);
+
+	mrc_rtt_init(&r);
+	mrc_rtt_update(&r, 800);
+	mrc_rtt_update(&r, 1600);
+	mrc_rtt_update(&r, 100);	/* an ACK's: RFC 6298 */
+	CHECK(r.srtt_ns == 800, "srtt %u", r.srtt_ns);
+
+	mrc_rtt_init(&r);
+	mrc_rtt_update_idle(&r, 3 * MS);	/* a first sample as ever */
+	CHECK(r.srtt_ns == 3 * MS && r.rttvar_ns == 1500 * US,
+	      "srtt %u rttvar %u", r.srtt_ns, r.rttvar_ns);
 
 	/* A path 6 ms slow for a while, then 1 ms again. */
 	mrc_rtt_init(&r);
 	while (r.samples < 50)
 		mrc_rtt_update(&r, 6 * MS);
-	mrc_rtt_update(&r, 1 * MS);
+	CHECK(mrc_rtt_sample(&r, 10 * MS, 9 * MS, true) == 0, "sample");
 	rto = mrc_rtt_rto(&r, &p);
 	CHECK(r.srtt_ns == 1 * MS, "srtt %u", r.srtt_ns);
 	/* rttvar ~ 5 ms / 4: the RTO stays above the old RTT. */
@@ -282,18 +294,20 @@ static void sample__from_timestamps(void)
 	u64 now = 5000 * MS;
 
 	mrc_rtt_init(&r);
-	CHECK(mrc_rtt_sample(&r, now, now - 700 * US) == 0, "refused");
+	CHECK(mrc_rtt_sample(&r, now, now - 700 * US, false) == 0, "refused");
 	CHECK(r.srtt_ns == 700 * US, "srtt %u", r.srtt_ns);
 	saved = r;
 	/* An echo from the future: never sent by us. */
-	CHECK(mrc_rtt_sample(&r, now, now + 1) == -EINVAL, "future accepted");
-	CHECK(mrc_rtt_sample(&r, 0, U64_MAX) == -EINVAL, "future accepted");
+	CHECK(mrc_rtt_sample(&r, now, now + 1, false) == -EINVAL,
+	      "future accepted");
+	CHECK(mrc_rtt_sample(&r, 0, U64_MAX, false) == -EINVAL,
+	      "future accepted");
 	/* An echo older than 1 s. */
-	CHECK(mrc_rtt_sample(&r, now, now - MRC_RTT_MAX_NS - 1) == -ERANGE,
-	      "stale accepted");
-	CHECK(mrc_rtt_sample(&r, U64_MAX, 0) == -ERANGE, "stale accepted");
+	CHECK(mrc_rtt_sample(&r, now, now - MRC_RTT_MAX_NS - 1, false) ==
+	      -ERANGE, "stale accepted");
+	CHECK(mrc_rtt_sample(&r, U64_MAX, 0, false) == -ERANGE, "stale accepted");
 	CHECK(!memcmp(&r, &saved, sizeof(r)), "refused sample changed state");
-	CHECK(mrc_rtt_sample(&r, now, now) == 0, "zero RTT refused");
+	CHECK(mrc_rtt_sample(&r, now, now, false) == 0, "zero RTT refused");
 	CHECK(r.samples == 2 && r.min_ns == 0, "samples %u min %u",
 	      r.samples, r.min_ns);
 }
@@ -447,7 +461,7 @@ static void backoff__reset_by_valid_sample(void)
 	CHECK(mrc_rtt_rto(&r, &p) == 16 * MS, "rto %llu",
 	      ULL(mrc_rtt_rto(&r, &p)));
 	/* A refused sample does not end the backoff. */
-	mrc_rtt_sample(&r, 10 * MS, 11 * MS);
+	mrc_rtt_sample(&r, 10 * MS, 11 * MS, false);
 	mrc_rtt_update(&r, (u64)MRC_RTT_MAX_NS + 1);
 	CHECK(r.backoff == 2, "backoff %u", r.backoff);
 	mrc_rtt_update(&r, 1 * MS);
@@ -498,7 +512,7 @@ static const struct tap_test tests[] = {
 	T(init__zero),
 	T(update__first_sample),
 	T(update__rfc6298_arithmetic),
-	T(update__restart_below_half),
+	T(update__idle_restart_below_half),
 	T(update__converges_on_constant),
 	T(update__step_change),
 	T(update__refuses_above_max),
