@@ -113,14 +113,16 @@ static void mrc_show_rx_list(struct seq_file *s, const char *what,
 static void mrc_show_rx(struct seq_file *s, struct mrc_peer *peer, u64 now)
 {
 	struct mrc_msg_peer *mp = &peer->mp;
-	unsigned int lane, n = 0;
+	unsigned int lane, n = 0, ahead = 0;
 
 	spin_lock_bh(&peer->mk.rx_lock);
-	seq_printf(s, " rx: epoch %#x%s%s, %u contexts, %llu B, last news %llu ms ago, %u of %u refusals ahead of delivery\n",
+	for (lane = 0; lane < MRC_MSG_LANES; lane++)
+		ahead += hweight64(mp->rx_refused_ahead[lane]);
+	seq_printf(s, " rx: epoch %#x%s%s, %u contexts, %llu B, last news %llu ms ago, %u refusals ahead of delivery\n",
 		   mp->rx_epoch, mp->rx_epoch_valid ? "" : " (none yet)",
 		   mp->rx_epoch_gone ? " (given up: its DATA dropped)" : "",
 		   mp->nrx, mp->rx_mem, mrc_show_ms_ago(now, mp->rx_last_ns),
-		   hweight32(mp->rx_refused_used), MRC_MSG_REFUSED_N);
+		   ahead);
 	mrc_show_rx_list(s, "partial", &mp->rxq, &n);
 	mrc_show_rx_list(s, "held", &mp->held, &n);
 	mrc_show_rx_list(s, "ready", &mp->deliver, &n);

@@ -46,12 +46,14 @@
 #define MRC_MSG_NO_PATH		(~0U)
 
 /*
- * Refused messages ahead of their lanes' delivery a receiver remembers
- * per peer (msg_rx.c, Refusal); those behind it, MRC_MSG_REFUSED_BEHIND
- * sequence numbers per lane.
+ * Refused messages a receiver remembers per lane (msg_rx.c, Refusal):
+ * the MRC_MSG_REFUSED_BEHIND sequence numbers behind its delivery, and
+ * the MRC_MSG_REFUSED_AHEAD from it on.  A sender keeps a lane's sends
+ * within MRC_MSG_REFUSED_BEHIND of its oldest queued message, which is
+ * never ahead of its receiver's delivery: they fall in one or the other.
  */
-#define MRC_MSG_REFUSED_N	32
 #define MRC_MSG_REFUSED_BEHIND	64
+#define MRC_MSG_REFUSED_AHEAD	64
 
 /* The largest message (the module's MRC_MSG_MAX_LEN). */
 #define MRC_MSG_MAX_BYTES	(64U << 20)
@@ -410,16 +412,13 @@ struct mrc_msg_peer {
 	struct list_head held;		/* complete, predecessors missing */
 	struct list_head deliver;	/* complete, in order, to deliver */
 	/*
-	 * Messages refused (msg_rx.c, Refusal).  Those past rx_next, by
-	 * id, skipped when their lane gets there; those behind it, a bit
-	 * each: bit i of rx_refused_bm[lane] is sequence number
-	 * rx_next[lane] - 1 - i.  Both are answered as refused.
+	 * Messages refused (msg_rx.c, Refusal), a bit each, answered as
+	 * refused: bit i of rx_refused_bm[lane] is sequence number
+	 * rx_next[lane] - 1 - i, bit i of rx_refused_ahead[lane] is
+	 * rx_next[lane] + i (skipped when delivery gets there).
 	 */
-	struct mrc_msg_refused {
-		u64 id;			/* msg_id */
-	} rx_refused[MRC_MSG_REFUSED_N];
-	u32 rx_refused_used;		/* bit i: rx_refused[i] is set */
 	u64 rx_refused_bm[MRC_MSG_LANES];
+	u64 rx_refused_ahead[MRC_MSG_LANES];
 };
 
 /* What one received DATA packet asks of the host (mrc_msg_rx_packet()). */

@@ -38,20 +38,23 @@
  * the same answer, resends included (a refusal whose SACK was lost must
  * not be answered later as "delivered already", which any sequence
  * number behind delivery is), and so that its lane skips its sequence
- * number when delivery gets there:
+ * number when delivery gets there.  It is a bit per sequence number in
+ * two windows of each lane that slide with its delivery:
  *  - behind delivery (the message its lane waited for, or one delivery
- *    has passed since), as a bit per sequence number for the last
- *    MRC_MSG_REFUSED_BEHIND of each lane, which costs no slot and is
- *    never full; a resend of a refused message arrives within an RTO of
- *    the lost answer, long before 64 more messages of its lane could have
- *    been delivered behind it, as its sender sends them after it;
- *  - ahead of delivery (a predecessor is missing), by id in a table of
- *    MRC_MSG_REFUSED_N per peer, until delivery passes it (it moves to
- *    its lane's bits).  Its sender sends a lane's first bytes in order
- *    (msg_tx.c push_lane()), so that takes reordering on the paths; with
- *    every slot taken the refusal waits: answered as busy
- *    (rx_refuse_waits), its sender takes its packets out of flight
- *    without blaming a path and asks again after a wait.
+ *    has passed since), the last MRC_MSG_REFUSED_BEHIND; a resend of a
+ *    refused message arrives within an RTO of the lost answer, long
+ *    before 64 more messages of its lane could have been delivered
+ *    behind it, as its sender sends them after it;
+ *  - ahead of delivery (a predecessor is missing: the paths reordered
+ *    the lane's first packets), the next MRC_MSG_REFUSED_AHEAD, moved
+ *    behind when delivery passes them.  Its sender keeps a lane's sends
+ *    within 64 sequence numbers of its oldest queued message (msg_tx.c
+ *    push_lane()), which delivery has not passed, so every refusal fits;
+ *    one beyond the window (a sender that lost count, a forgery) waits:
+ *    answered as busy (rx_refuse_waits), its sender takes its packets out
+ *    of flight without blaming a path and asks again after a wait.
+ * A reader that closes with hundreds of messages queued for it has them
+ * all refused at the rate they arrive, none waiting for room.
  * The port is
  * asked once, when the message starts; an endpoint closed after that
  * loses what arrives for it (rx_no_endpoint), as a closed socket does.
@@ -354,16 +357,48 @@ static int refused_bit(const struct mrc_msg_peer *mp, u32 seq)
 	return d >= 0 && d < MRC_MSG_REFUSED_BEHIND ? d : -1;
 }
 
-/* Lane @lane's delivery moves on to @next, a sequence number after it. */
+/*
+ * Refusals ahead of delivery: bit i of rx_refused_ahead[lane] says that
+ * sequence number rx_next[lane] + i was refused.
+ */
+static int ahead_bit(const struct mrc_msg_peer *mp, u32 seq)
+{
+	BUILD_BUG_ON(MRC_MSG_REFUSED_AHEAD != 64);	/* a u64 per lane */
+	s32 d = mrc_msg_seq_diff(seq, mp->rx_next[mrc_msg_seq_lane(seq)]);
+
+	return d >= 0 && d < MRC_MSG_REFUSED_AHEAD ? d : -1;
+}
+
+/*
+ * Lane @lane's delivery moves on to @next, a sequence number after it:
+ * both windows slide, and the refusals ahead that delivery passes become
+ * refusals behind it.
+ */
 static void lane_set_next(struct mrc_msg_peer *mp, unsigned int lane,
 			  u32 next)
 {
 	s32 k = mrc_msg_seq_diff(next, mp->rx_next[lane]);
+	u64 passed, behind;
+	u32 d;
 
 	if (k <= 0)
 		return;
-	mp->rx_refused_bm[lane] = k >= MRC_MSG_REFUSED_BEHIND ? 0 :
-				  mp->rx_refused_bm[lane] << k;
+	if (k >= MRC_MSG_REFUSED_AHEAD) {
+		passed = mp->rx_refused_ahead[lane];
+		mp->rx_refused_ahead[lane] = 0;
+	} else {
+		passed = mp->rx_refused_ahead[lane] & (BIT_ULL(k) - 1);
+		mp->rx_refused_ahead[lane] >>= k;
+	}
+	behind = k >= MRC_MSG_REFUSED_BEHIND ? 0 :
+		 mp->rx_refused_bm[lane] << k;
+	/* Ahead bit j, sequence number rx_next + j, is k - 1 - j behind. */
+	for (; passed; passed &= passed - 1) {
+		d = (u32)k - 1 - (u32)__builtin_ctzll(passed);
+		if (d < MRC_MSG_REFUSED_BEHIND)
+			behind |= BIT_ULL(d);
+	}
+	mp->rx_refused_bm[lane] = behind;
 	mp->rx_next[lane] = next;
 }
 
@@ -376,64 +411,33 @@ static void refused_behind(struct mrc_msg_peer *mp, u32 seq)
 		mp->rx_refused_bm[mrc_msg_seq_lane(seq)] |= 1ULL << d;
 }
 
-/* The slot of refusal @id ahead of delivery, or -1. */
-static int refused_slot(const struct mrc_msg_peer *mp, u64 id)
-{
-	unsigned int i;
-
-	for (i = 0; mp->rx_refused_used && i < MRC_MSG_REFUSED_N; i++)
-		if ((mp->rx_refused_used & (1U << i)) &&
-		    mp->rx_refused[i].id == id)
-			return i;
-	return -1;
-}
-
 /* Whether message @id (of the current epoch) was refused. */
 static bool is_refused(const struct mrc_msg_peer *mp, u64 id)
 {
 	u32 seq = (u32)id;
+	unsigned int lane = mrc_msg_seq_lane(seq);
 	int d = refused_bit(mp, seq);
 
 	if (d >= 0)
-		return mp->rx_refused_bm[mrc_msg_seq_lane(seq)] & (1ULL << d);
-	return refused_slot(mp, id) >= 0;
+		return mp->rx_refused_bm[lane] & (1ULL << d);
+	d = ahead_bit(mp, seq);
+	return d >= 0 && (mp->rx_refused_ahead[lane] & (1ULL << d));
 }
 
 /*
  * Remembers message @id, ahead of its lane's delivery, as refused.
- * Returns false if every slot is taken.
+ * Returns false if it is beyond the window (its sender keeps a lane's
+ * sends within it: a forgery, or a sender that lost count).
  */
 static bool refuse_ahead(struct mrc_msg_peer *mp, u64 id)
 {
-	unsigned int at;
+	u32 seq = (u32)id;
+	int d = ahead_bit(mp, seq);
 
-	BUILD_BUG_ON(MRC_MSG_REFUSED_N > 32);	/* rx_refused_used's bits */
-	if (mp->rx_refused_used == (u32)(BIT_ULL(MRC_MSG_REFUSED_N) - 1))
+	if (d < 0)
 		return false;
-	at = ffs(~mp->rx_refused_used) - 1;
-	mp->rx_refused[at].id = id;
-	mp->rx_refused_used |= 1U << at;
+	mp->rx_refused_ahead[mrc_msg_seq_lane(seq)] |= 1ULL << d;
 	return true;
-}
-
-/*
- * Refusals ahead of delivery that delivery has passed (it skips them, or
- * the expiry moved it on): into the lanes' bitmaps, their slots free.
- */
-static void refused_sweep(struct mrc_msg_peer *mp)
-{
-	unsigned int i;
-
-	for (i = 0; mp->rx_refused_used && i < MRC_MSG_REFUSED_N; i++) {
-		u32 seq = (u32)mp->rx_refused[i].id;
-
-		if (!(mp->rx_refused_used & (1U << i)) ||
-		    mrc_msg_seq_diff(seq,
-				     mp->rx_next[mrc_msg_seq_lane(seq)]) >= 0)
-			continue;
-		refused_behind(mp, seq);
-		mp->rx_refused_used &= ~(1U << i);
-	}
 }
 
 /*
@@ -449,7 +453,7 @@ static void lane_advance(struct mrc_msg_peer *mp, unsigned int lane)
 		u32 next = mp->rx_next[lane];
 
 		moved = false;
-		if (refused_slot(mp, (u64)mp->rx_epoch << 32 | next) >= 0) {
+		if (mp->rx_refused_ahead[lane] & 1) {	/* next was refused */
 			lane_set_next(mp, lane, mrc_msg_seq_inc(next));
 			moved = true;
 			continue;
@@ -466,7 +470,6 @@ static void lane_advance(struct mrc_msg_peer *mp, unsigned int lane)
 			break;
 		}
 	} while (moved);
-	refused_sweep(mp);
 }
 
 /* Complete message @rm leaves rxq: to deliver (in order) or held. */
@@ -508,8 +511,8 @@ static void new_epoch(struct mrc_msg_peer *mp, u32 epoch)
 	mp->rx_epoch = epoch;
 	mp->rx_epoch_valid = true;
 	mp->rx_epoch_gone = false;
-	mp->rx_refused_used = 0;
 	memset(mp->rx_refused_bm, 0, sizeof(mp->rx_refused_bm));
+	memset(mp->rx_refused_ahead, 0, sizeof(mp->rx_refused_ahead));
 	seq_reset(mp->rx_next);
 	if (!list_empty(&mp->deliver))
 		mp->node->ops->deliver(mp);
@@ -890,7 +893,6 @@ void mrc_msg_rx_expire(struct mrc_msg_peer *mp, u64 now,
 			      mrc_msg_seq_inc(rm->seq));
 		kick = true;
 	}
-	refused_sweep(mp);
 	list_for_each_entry_safe(rm, tmp, &mp->rxq, node) {
 		list_move_tail(&rm->node, gone);
 		rx_uncharge(mp, rm);

@@ -9,8 +9,11 @@
 # delivered (taken before the kill), or refused (ECONNREFUSED: a released
 # file takes nothing new), never by the "no progress" timeout of the
 # peer's queue (4 x peer_timeout_ms, ETIMEDOUT), and node 1's endpoint
-# closes at once.  Twice: a reader that never reads, and one that reads
-# a message every half second.  Titled cases (lib.sh).
+# closes at once.  Three times: a reader that never reads, one that reads
+# a message every half second, and one that never reads 600 small
+# messages, hundreds of which wait when it dies: their refusals, ahead
+# of delivery where the paths reordered them, must all find room in the
+# receiver's books (rx_refuse_waits stays 0).  Titled cases (lib.sh).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_READER_GONE_TIMEOUT:-900}
@@ -41,6 +44,8 @@ def sender(node, port, count, size, killed):
     # the other node writes).
     fd = dev(os.O_NONBLOCK)
     bind(fd, 0)
+    if int(count) > 64:     # all of them queued at once
+        setopt(fd, SNDWIN, min(int(count), 1024))
     payload = b"\x5a" * int(size)
     sent = 0
     p = select.poll()
@@ -91,11 +96,14 @@ busier() { [ "$(msg_stat rx_busy)" -gt "$1" ]; }	# busier N: rx_busy > N
 
 # one_run MODE: the reader in MODE on node 2, node 1's sends to it
 one_run() {
-	local mode=$1 out=/tmp/sender.$1.out pid t to0 ref0 b0
+	local mode=$1 out=/tmp/sender.$1.out pid t to0 ref0 b0 rw0
+	local count=$COUNT size=$MSG
 
-	case_title "a $mode reader killed while node 1 streams $COUNT x $MSG B to it"
+	[ "$mode" = many ] && count=600 size=4096
+	case_title "a $mode reader killed while node 1 streams $count x $size B to it"
 	if is_node 2; then
 		b0=$(msg_stat rx_busy)
+		rw0=$(msg_stat rx_refuse_waits)
 		python3 -c "$PY" reader $PORT "$mode" > /tmp/reader.$mode 2>&1 &
 		pid=$!
 		wait_for "reader bound on port $PORT" 30 \
@@ -114,7 +122,7 @@ one_run() {
 		get "reader-$mode" 120 > /dev/null
 		to0=$(msg_stat tx_timeout)
 		ref0=$(msg_stat tx_refused)
-		python3 -c "$PY" sender 2 $PORT $COUNT $MSG \
+		python3 -c "$PY" sender 2 $PORT "$count" "$size" \
 			"$MRC_SHARED/killed.$mode" > "$out" 2>&1 &
 		pid=$!
 		wait_for 'sends started' 60 grep -q '^sent' "$out"
@@ -136,7 +144,12 @@ one_run() {
 		ok 'its endpoint closed at once' \
 			grep -q '^close took 0\.' "$out"
 	fi
-	diag "mrc/msg: $(msgs rx_busy rx_refused rx_no_endpoint tx_busy tx_refused tx_timeout)"
+	barrier "ended-$mode" 300
+	if is_node 2 && [ "$mode" = many ]; then
+		ok_eq 'every refusal ahead of delivery had room (rx_refuse_waits of debugfs mrc/msg)' \
+			"$rw0" "$(msg_stat rx_refuse_waits)"
+	fi
+	diag "mrc/msg: $(msgs rx_busy rx_refused rx_refuse_waits rx_no_endpoint tx_busy tx_refused tx_timeout)"
 	diag "mrc/credit: $(grep '^peer' /sys/kernel/debug/mrc/credit | tr '\n' ' ')"
 	barrier "done-$mode" 300
 }
@@ -152,6 +165,7 @@ run_guest() {
 
 	one_run never
 	one_run slow
+	one_run many
 
 	case_title 'everything closed: no endpoint, no buffer held, mrc unloads'
 	wait_for 'no /dev/mrc endpoint left (module refcnt 0)' 30 \

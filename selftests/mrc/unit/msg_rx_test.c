@@ -721,7 +721,8 @@ static void rx_packet__refused_ahead_skipped_in_order(void)
 	teardown();
 }
 
-#define AHEAD	MRC_MSG_REFUSED_N
+/* Refusals that fit ahead of a lane's delivery at sequence number 0. */
+#define AHEAD	(MRC_MSG_REFUSED_AHEAD - 1)
 
 /* R's answers since the last call end with a SACK of nothing, BUSY. */
 static bool answered_busy(void)
@@ -737,10 +738,10 @@ static bool answered_busy(void)
 }
 
 /*
- * Refusals ahead of delivery are remembered in a bounded table: beyond
- * it, a new one waits (answered busy: the sender asks again later), and
- * nothing is allocated either way.  Once delivery passes them they move
- * to their lane's bits and free their slots at once.
+ * Refusals ahead of delivery are remembered in a window of its lane:
+ * beyond it, a new one waits (answered busy: the sender asks again
+ * later), and nothing is allocated either way.  Once delivery passes them
+ * they move to the bits behind it.
  */
 static void rx_packet__refusals_bounded(void)
 {
@@ -768,7 +769,10 @@ static void rx_packet__refusals_bounded(void)
 	data(1, id_of(EPOCH, 0, 0), 2 * SEG, 1, 0);	/* n 0 complete */
 	host_run(R);
 	CHECK(ndelivered_ids == 1, "n 0 delivered, the refused skipped");
-	CHECK(R->mp.rx_refused_used == 0, "their slots are free at once");
+	CHECK(R->mp.rx_refused_ahead[mrc_msg_lane(0, dport)] == 0 &&
+	      R->mp.rx_refused_bm[mrc_msg_lane(0, dport)] ==
+	      BIT_ULL(AHEAD) - 1, "they moved behind delivery: %#llx",
+	      (unsigned long long)R->mp.rx_refused_bm[mrc_msg_lane(0, dport)]);
 	for (k = 1; k <= AHEAD; k++) {
 		data(0, id_of(EPOCH, 0, k), 100, 0, MRC_WF_RETRANS);
 		if (!last_sack(&s, &refused) || !refused)
@@ -789,9 +793,8 @@ static void rx_packet__refusals_bounded(void)
 
 /*
  * The message a lane waits for is refused even when refusals ahead of it
- * took every slot: it needs none (its lane's bits).  Before, it waited
- * for a slot that only its own refusal could free: the lane blocked for
- * good.
+ * fill the window: it needs no room.  Before, it waited for a slot that
+ * only its own refusal could free: the lane blocked for good.
  */
 static void rx_packet__lane_head_refused_when_full(void)
 {
@@ -803,7 +806,7 @@ static void rx_packet__lane_head_refused_when_full(void)
 		data(0, id_of(EPOCH, 0, n), 100, 0, 0);
 	CHECK(R->stats[MRC_MS_RX_REFUSED] == AHEAD &&
 	      data(0, id_of(EPOCH, 0, n), 100, 0, 0) == MRC_DROP_NO_MEMORY,
-	      "the refusals ahead of n 0 took every slot");
+	      "the refusals ahead of n 0 fill the window");
 	CHECK(data(0, id_of(EPOCH, 0, 0), 100, 0, 0) == MRC_DROP_NONE &&
 	      R->stats[MRC_MS_RX_REFUSED] == AHEAD + 1,
 	      "n 0 is refused all the same");
@@ -814,6 +817,53 @@ static void rx_packet__lane_head_refused_when_full(void)
 	host_run(R);
 	CHECK(ndelivered_ids == 1 && delivered_ids[0] == id_of(EPOCH, 0, n + 1),
 	      "and the next message is delivered: %u", ndelivered_ids);
+	teardown();
+}
+
+/*
+ * A reader closed with messages queued for it in several lanes, their
+ * first packets reordered: each lane's refusals ahead of its delivery
+ * have their own window, so none waits for room.  A table of 32 per peer
+ * answered every one past the 32nd busy, each such answer holding its
+ * lane for a growing wait.
+ */
+static void rx_packet__refusals_ahead_per_lane(void)
+{
+	unsigned int cls, lane, n, busy = 0;
+
+	setup();
+	R->closed_port = 9;
+	for (cls = 0; cls < 4; cls++) {
+		/* n 0 arrives last: n 1..40 are ahead of delivery */
+		for (n = 1; n <= 40; n++) {
+			answers(MRC_PKT_SACK, NULL, NULL);
+			if (data(0, id_of(EPOCH, cls, n), 100, 0, 0) !=
+			    MRC_DROP_NONE || answered_busy())
+				busy++;
+		}
+	}
+	CHECK(!busy && !R->stats[MRC_MS_RX_REFUSE_WAITS] &&
+	      R->stats[MRC_MS_RX_REFUSED] == 4 * 40,
+	      "160 refused ahead: %u busy, %llu refused", busy,
+	      (unsigned long long)R->stats[MRC_MS_RX_REFUSED]);
+	CHECK(R->allocs == 0, "no memory taken: %ld", R->allocs);
+	for (cls = 0; cls < 4; cls++)
+		data(0, id_of(EPOCH, cls, 0), 100, 0, 0);
+	CHECK(R->stats[MRC_MS_RX_REFUSED] == 4 * 41, "the heads too");
+	for (cls = 0; cls < 4; cls++) {
+		lane = mrc_msg_lane(cls, dport);
+		CHECK(R->mp.rx_next[lane] == (u32)id_of(EPOCH, cls, 41) &&
+		      !R->mp.rx_refused_ahead[lane] &&
+		      R->mp.rx_refused_bm[lane] == BIT_ULL(41) - 1,
+		      "class %u moved past all 41: next %#x", cls,
+		      R->mp.rx_next[lane]);
+	}
+	R->closed_port = 0;
+	for (cls = 0; cls < 4; cls++)
+		whole(id_of(EPOCH, cls, 41), 100);
+	host_run(R);
+	CHECK(ndelivered_ids == 4, "each lane delivers its next: %u",
+	      ndelivered_ids);
 	teardown();
 }
 
@@ -835,7 +885,8 @@ static void rx_packet__refused_behind_remembered(void)
 	for (n = 0; n < MRC_MSG_REFUSED_BEHIND; n++)
 		data(0, id_of(EPOCH, 0, n), 100, 0, 0);
 	CHECK(R->stats[MRC_MS_RX_REFUSED] == MRC_MSG_REFUSED_BEHIND &&
-	      R->mp.rx_refused_used == 0, "64 refused, no slot taken");
+	      R->mp.rx_refused_ahead[mrc_msg_lane(0, dport)] == 0,
+	      "64 refused, none ahead");
 	R->now += 3600000 * MS;		/* an hour later */
 	data(0, id_of(EPOCH, 0, 0), 100, 0, MRC_WF_RETRANS);
 	CHECK(last_sack(&s, &refused) && refused && s.cum == 1,
@@ -958,6 +1009,8 @@ static const struct tap_test tests[] = {
 	{ "rx_packet__refusals_bounded", rx_packet__refusals_bounded },
 	{ "rx_packet__lane_head_refused_when_full",
 	  rx_packet__lane_head_refused_when_full },
+	{ "rx_packet__refusals_ahead_per_lane",
+	  rx_packet__refusals_ahead_per_lane },
 	{ "rx_packet__refused_behind_remembered",
 	  rx_packet__refused_behind_remembered },
 	{ "rx_packet__busy_endpoint_holds_back",
