@@ -285,6 +285,26 @@ static void sim_slow_rail(struct sim *sm, u64 extra)
 		sm->rtt[i] = 500 * US + extra;
 }
 
+/*
+ * The slow rail's delay goes (ping-pong, one pick per 2 ms): the picks
+ * until it carries >= 30% in a 100 ms window, 0 if not within 4 s.
+ */
+static unsigned int sim_delay_gone(struct sim *sm)
+{
+	unsigned int w, back = 0;
+
+	sim_slow_rail(sm, 0);
+	for (w = 1; w <= 40 && !back; w++) {
+		sim_reset_counts(sm);
+		sim_run(sm, 50);
+		if (rail1_pm(sm) >= 300)
+			back = w * 50;
+	}
+	printf("# delay gone: rail 1 back within %u picks (%llu ms)\n",
+	       back, (unsigned long long)(back * sm->iv / MS));
+	return back;
+}
+
 /* ---------------------------------------------------------------- */
 
 /*
@@ -381,7 +401,7 @@ static void sim__keepalive_no_explore(void)
 {
 	static const u64 stale[] = { 2 * MRC_PATH_DEF_KEEPALIVE_NS,
 				     MRC_SCHED_DEF_EXPLORE_NS };
-	unsigned int k, w, back, pm;
+	unsigned int k, back, pm;
 
 	for (k = 0; k < ARRAY_SIZE(stale); k++) {
 		sim_init(&S, MRC_SCHED_LOAD_AWARE);
@@ -406,16 +426,7 @@ static void sim__keepalive_no_explore(void)
 		      S.explores, pm);
 		CHECK(pct_us(&S, 99) < 1000, "p99 %llu us",
 		      (unsigned long long)pct_us(&S, 99));
-		sim_slow_rail(&S, 0);
-		back = 0;
-		for (w = 1; w <= 40 && !back; w++) {
-			sim_reset_counts(&S);
-			sim_run(&S, 50);	/* 100 ms windows */
-			if (rail1_pm(&S) >= 300)
-				back = w * 50;
-		}
-		printf("# delay gone: slow rail back within %u picks (%llu ms)\n",
-		       back, (unsigned long long)(back * S.iv / MS));
+		back = sim_delay_gone(&S);
 		/* Its next keepalive, rounded up to the 100 ms window. */
 		CHECK(back && back * S.iv <= S.ka_ns + 100 * MS,
 		      "back after %u picks", back);
@@ -432,7 +443,7 @@ static void sim__keepalive_no_explore(void)
  */
 static void sim__recovery_noisy_ping_pong(void)
 {
-	unsigned int w, back, pm;
+	unsigned int back, pm;
 
 	sim_init(&S, MRC_SCHED_LOAD_AWARE);
 	S.iv = 2 * MS;
@@ -445,16 +456,7 @@ static void sim__recovery_noisy_ping_pong(void)
 	sim_run(&S, 1000);
 	pm = rail1_pm(&S);
 	CHECK(pm <= 20, "delayed rail %u per mille", pm);
-	sim_slow_rail(&S, 0);
-	back = 0;
-	for (w = 1; w <= 40 && !back; w++) {
-		sim_reset_counts(&S);
-		sim_run(&S, 50);		/* 100 ms windows */
-		if (rail1_pm(&S) >= 300)
-			back = w * 50;
-	}
-	printf("# delay gone: rail 1 back within %u picks (%llu ms)\n",
-	       back, (unsigned long long)(back * S.iv / MS));
+	back = sim_delay_gone(&S);
 	CHECK(back && back * S.iv <= S.ka_ns + 200 * MS,
 	      "back after %u picks", back);
 	/* And keeps its share over the next 2 s. */
