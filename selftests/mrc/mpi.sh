@@ -15,7 +15,10 @@
 # by every rank; each node's mrc tx_bytes grew by at least the payload
 # its rank sent by point-to-point and alltoall; NetPIPE (NPopenmpi, 1 B
 # .. 1 MiB, fixed repeats) completes and mrc's counters grew by at least
-# its payload; a rank killed (SIGKILL) mid-transfer makes mpirun fail
+# its payload; a short HPCC run (hpcc: HPL, DGEMM, STREAM, PTRANS,
+# RandomAccess, FFT, latency and bandwidth rings on an HPCC_N matrix)
+# passes its own checks and moves at least HPL's share of the matrix
+# over mrc; a rank killed (SIGKILL) mid-transfer makes mpirun fail
 # within a bound, not hang; then no /dev/mrc endpoint is left, mrc holds
 # no message buffer and unloads.  Titled cases (lib.sh).
 #
@@ -27,6 +30,7 @@ TIMEOUT=${MRC_MPI_TIMEOUT:-1500}
 
 NP_MAX=262144		# NetPIPE's largest message (the bench goes further)
 NP_REPEATS=20		# NetPIPE -n: round trips per size
+HPCC_N=${MRC_MPI_HPCC_N:-400}	# HPCC's matrix order (HPL, PTRANS)
 
 source "$(dirname "$0")/mpi_lib.sh"
 
@@ -39,6 +43,55 @@ np_bytes() {
 	awk -v r=$NP_REPEATS '{ s += $1 * r } END { printf "%d\n", s }' "$1"
 }
 
+# hpcc_input DIR: an hpccinf.txt for a short run: HPL and PTRANS on an
+# HPCC_N matrix, blocks of 40, a 1 x NODES process grid (the other tests
+# size themselves from the same memory)
+hpcc_input() {
+	cat > "$1/hpccinf.txt" <<-EOF
+	HPLinpack benchmark input file
+	mrc selftest: a short HPCC run
+	HPL.out      output file name (if any)
+	8            device out (6=stdout,7=stderr,file)
+	1            # of problems sizes (N)
+	$HPCC_N          Ns
+	1            # of NBs
+	40           NBs
+	0            PMAP process mapping (0=Row-,1=Column-major)
+	1            # of process grids (P x Q)
+	1            Ps
+	$NODES            Qs
+	16.0         threshold
+	1            # of panel fact
+	2            PFACTs (0=left, 1=Crout, 2=Right)
+	1            # of recursive stopping criterium
+	4            NBMINs (>= 1)
+	1            # of panels in recursion
+	2            NDIVs
+	1            # of recursive panel fact.
+	1            RFACTs (0=left, 1=Crout, 2=Right)
+	1            # of broadcast
+	1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+	1            # of lookahead depth
+	1            DEPTHs (>=0)
+	2            SWAP (0=bin-exch,1=long,2=mix)
+	64           swapping threshold
+	0            L1 in (0=transposed,1=no-transposed) form
+	0            U  in (0=transposed,1=no-transposed) form
+	1            Equilibration (0=no,1=yes)
+	8            memory alignment in double (> 0)
+	##### This line (no. 32) is ignored (it serves as a separator). ######
+	0                      		Number of additional problem sizes for PTRANS
+	$HPCC_N                  	values of N
+	0                       	number of additional blocking sizes for PTRANS
+	40                      	values of NB
+	EOF
+}
+
+# hpcc_val FILE KEY: KEY's value in the summary of HPCC's output FILE
+hpcc_val() {
+	sed -n '/^Begin of Summary section/,/^End of Summary section/s/^'"$2"'=//p' "$1"
+}
+
 # sent_of FILE: what mpi_check.py says this node's rank sent
 sent_of() {
 	awk -v h="$(hostname)" '$3 == h && $4 == "sent-at-least" { print $5 }' "$1"
@@ -47,7 +100,7 @@ sent_of() {
 run_guest() {
 	local n=$MRC_NODE o fidir=$MRC_REPO/tools/libmrc-fi
 	local chk=$MRC_REPO/selftests/mrc/mpi_check.py
-	local tx0 sent nchecks rc t0 t grew
+	local tx0 sent nchecks rc t0 t grew out k
 
 	case_title "mrc loaded, every other node a peer on both planes ($NODES nodes)"
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
@@ -128,6 +181,42 @@ run_guest() {
 			"$(np_bytes "$MRC_SHARED/np.out" 2>/dev/null || echo 1)"
 	fi
 
+	case_title "HPCC over mrc, a short run: N $HPCC_N, a 1 x $NODES process grid"
+	tx0=$(msg_stat tx_bytes)
+	barrier hpcc-start 120
+	if is_node 1; then
+		# In the shared folder: each rank's working directory
+		mkdir -p "$MRC_SHARED/hpcc" && hpcc_input "$MRC_SHARED/hpcc"
+		t0=$(now_ms)
+		MPI_TMO=900 mpirun_mrc --wdir "$MRC_SHARED/hpcc" hpcc \
+			> /tmp/hpcc.log 2>&1
+		rc=$?
+		t=$(($(now_ms) - t0))
+		ok_eq "mpirun hpcc: exit status (took $t ms)" 0 "$rc"
+		out=$MRC_SHARED/hpcc/hpccoutf.txt
+		ok "HPL's scaled residual check passed" \
+			grep -q '^||Ax-b||_oo.*PASSED$' "$out"
+		ok 'no residual check failed (HPL, PTRANS)' \
+			sh -c "! grep -qE 'FAILED|[1-9][0-9]* tests completed and failed' '$out'"
+		ok_eq "PTRANS's residual" 0 "$(hpcc_val "$out" PTRANS_residual)"
+		ok_eq 'HPCC says every test ran (Success)' 1 \
+			"$(hpcc_val "$out" Success)"
+		for k in HPL_Tflops PTRANS_GBs MPIRandomAccess_GUPs \
+			 MPIRandomAccess_Errors MPIFFT_Gflops MPIFFT_maxErr \
+			 MinPingPongBandwidth_GBytes MaxPingPongLatency_usec \
+			 RandomlyOrderedRingBandwidth_GBytes \
+			 RandomlyOrderedRingLatency_usec; do
+			diag "$k=$(hpcc_val "$out" $k)"
+		done
+		tail -n 20 /tmp/hpcc.log | while IFS= read -r l; do diag "$l"; done
+	fi
+	barrier hpcc-done 1000
+	# HPL alone moves each panel from its process column to the others:
+	# half the N x N matrix of doubles, so a quarter of it per rank
+	grew=$(($(msg_stat tx_bytes) - tx0))
+	_chk_cmp "node$n: mrc/msg tx_bytes grew by $grew B, at least HPL's share (2 N^2 B)" \
+		tx_bytes "$grew" '>=' $((2 * HPCC_N * HPCC_N))
+
 	case_title "a rank killed mid-transfer: mpirun fails, no hang"
 	barrier kill-start 120
 	if is_node 1; then
@@ -159,7 +248,7 @@ run_guest() {
 	mpi_launch_stop
 	# [.] and [o]: the pattern must not match this sh -c's own command line
 	wait_for 'no MPI process left' 60 \
-		sh -c '! pgrep -af "mpi_check[.]py|NP[o]penmpi|[o]rted"'
+		sh -c '! pgrep -af "mpi_check[.]py|NP[o]penmpi|[h]pcc|[o]rted"'
 	wait_for 'no /dev/mrc endpoint left (module refcnt 0)' 60 \
 		test "$(cat /sys/module/mrc/refcnt)" = 0
 	wait_for 'no message buffer held (rx/tx_buffer_bytes 0)' 60 buffers_free
