@@ -48,6 +48,7 @@ OUTDIR=
 ONLY=
 MTU=9000
 MEM=1024
+VCPUS=${MRC_VCPUS:-1}
 
 usage() {
 	cat <<EOF
@@ -83,7 +84,9 @@ Outputs: OUTDIR/node.N.out, node.N.rc, console.N.log, dmesg.N.log, boot.N.log.
 Environment: MRC_KVER overrides the guest kernel version (default: newest
 /lib/modules/*-amd64 with /boot/vmlinuz-VER, preferring one with headers),
 MRC_REPO the repo dir, MRC_APPEND extra guest kernel command line words,
-MRC_BZIMAGE=1 boots the compressed bzImage instead of the unpacked vmlinux.
+MRC_BZIMAGE=1 boots the compressed bzImage instead of the unpacked vmlinux,
+MRC_VCPUS the vCPUs per VM (default 1; 1-4): the KCSAN lane uses 2, since a
+data race needs two CPUs to be seen (TCG is slower with more, fabric-notes.md).
 Another kernel (e.g. the debug lane's, scripts/debug-kernel): MRC_KERNEL=IMAGE
 (bzImage or PVH vmlinux, booted as is) with MRC_KMODDIR=DIR, its modules tree
 BASE/lib/modules/KVER (depmod'ed, not under /tmp or /run: the guests use it
@@ -126,6 +129,7 @@ inrange "$BOOT_TIMEOUT" 1 999999 || die "-b must be a positive number of seconds
 inrange "$BOOT_RETRIES" 0 3 || die "-r must be 0..3" 2
 inrange "$MTU" 576 65000 || die "--mtu must be 576..65000" 2
 inrange "$MEM" 256 65536 || die "--mem must be 256..65536 (MB)" 2
+inrange "$VCPUS" 1 4 || die "MRC_VCPUS must be 1..4" 2
 if [ -n "$ONLY" ]; then
 	inrange "$ONLY" 1 "$NODES" || die "--only must be a node number 1..$NODES" 2
 fi
@@ -684,7 +688,7 @@ msg "booting $NODES VM(s): kernel $KVER, $PLANES plane(s), MTU $MTU, netns $NETN
 declare -A BOOTED=() BOOTS=()	# when each VM's current boot started, boots
 boot_node() {
 	local n=$1 p args
-	args=(-accel tcg -m "$MEM" -smp 1 -nodefaults -display none -monitor none
+	args=(-accel tcg -m "$MEM" -smp "$VCPUS" -nodefaults -display none -monitor none
 		-serial "file:$OUTDIR/console.$n.log" -no-reboot
 		-kernel "$KERNEL" -initrd "$INITRD"
 		# quiet keeps console loglevel at errors: panics and oopses
