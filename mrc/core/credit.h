@@ -97,6 +97,8 @@ int mrc_credit_params_check(const struct mrc_credit_params *p,
 /* One sender's credit state at the receiver.  Read-only to the caller. */
 /* msg_id bits 31..26 are the lane (msg.h MRC_MSG_LANE_SHIFT). */
 #define MRC_CREDIT_LANE_SHIFT	26
+#define MRC_CREDIT_LANES	(1U << (32 - MRC_CREDIT_LANE_SHIFT))
+#define MRC_CREDIT_LANE_SEEN	0x80000000U
 
 struct mrc_credit_rx_entry {
 	u32 key;		/* caller's sender id (peer index, node) */
@@ -118,6 +120,12 @@ struct mrc_credit_rx_entry {
 				 * the window, or 0 for a chained message
 				 */
 	u64 expiry;		/* reclaim outstanding if nothing by then */
+	u32 lane_epoch;		/* internal: epoch (msg_id >> 32) of lane_n */
+	u32 lane_n[MRC_CREDIT_LANES];	/* internal: per lane, the sequence
+					 * number (msg_id bits 25..0) of the
+					 * newest request taken in lane_epoch,
+					 * | MRC_CREDIT_LANE_SEEN; 0: none
+					 */
 	u64 granted_bytes;	/* stats: scheduled bytes granted */
 	u64 reclaimed_bytes;	/* stats: credit reclaimed after expiry */
 	u64 grants;		/* stats: new grants issued */

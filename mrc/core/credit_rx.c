@@ -199,23 +199,38 @@ static void mrc_credit_unlink(struct mrc_credit_rx *rx,
 }
 
 /*
- * Whether message id @a comes after @b from the same sender.  A sender's
- * ids grow in the order it schedules its messages within a lane (msg.h:
- * epoch << 32 | lane << 26 | n; the epoch and n compared as serial
- * numbers, the epoch first).  Lanes (traffic classes) are served by
- * rank, not in id order: an id of another lane counts as newer, so a
- * forged or replayed request of another lane is not caught here.
+ * Whether message id @id comes after every request @e took from its
+ * sender in the same lane.  A sender's ids grow in the order it
+ * schedules its messages within a lane (msg.h: epoch << 32 | lane << 26
+ * | n; the epoch and n compared as serial numbers, the epoch first), but
+ * lanes (traffic classes, port buckets) are served by rank, not in id
+ * order, so the entry keeps the newest n it took per lane (lane_n): an
+ * id is compared with its own lane's, and a lane the entry has not seen
+ * in this epoch has nothing earlier.
  */
-static bool mrc_credit_newer(u64 a, u64 b)
+static bool mrc_credit_newer(const struct mrc_credit_rx_entry *e, u64 id)
 {
-	s32 d = (s32)((u32)(a >> 32) - (u32)(b >> 32));
-	u32 sa = (u32)a, sb = (u32)b;
+	s32 d = (s32)((u32)(id >> 32) - e->lane_epoch);
+	u32 n = (u32)id, seen = e->lane_n[n >> MRC_CREDIT_LANE_SHIFT];
 
 	if (d)
 		return d > 0;
-	if (sa >> MRC_CREDIT_LANE_SHIFT != sb >> MRC_CREDIT_LANE_SHIFT)
+	if (!(seen & MRC_CREDIT_LANE_SEEN))
 		return true;
-	return (s32)((sa - sb) << (32 - MRC_CREDIT_LANE_SHIFT)) > 0;
+	return (s32)((n - seen) << (32 - MRC_CREDIT_LANE_SHIFT)) > 0;
+}
+
+/* @e took the request for @id: the newest of its lane (and epoch). */
+static void mrc_credit_lane_take(struct mrc_credit_rx_entry *e, u64 id)
+{
+	u32 n = (u32)id;
+
+	if ((u32)(id >> 32) != e->lane_epoch) {
+		memset(e->lane_n, 0, sizeof(e->lane_n));
+		e->lane_epoch = (u32)(id >> 32);
+	}
+	e->lane_n[n >> MRC_CREDIT_LANE_SHIFT] = MRC_CREDIT_LANE_SEEN |
+		(n & ((1U << MRC_CREDIT_LANE_SHIFT) - 1));
 }
 
 static bool mrc_credit_waits(const struct mrc_credit_rx_entry *e)
@@ -319,7 +334,7 @@ int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
 	 * to give or in flight) or did lately (its expiry is the last
 	 * grant, arrival or request plus grant_timeout).
 	 */
-	if (e && !mrc_credit_newer(msg_id, e->msg_id) &&
+	if (e && !mrc_credit_newer(e, msg_id) &&
 	    (!mrc_credit_idle(e) || now < e->expiry + p->stale_ns)) {
 		rx->stats.req_stale++;
 		return -ESTALE;
@@ -357,6 +372,7 @@ int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
 	e->granted = e->unsched;
 	e->seq = 0;
 	e->expiry = now + p->grant_timeout_ns;
+	mrc_credit_lane_take(e, msg_id);
 	mrc_credit_rewait(rx, e, false);
 	rx->stats.req_new++;
 	return 0;

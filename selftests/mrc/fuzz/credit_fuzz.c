@@ -43,8 +43,9 @@
  *    total_outstanding == the sum of the entries' outstanding;
  *    mrc_credit_rx_waiting() counts the entries with grants to give;
  *  - REQUEST: the return code is the one the header's rules give for the
- *    entry's state (where ids of other lanes leave it open, one of those
- *    that fit), the matching stats counter moves by one and no other; a
+ *    entry's state, an id compared with the newest the entry took in
+ *    its lane (where serial numbers half the space apart leave it open,
+ *    one of those that fit), the matching stats counter moves by one and no other; a
  *    refusal changes nothing but that counter; RESEND's grant is the
  *    entry's; 0 takes the key's entry, else a free or idle one;
  *  - DATA: -EPERM exactly when the bytes lie beyond the granted offset
@@ -156,6 +157,10 @@ struct rshadow {
 	u32	seq;
 	u32	granted;
 	u32	unsched;	/* the window its REQUEST announced */
+	/* per lane, the newest n taken in lane_epoch (credit.h lane_n) */
+	u32	lane_epoch;
+	bool	lane_seen[MRC_CREDIT_LANES];
+	u32	lane_n[MRC_CREDIT_LANES];
 };
 
 static struct mrc_credit_params p;
@@ -285,25 +290,39 @@ static void check_rx(void)
 /* --- ids ------------------------------------------------------------ */
 
 /*
- * Whether message id @a comes after @b (1), before or is @b (-1), or
- * credit.h leaves it open (0): ids of another lane in the same epoch,
- * and serial numbers exactly half the space apart.
+ * Whether message id @id comes after every request entry @i took in its
+ * lane (1), not (-1), or credit.h leaves it open (0: serial numbers
+ * exactly half the space apart).  A lane the entry took nothing of in
+ * the epoch has nothing earlier.
  */
-static int id_order(u64 a, u64 b)
+static int lane_order(int i, u64 id)
 {
-	u32 de = (u32)(a >> 32) - (u32)(b >> 32);
-	u32 sa = (u32)a, sb = (u32)b, d;
+	u32 de = (u32)(id >> 32) - rs[i].lane_epoch;
+	u32 lane = (u32)id >> MRC_CREDIT_LANE_SHIFT, d;
 
 	if (de)
 		return de == 1U << 31 ? 0 : (s32)de > 0 ? 1 : -1;
-	if (sa >> MRC_CREDIT_LANE_SHIFT != sb >> MRC_CREDIT_LANE_SHIFT)
-		return 0;
-	d = (sa - sb) & SEQ_MASK;
+	if (!rs[i].lane_seen[lane])
+		return 1;
+	d = ((u32)id - rs[i].lane_n[lane]) & SEQ_MASK;
 	if (!d)
 		return -1;
 	if (d == 1U << (MRC_CREDIT_LANE_SHIFT - 1))
 		return 0;
 	return d < 1U << (MRC_CREDIT_LANE_SHIFT - 1) ? 1 : -1;
+}
+
+/* Entry @i took the request for @id; @fresh: it was free or idle before. */
+static void lane_take(int i, u64 id, bool fresh)
+{
+	u32 lane = (u32)id >> MRC_CREDIT_LANE_SHIFT;
+
+	if (fresh || (u32)(id >> 32) != rs[i].lane_epoch) {
+		memset(rs[i].lane_seen, 0, sizeof(rs[i].lane_seen));
+		rs[i].lane_epoch = (u32)(id >> 32);
+	}
+	rs[i].lane_seen[lane] = true;
+	rs[i].lane_n[lane] = (u32)id & SEQ_MASK;
 }
 
 static u64 make_id(u32 epoch, u32 lane, u32 n)
@@ -344,11 +363,11 @@ static u64 *req_counter(struct mrc_credit_rx_stats *st, int r)
 	}
 }
 
-/* What credit.h allows for a new msg_id of a key that has an entry. */
-static unsigned int allow_known(const struct mrc_credit_rx_entry *e,
-				u64 id)
+/* What credit.h allows for a new msg_id of a key that has entry @i. */
+static unsigned int allow_known(int i, u64 id)
 {
-	int ord = id_order(id, e->msg_id);
+	const struct mrc_credit_rx_entry *e = &rx->e[i];
+	int ord = lane_order(i, id);
 
 	if (ord < 0) {
 		if (!idle(e))
@@ -396,7 +415,7 @@ static int do_request(u32 key, u64 id, u32 len, u32 un, bool with_out,
 	else if (len <= p.unsched)
 		allow = 1U << R_INVAL;
 	else if (e)
-		allow = allow_known(e, id);
+		allow = allow_known(i, id);
 	else
 		allow = 1U << (free_or_idle() ? R_NEW : R_NOSPC);
 
@@ -469,6 +488,7 @@ static int do_request(u32 key, u64 id, u32 len, u32 un, bool with_out,
 	rs[j].seq = 0;
 	rs[j].granted = un;
 	rs[j].unsched = un;
+	lane_take(j, id, i < 0);
 	return rc;
 }
 

@@ -324,6 +324,78 @@ static void rx__earlier_message_lanes(void)
 	      "bulk lane, 21 before (wrapped)");
 }
 
+/*
+ * A request of a lane the entry served before is compared with that
+ * lane's newest, even after another lane's message took the entry: a
+ * replay of the bulk lane's finished message must not take the entry
+ * from the default lane's; a new epoch starts every lane afresh.
+ */
+static void rx__earlier_message_other_lane(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(4, &p);
+	struct mrc_credit_grant g[4];
+	u64 epoch = 0x65000000ULL << 32, now = 0;
+	u64 bulk = epoch | 2U << MRC_CREDIT_LANE_SHIFT | 20;
+	u32 len = p.unsched + 8 * KB;
+
+	p.stale_ns = 100 * MS;
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) == 0,
+	      "bulk 20");
+	while (rx->e[0].granted < len) {
+		now += 10 * US;
+		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
+	}
+	CHECK(mrc_credit_rx_data(rx, &p, 1, bulk, len, p.unsched, 8 * KB,
+				 now) == 0, "bulk data");
+	/* the default lane's message 5 takes the idle entry */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 5, len, now, NULL) == 0,
+	      "default 5");
+	while (rx->e[0].granted < len) {
+		now += 10 * US;
+		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
+	}
+	/* granted, its data on the way: the entry is not waiting */
+	CHECK(rx->e[0].outstanding && !rx->nwaiting, "outstanding %u",
+	      rx->e[0].outstanding);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) ==
+	      -ESTALE, "bulk 20 again (a replay)");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk - 1, len, now, NULL) ==
+	      -ESTALE, "bulk 19");
+	CHECK(rx->e[0].msg_id == (epoch | 5), "entry %llx",
+	      ULL(rx->e[0].msg_id));
+	/* the bulk lane's next message and an unseen lane are newer */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk + 1, len, now, NULL) == 0,
+	      "bulk 21");
+	CHECK(mrc_credit_rx_data(rx, &p, 1, epoch | 5, len, p.unsched,
+				 8 * KB, now) == 0, "default data");
+	while (rx->e[0].granted < len) {
+		now += 10 * US;
+		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
+	}
+	CHECK(mrc_credit_rx_request(rx, &p, 1,
+				    epoch | 3U << MRC_CREDIT_LANE_SHIFT | 7,
+				    len, now, NULL) == 0, "lane 3, first");
+	/* the next epoch: every lane new, the old epoch stale */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk + 2, len, now, NULL) ==
+	      -EBUSY, "bulk 22 while lane 3 waits");
+	while (rx->e[0].granted < len) {
+		now += 10 * US;
+		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
+	}
+	CHECK(mrc_credit_rx_request(rx, &p, 1, (epoch + (1ULL << 32)) | 1,
+				    len, now, NULL) == 0, "next epoch");
+	while (rx->e[0].granted < len) {
+		now += 10 * US;
+		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
+	}
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk + 3, len, now, NULL) ==
+	      -ESTALE, "the old epoch");
+	CHECK(rx->stats.req_stale == 3 && rx->stats.req_busy == 1,
+	      "req_stale %llu req_busy %llu", ULL(rx->stats.req_stale),
+	      ULL(rx->stats.req_busy));
+}
+
 static void rx__earlier_message_idle(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1560,6 +1632,8 @@ int main(void)
 		  rx__earlier_message_refused },
 		{ "rx: lanes are not ordered among themselves",
 		  rx__earlier_message_lanes },
+		{ "rx: a lane is compared with its own newest request",
+		  rx__earlier_message_other_lane },
 		{ "rx: an earlier message and a lately idle entry",
 		  rx__earlier_message_idle },
 		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
