@@ -13,7 +13,8 @@
 # ssh between the guests; an mpi4py script (mpi_check.py) whose
 # allreduce, alltoall, bcast, send-to-self and ring results are checked
 # by every rank; each node's mrc tx_bytes grew by at least the payload
-# its rank sent by point-to-point and alltoall; NetPIPE (NPopenmpi, 1 B
+# its rank sent by point-to-point and alltoall; the same script over UCX
+# (RC on rxe0, bench/mpi's reference) passes; NetPIPE (NPopenmpi, 1 B
 # .. 1 MiB, fixed repeats) completes and mrc's counters grew by at least
 # its payload; a short HPCC run (hpcc: HPL, DGEMM, STREAM, PTRANS,
 # RandomAccess, FFT, latency and bandwidth rings on an HPCC_N matrix)
@@ -155,6 +156,22 @@ run_guest() {
 	grew=$(($(msg_stat tx_bytes) - tx0))
 	_chk_cmp "node$n: mrc/msg tx_bytes grew by $grew B, at least its rank's payload" \
 		tx_bytes "$grew" '>=' "${sent:-1}"
+
+	# bench/mpi's reference: the same script over UCX, RC on rxe0 (its
+	# UD wire-up needs UCX_UD_VERBS_ETH_DGID_CHECK=n on rxe: mpi_lib.sh)
+	case_title "mpi4py over UCX (RC on rxe0), bench/mpi's reference"
+	barrier ucx-start 120
+	if is_node 1; then
+		t0=$(now_ms)
+		mpirun_on "$NODES" ucx "$MPI_PY" "$chk" > /tmp/mpi4py-ucx.out 2>&1
+		rc=$?
+		t=$(($(now_ms) - t0))
+		ok_eq "mpirun --mca pml ucx python3 mpi_check.py: exit status (took $t ms)" 0 "$rc"
+		ok_eq "every rank's checks passed ($nchecks)" "$nchecks 0" \
+			"$(grep -c '^ok rank' /tmp/mpi4py-ucx.out) $(grep -c '^FAIL' /tmp/mpi4py-ucx.out)"
+		[ "$rc" = 0 ] || diag "$(tail -n 30 /tmp/mpi4py-ucx.out)"
+	fi
+	barrier ucx-done 700
 
 	case_title "NetPIPE (NPopenmpi) over mrc: 1 B .. $NP_MAX B, $NP_REPEATS round trips each"
 	tx0=$(msg_stat tx_bytes)
