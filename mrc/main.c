@@ -63,7 +63,8 @@ const char * const mrc_mod_stat_names[MRC_MOD_STAT_NR] = {
  *
  * Either every (knob, value) pair is valid and all are applied, or
  * nothing changes.  The node id may not become a configured peer's
- * (-EEXIST): peer adds wait while it changes (mrc_peer_node_id_lock()).
+ * (-EEXIST), nor change while the node is its own peer (-EBUSY): peer
+ * adds wait while it changes (mrc_peer_node_id_lock()).
  *
  * Return: 0 or -errno.
  */
@@ -90,12 +91,12 @@ int mrc_config_set(const struct mrc_knob * const *knobs, const u64 *vals,
 
 	mutex_lock(&mrc_config_lock);
 	if (node >= 0 && mrc_config[MRC_KNOB_node_id] != vals[node]) {
-		if (mrc_peer_node_id_lock(vals[node])) {
+		err = mrc_peer_node_id_lock(vals[node], why);
+		if (err) {
 			mutex_unlock(&mrc_config_lock);
-			*why = "a configured peer has that node id";
 			if (bad_idx)
 				*bad_idx = node;
-			return -EEXIST;
+			return err;
 		}
 		locked = true;
 	}

@@ -38,6 +38,8 @@
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
+#include <net/addrconf.h>
+#include <net/route.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <net/genetlink.h>
@@ -141,9 +143,28 @@ struct mrc_peer *mrc_peer_get_nth(unsigned long idx)
 
 /* ---- configuration ---- */
 
+/* Whether @ss is an address of this host (init_net, where mrc's rails are). */
+static bool mrc_addr_is_local(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return inet_addr_type(&init_net,
+				      ((const struct sockaddr_in *)ss)->sin_addr.s_addr) ==
+		       RTN_LOCAL;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (ss->ss_family == AF_INET6)
+		return ipv6_chk_addr(&init_net,
+				     &((const struct sockaddr_in6 *)ss)->sin6_addr,
+				     NULL, 0);
+#endif
+	return false;
+}
+
 /**
  * mrc_peer_add() - configure a peer (netlink)
- * @node: its node id
+ * @node: its node id; this node's own id makes the node its own peer
+ *	(@addrs its own): its endpoints reach each other the way they reach
+ *	other nodes', through the engine and the rails, whose RDMA devices
+ *	loop the datagrams back (rxe does; so do NICs)
  * @addrs: one address per plane
  * @naddrs: how many
  * @key: the key shared with the peer (peer_auth.c), or NULL: the
@@ -199,10 +220,14 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 		NL_SET_ERR_MSG(extack, "set this node's node_id first");
 		goto unlock;
 	}
-	if (node == mrc_knob(MRC_KNOB_node_id)) {
-		NL_SET_ERR_MSG(extack, "peer node id is this node's own");
-		goto unlock;
-	}
+	/* Its own peer: with addresses of its own, or it would be another's. */
+	if (node == mrc_knob(MRC_KNOB_node_id))
+		for (i = 0; i < naddrs; i++)
+			if (!mrc_addr_is_local(&addrs[i])) {
+				NL_SET_ERR_MSG(extack,
+					       "our own node id takes this host's own addresses: one is not local");
+				goto unlock;
+			}
 	if (xa_load(&mrc_peer_ids, node)) {
 		NL_SET_ERR_MSG(extack, "peer already exists");
 		err = -EEXIST;
@@ -235,21 +260,32 @@ unlock:
 /**
  * mrc_peer_node_id_lock() - hold peer adds while this node's id changes
  * @node: the node id about to be set
+ * @why: set to the reason of a refusal
  *
- * A peer with this node's own id cannot be added (mrc_peer_add()); nor
- * may the node id become that of a configured peer.  The caller sets the
- * node_id knob and then calls mrc_peer_node_id_unlock().
+ * The node id may not become that of a configured peer (another node's),
+ * nor change while the node is its own peer (that peer would become a
+ * stranger with our addresses).  The caller sets the node_id knob and
+ * then calls mrc_peer_node_id_unlock().
  *
  * Context: process; takes mrc_peers_lock.
  *
- * Return: 0 with the lock held, or -EEXIST (lock not held) when a
- * configured peer has @node as its id.
+ * Return: 0 with the lock held, or (lock not held) -EEXIST when a
+ * configured peer has @node as its id, -EBUSY when the node is its own
+ * peer.
  */
-int mrc_peer_node_id_lock(u32 node)
+int mrc_peer_node_id_lock(u32 node, const char **why)
 {
+	u32 self = mrc_knob(MRC_KNOB_node_id);
+
 	mutex_lock(&mrc_peers_lock);
+	if (self && xa_load(&mrc_peer_ids, self)) {
+		mutex_unlock(&mrc_peers_lock);
+		*why = "this node is its own peer: delete that peer first";
+		return -EBUSY;
+	}
 	if (node && xa_load(&mrc_peer_ids, node)) {
 		mutex_unlock(&mrc_peers_lock);
+		*why = "a configured peer has that node id";
 		return -EEXIST;
 	}
 	return 0;

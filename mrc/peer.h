@@ -137,8 +137,11 @@ int mrc_peer_add(u32 node, const struct sockaddr_storage *addrs,
 		 unsigned int naddrs, const void *key, unsigned int keylen,
 		 struct netlink_ext_ack *extack);
 int mrc_peer_del(u32 node, struct netlink_ext_ack *extack);
-/* Setting the node_id knob (main.c): never a configured peer's id. */
-int mrc_peer_node_id_lock(u32 node);
+/*
+ * Setting the node_id knob (main.c): never a configured peer's id, nor
+ * while the node is its own peer.
+ */
+int mrc_peer_node_id_lock(u32 node, const char **why);
 void mrc_peer_node_id_unlock(void);
 /* The cluster's default key (peer_auth.c). */
 int mrc_key_default_set(const void *key, unsigned int len,

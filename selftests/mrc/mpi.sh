@@ -14,7 +14,10 @@
 # allreduce, alltoall, bcast, send-to-self and ring results are checked
 # by every rank; each node's mrc tx_bytes grew by at least the payload
 # its rank sent by point-to-point and alltoall; the same script over UCX
-# (RC on rxe0, bench/mpi's reference) passes; NetPIPE (NPopenmpi, 1 B
+# (RC on rxe0, bench/mpi's reference) passes, and over mrc with two
+# ranks per node (each node its own peer: separate processes of one node
+# reach each other through mrc) it passes and the node's own peer
+# carries packets; NetPIPE (NPopenmpi, 1 B
 # .. 1 MiB, fixed repeats) completes and mrc's counters grew by at least
 # its payload; a short HPCC run (hpcc: HPL, DGEMM, STREAM, PTRANS,
 # RandomAccess, FFT, latency and bandwidth rings on an HPCC_N matrix)
@@ -109,8 +112,9 @@ run_guest() {
 		[ $o = "$n" ] && continue
 		ok "add peer node$o on both planes" peer_add "$o"
 	done
+	ok "add this node as its own peer (ranks of one node talk through mrc)" \
+		peer_add "$n"
 	for ((o = 1; o <= NODES; o++)); do
-		[ $o = "$n" ] && continue
 		chk_paths_active "$o" 16 60
 	done
 
@@ -172,6 +176,28 @@ run_guest() {
 		[ "$rc" = 0 ] || diag "$(tail -n 30 /tmp/mpi4py-ucx.out)"
 	fi
 	barrier ucx-done 700
+
+	# Two ranks per node: ranks of one node are separate processes, which
+	# the provider reaches through mrc, the node its own peer.
+	case_title "mpi4py over mrc, 2 ranks per node ($((2 * NODES)) ranks)"
+	tx0=$(($(plane_tx_pkts "$n" 0) + $(plane_tx_pkts "$n" 1)))
+	barrier ppn2-start 120
+	if is_node 1; then
+		t0=$(now_ms)
+		MPI_PPN=2 mpirun_mrc "$MPI_PY" "$chk" > /tmp/mpi4py-ppn2.out 2>&1
+		rc=$?
+		t=$(($(now_ms) - t0))
+		ok_eq "mpirun -np $((2 * NODES)) python3 mpi_check.py: exit status (took $t ms)" 0 "$rc"
+		k=$((2 * NODES))
+		ok_eq "every rank's checks passed ($((k * (5 + 2 * k))))" \
+			"$((k * (5 + 2 * k))) 0" \
+			"$(grep -c '^ok rank' /tmp/mpi4py-ppn2.out) $(grep -c '^FAIL' /tmp/mpi4py-ppn2.out)"
+		[ "$rc" = 0 ] || diag "$(tail -n 30 /tmp/mpi4py-ppn2.out)"
+	fi
+	barrier ppn2-done 700
+	grew=$(($(plane_tx_pkts "$n" 0) + $(plane_tx_pkts "$n" 1) - tx0))
+	ok "node$n's ranks talked through its own peer ($grew packets)" \
+		test "$grew" -gt 0
 
 	case_title "NetPIPE (NPopenmpi) over mrc: 1 B .. $NP_MAX B, $NP_REPEATS round trips each"
 	tx0=$(msg_stat tx_bytes)

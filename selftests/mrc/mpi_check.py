@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """mpi_check.py - MPI collectives whose results are known (mpi.sh).
 
-Run by mpirun, one rank per node.  Each rank checks, for its own data:
+Run by mpirun, one or more ranks per node.  Each rank checks, for its own data:
 allreduce (sum, small and 8 MiB), alltoall (each pair its own block),
 bcast (from every root), a send to itself, and a ring exchange of
 RING_MB MiB.  Prints one line per check, "ok NAME" or "FAIL NAME: why",

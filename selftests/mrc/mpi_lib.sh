@@ -10,8 +10,9 @@
 #
 #   mpi_launch_setup    every node: the key (node 1), sshd (the others);
 #                       returns once every sshd listens (TAP results)
-#   mpirun_on NODES TRANSPORT ARGS...   node 1: mpirun, one rank on each
-#                       of nodes 1..NODES, over TRANSPORT (mrc, ucx, ucx1,
+#   mpirun_on NODES TRANSPORT ARGS...   node 1: mpirun, MPI_PPN ranks
+#                       (default 1) on each of nodes 1..NODES, placed
+#                       round-robin by node, over TRANSPORT (mrc, ucx, ucx1,
 #                       tcp, tcp2),
 #                       stopped after MPI_TMO seconds (exit status 124)
 #   mpi_launch_stop     every node: stop this node's sshd
@@ -50,14 +51,14 @@ mpi_transport_args() {
 }
 
 mpirun_on() {
-	local nodes=$1 tr=$2 hosts='' n
+	local nodes=$1 tr=$2 hosts='' n ppn=${MPI_PPN:-1}
 	local -a targs
 	shift 2
 	read -ra targs <<< "$(mpi_transport_args "$tr")" || return 2
 	for ((n = 1; n <= nodes; n++)); do
-		hosts+="${hosts:+,}$(node_ip $n 0):1"
+		hosts+="${hosts:+,}$(node_ip $n 0):$ppn"
 	done
-	timeout "${MPI_TMO:-600}" mpirun --allow-run-as-root -np "$nodes" \
+	timeout "${MPI_TMO:-600}" mpirun --allow-run-as-root -np $((nodes * ppn)) \
 		--host "$hosts" --map-by node \
 		--mca plm_rsh_agent "$MPI_SSH" --mca oob_tcp_if_include eth0 \
 		"${targs[@]}" "$@"

@@ -312,29 +312,40 @@ static void bad_input(const struct result *before)
 }
 
 /* PEER_ADD or PEER_DEL of @node (one address that answers nothing). */
-static void peer_op(uint8_t cmd, uint32_t node, struct result *r)
+static void peer_op_addr(uint8_t cmd, uint32_t node, const uint8_t *addr,
+			 struct result *r)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlattr *nest, *addrs;
 	struct nlmsghdr *nlh = nest_msg(buf, cmd, MRC_A_PEER, &nest);
-	uint8_t addr[4] = { 10, 200, 0, 250 };
 
 	mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, node);
 	if (cmd == MRC_CMD_PEER_ADD) {
 		addrs = mnl_attr_nest_start(nlh, MRC_PEER_A_ADDRS);
-		mnl_attr_put(nlh, MRC_PEER_A_ADDR, sizeof(addr), addr);
+		mnl_attr_put(nlh, MRC_PEER_A_ADDR, 4, addr);
 		mnl_attr_nest_end(nlh, addrs);
 	}
 	send_nest(nlh, nest, r);
 }
 
+/* A peer request for @node at 10.200.0.250 (an address of no node). */
+static void peer_op(uint8_t cmd, uint32_t node, struct result *r)
+{
+	static const uint8_t addr[4] = { 10, 200, 0, 250 };
+
+	peer_op_addr(cmd, node, addr, r);
+}
+
 /*
- * The node id can never be a configured peer's: neither by adding a
- * peer with it (refused before) nor by setting it to one (nlfuzz found
- * that config-set took it, leaving a peer with this node's own id).
+ * The node id can never be another configured peer's: setting it to one
+ * is refused (nlfuzz found that config-set took it, leaving a peer with
+ * this node's own id).  A peer with the node's own id is the node itself,
+ * with addresses of its own (here 127.0.0.1; an address of no host is
+ * refused), and while it is, the node id cannot change.
  */
 static void node_id_of_a_peer(const struct result *before)
 {
+	static const uint8_t loopback[4] = { 127, 0, 0, 1 };
 	uint32_t id = before->config[MRC_CONFIG_A_NODE_ID];
 	struct result r, now;
 
@@ -343,7 +354,18 @@ static void node_id_of_a_peer(const struct result *before)
 	peer_op(MRC_CMD_PEER_ADD, 6, &r);
 	check(r.err == 0, "peer 6 added (errno %d \"%s\")", r.err, r.msg);
 	peer_op(MRC_CMD_PEER_ADD, 5, &r);
-	expect(&r, EINVAL, "peer with this node's own id (5)");
+	expect(&r, EINVAL, "peer with this node's own id (5), not its address");
+	check(strstr(r.msg, "not local") != NULL, "extack says why: \"%s\"",
+	      r.msg);
+	peer_op_addr(MRC_CMD_PEER_ADD, 5, loopback, &r);
+	check(r.err == 0, "the node its own peer (5 at 127.0.0.1) (errno %d \"%s\")",
+	      r.err, r.msg);
+	set_u32(MRC_CONFIG_A_NODE_ID, 7, &r);
+	expect(&r, EBUSY, "node_id set while the node is its own peer");
+	check(strstr(r.msg, "own peer") != NULL, "extack says why: \"%s\"",
+	      r.msg);
+	peer_op(MRC_CMD_PEER_DEL, 5, &r);
+	check(r.err == 0, "its own peer deleted (errno %d)", r.err);
 	set_u32(MRC_CONFIG_A_NODE_ID, 6, &r);
 	expect(&r, EEXIST, "node_id set to peer 6's id");
 	config_get(&now);

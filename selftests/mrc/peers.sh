@@ -8,8 +8,10 @@
 # resolved again; a peer added while a local plane is down gets that
 # plane's paths once it returns; configuration errors and unprivileged
 # changes are refused with a clear message; probes from a node that is not
-# a peer are dropped and counted.  Written as titled cases (lib.sh's
-# case_title and chk_* helpers).
+# a peer are dropped and counted; a node is its own peer (rxe loops its
+# datagrams back): its paths come up, mrc-perf runs between two of its
+# endpoints, and its node id cannot change meanwhile.  Written as titled
+# cases (lib.sh's case_title and chk_* helpers).
 source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=600
@@ -32,8 +34,8 @@ run_guest() {
 	chk_refused 'peer add refused while node_id is 0' 'node_id' \
 		mrcctl peer add "$OTHER" addr "$addrs"
 	ok "mrcctl config set node_id $n" mrcctl config set node_id "$n"
-	chk_refused 'peer add refused for our own node id' 'own' \
-		mrcctl peer add "$n" addr "$addrs"
+	chk_refused "peer add refused for our own node id with node $OTHER's addresses" \
+		'not local' mrcctl peer add "$n" addr "$addrs"
 	chk_refused 'peer add refused without CAP_NET_ADMIN' 'CAP_NET_ADMIN' \
 		"${UNPRIV[@]}" "$(command -v mrcctl)" \
 		peer add "$OTHER" addr "$addrs"
@@ -158,6 +160,32 @@ big_peer() {
 			ip addr del "10.20$a.$p.$MRC_NODE/24" dev "eth$p"
 		done
 	done
+
+	case_title 'the node as its own peer: two endpoints of it talk through the rails'
+	local mine="$(node_ip $n 0),$(node_ip $n 1)" pid
+	ok "modprobe mrc node_id=$n" modprobe mrc node_id="$n"
+	ok "mrcctl peer add $n addr $mine (itself)" mrcctl peer add "$n" addr "$mine"
+	chk_paths_active "$n" 16 30 '(to itself)'
+	mrc-perf -s -p 18600 > /tmp/self-server.log 2>&1 &
+	pid=$!
+	_sleep 0.5
+	ok 'mrc-perf bw to itself: 300 x 64 KiB' \
+		sh -c "mrc-perf -c $n -p 18600 bw -n 300 > /tmp/self-bw.log 2>&1"
+	diag "$(tail -n 1 /tmp/self-bw.log)"
+	ok 'mrc-perf lat to itself: 300 round trips' \
+		sh -c "mrc-perf -c $n -p 18600 lat -n 300 > /tmp/self-lat.log 2>&1"
+	diag "$(tail -n 1 /tmp/self-lat.log)"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	ok_eq 'every send to itself completed (tx_failed, tx_timeout)' '0 0' \
+		"$(msg_stat tx_failed) $(msg_stat tx_timeout)"
+	ok_eq 'and arrived once (rx_msgs = tx_msgs)' "$(msg_stat tx_msgs)" \
+		"$(msg_stat rx_msgs)"
+	chk_refused 'node_id cannot change while the node is its own peer' \
+		'own peer' mrcctl config set node_id $((n + 10))
+	ok "mrcctl peer del $n" mrcctl peer del "$n"
+	ok 'then it can' mrcctl config set node_id $((n + 10))
+	ok 'modprobe -r mrc' modprobe -r mrc
 }
 
 mrc_test_main "$@"

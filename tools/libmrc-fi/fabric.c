@@ -17,7 +17,8 @@
 #define MRCFI_TX_CAPS	(FI_MSG | FI_TAGGED | FI_SEND)
 #define MRCFI_RX_CAPS	(FI_MSG | FI_TAGGED | FI_RECV | FI_SOURCE | \
 			 FI_DIRECTED_RECV)
-/* FI_LOCAL_COMM: endpoints of the same process only (local.c) */
+/* FI_LOCAL_COMM: endpoints of this process (local.c), of others on the node
+ * through mrc when the node is its own peer */
 #define MRCFI_DOM_CAPS	(FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define MRCFI_CAPS	(MRCFI_TX_CAPS | MRCFI_RX_CAPS | MRCFI_DOM_CAPS)
 #define MRCFI_ORDER	FI_ORDER_SAS

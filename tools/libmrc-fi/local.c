@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libmrc-fi: local delivery (FI_LOCAL_COMM).  mrc never sends to its own
- * node (a node is not its own peer), yet an MPI rank sends to itself
+ * libmrc-fi: local delivery (FI_LOCAL_COMM).  An MPI rank sends to itself
  * through the provider, and a process may open several endpoints.  A send
- * whose destination is this node's id goes to an endpoint of the same
- * process instead: it is copied into that endpoint's inbox, which the
+ * whose destination is an endpoint of the same process does not go
+ * through mrc: it is copied into that endpoint's inbox, which the
  * endpoint's progress matches like a message read from /dev/mrc.
  *
  * Every endpoint of the process is on one list, mrcfi_local_eps; the list
@@ -12,8 +11,8 @@
  * domain lock, then mrcfi_local_lock (senders and receivers of any
  * domain hold their own domain lock when they come here; nothing takes a
  * domain lock under mrcfi_local_lock).  An endpoint of another process
- * on the same node is not reachable: the send fails with
- * -FI_EHOSTUNREACH, as one to a node that is not an mrc peer.
+ * on the same node is not here (-FI_EHOSTUNREACH): the caller sends to it
+ * through mrc, which reaches it if the node is its own peer.
  *
  * An inbox holds at most MRCFI_LOCAL_MAX bytes, mrc's own receive queue
  * limit; a send to a full inbox returns -FI_EAGAIN.  Each endpoint has an
@@ -156,10 +155,6 @@ ssize_t mrcfi_local_send(struct mrcfi_ep *ep, uint16_t port,
 		m = NULL;
 	}
 	pthread_mutex_unlock(&mrcfi_local_lock);
-	if (ret == -FI_EHOSTUNREACH)
-		MRCFI_WARN(FI_LOG_EP_DATA,
-			   "port %u of this node is not an endpoint of this process: unreachable\n",
-			   port);
 	free(m);
 	return ret;
 }

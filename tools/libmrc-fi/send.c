@@ -211,7 +211,8 @@ static ssize_t mrcfi_write(struct mrcfi_ep *ep, size_t count)
  *         FI_TRANSMIT_COMPLETE, FI_DELIVERY_COMPLETE
  *
  * A destination on this node goes to an endpoint of this process
- * (local.c) and completes at once, whatever @flags ask.
+ * (local.c) and completes at once, whatever @flags ask; one in another
+ * process goes through mrc like any other (the node is its own peer).
  *
  * Return: 0; the error of an earlier send mrc failed, once, if the tx CQ
  * was bound with FI_SELECTIVE_COMPLETION and no send waited for it;
@@ -275,12 +276,24 @@ ssize_t mrcfi_send_common(struct mrcfi_ep *ep, const struct iovec *iov,
 		off += iov[i].iov_len;
 	}
 
-	/* mrc does not send to its own node: local.c delivers in-process */
+	/*
+	 * This node: an endpoint of this process gets it straight into its
+	 * inbox (local.c); one of another process (an MPI job's other ranks
+	 * on the node) through mrc, where the node is its own peer.
+	 */
 	local = a.node == ep->node;
-	if (local)
+	if (local) {
 		ret = mrcfi_local_send(ep, a.port, h, h + 1, len);
-	else
+		if (ret == -FI_EHOSTUNREACH)
+			local = false;
+	}
+	if (!local) {
 		ret = mrcfi_write(ep, hl + len);
+		if (ret == -FI_EHOSTUNREACH && a.node == ep->node)
+			MRCFI_WARN(FI_LOG_EP_DATA,
+				   "port %u of this node is not in this process, and node %u is not its own mrc peer (mrcctl peer add %u addr ...)\n",
+				   a.port, a.node, a.node);
+	}
 	if (ret)
 		return ret;
 
