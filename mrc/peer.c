@@ -38,11 +38,11 @@
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
-#include <net/addrconf.h>
-#include <net/route.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
+#include <net/addrconf.h>
 #include <net/genetlink.h>
+#include <net/route.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
