@@ -521,7 +521,9 @@ _kmemleak_check() {
 # below much of the kernel's (a softirq that runs when mrc unlocks, a
 # verbs call), whose races are not mrc's.  Ours fails the test like any
 # "BUG:"; the others are counted and shown, not failed.
-_MRC_KCSAN_OURS=${MRC_KCSAN_OURS:-'\[(mrc|mrc_echo|mrc_udfloor)\]'}
+# (bracket expressions, not backslashes: awk -v would take those as
+# string escapes, and awks differ in what they make of "\[")
+_MRC_KCSAN_OURS=${MRC_KCSAN_OURS:-'[[](mrc|mrc_echo|mrc_udfloor)[]]'}
 
 # stdin: dmesg; stdout: dmesg without the KCSAN reports that are not ours
 # (a report runs from its "BUG: KCSAN:" line to the next line of "="s;
