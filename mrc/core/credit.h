@@ -99,6 +99,7 @@ int mrc_credit_params_check(const struct mrc_credit_params *p,
 #define MRC_CREDIT_LANE_SHIFT	26
 #define MRC_CREDIT_LANES	(1U << (32 - MRC_CREDIT_LANE_SHIFT))
 #define MRC_CREDIT_LANE_SEEN	0x80000000U
+#define MRC_CREDIT_LANE_OPEN	0x40000000U	/* n may ask again */
 
 struct mrc_credit_rx_entry {
 	u32 key;		/* caller's sender id (peer index, node) */
@@ -107,7 +108,9 @@ struct mrc_credit_rx_entry {
 	u8 low;			/* background: gets only what the others
 				 * leave of a pace (mrc_credit_rx_set_low)
 				 */
-	u8 reserved;
+	u8 lost;		/* internal: credit of msg_id was
+				 * reclaimed (granted bytes never came)
+				 */
 	u32 hnext;		/* internal: the next entry of its hash
 				 * bucket, as index + 1; 0 ends the chain
 				 */
@@ -124,7 +127,8 @@ struct mrc_credit_rx_entry {
 	u32 lane_n[MRC_CREDIT_LANES];	/* internal: per lane, the sequence
 					 * number (msg_id bits 25..0) of the
 					 * newest request taken in lane_epoch,
-					 * | MRC_CREDIT_LANE_SEEN; 0: none
+					 * | MRC_CREDIT_LANE_SEEN, | _OPEN if
+					 * it left the entry unfinished; 0: none
 					 */
 	u64 granted_bytes;	/* stats: scheduled bytes granted */
 	u64 reclaimed_bytes;	/* stats: credit reclaimed after expiry */

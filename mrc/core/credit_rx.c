@@ -207,17 +207,46 @@ static void mrc_credit_unlink(struct mrc_credit_rx *rx,
  * order, so the entry keeps the newest n it took per lane (lane_n): an
  * id is compared with its own lane's, and a lane the entry has not seen
  * in this epoch has nothing earlier.
+ *
+ * One earlier id may come again: a message whose sender gave its
+ * schedule up (its receiver's endpoint was busy, msg_ack.c busy()) asks
+ * again, with the same id, when it may send new bytes, and another
+ * lane's message may have taken the entry meanwhile.  So the newest n of
+ * a lane is open (MRC_CREDIT_LANE_OPEN) when it left the entry
+ * unfinished (mrc_credit_lane_leave()): its request is taken once more.
+ * A finished message's n stays closed, so a replay of its request cannot
+ * take the entry over.
  */
 static bool mrc_credit_newer(const struct mrc_credit_rx_entry *e, u64 id)
 {
 	s32 d = (s32)((u32)(id >> 32) - e->lane_epoch);
 	u32 n = (u32)id, seen = e->lane_n[n >> MRC_CREDIT_LANE_SHIFT];
+	u32 mask = (1U << MRC_CREDIT_LANE_SHIFT) - 1;
 
 	if (d)
 		return d > 0;
 	if (!(seen & MRC_CREDIT_LANE_SEEN))
 		return true;
+	if ((seen & MRC_CREDIT_LANE_OPEN) && (n & mask) == (seen & mask))
+		return true;
 	return (s32)((n - seen) << (32 - MRC_CREDIT_LANE_SHIFT)) > 0;
+}
+
+/*
+ * @e's message is replaced by another: if not all of its granted bytes
+ * came (some are outstanding, or were reclaimed), its sender may still
+ * want it scheduled (see mrc_credit_newer()), so its lane's n is opened.
+ */
+static void mrc_credit_lane_leave(struct mrc_credit_rx_entry *e)
+{
+	u32 n = (u32)e->msg_id, mask = (1U << MRC_CREDIT_LANE_SHIFT) - 1;
+	u32 *seen = &e->lane_n[n >> MRC_CREDIT_LANE_SHIFT];
+
+	if ((u32)(e->msg_id >> 32) != e->lane_epoch ||
+	    !(*seen & MRC_CREDIT_LANE_SEEN) || (*seen & mask) != (n & mask))
+		return;
+	if (e->outstanding || e->lost)
+		*seen |= MRC_CREDIT_LANE_OPEN;
 }
 
 /* @e took the request for @id: the newest of its lane (and epoch). */
@@ -231,6 +260,7 @@ static void mrc_credit_lane_take(struct mrc_credit_rx_entry *e, u64 id)
 	}
 	e->lane_n[n >> MRC_CREDIT_LANE_SHIFT] = MRC_CREDIT_LANE_SEEN |
 		(n & ((1U << MRC_CREDIT_LANE_SHIFT) - 1));
+	e->lost = 0;
 }
 
 static bool mrc_credit_waits(const struct mrc_credit_rx_entry *e)
@@ -288,8 +318,10 @@ static void mrc_credit_fill(const struct mrc_credit_rx *rx,
  *  -EMSGSIZE	msg_len above max_msg
  *  -EINVAL	msg_len within the unscheduled window (nothing to grant),
  *		or a repeat of msg_id with another length (forged)
- *  -ESTALE	a message earlier than the sender's entry's (ids compared
- *		as epoch << 32 | seq serial numbers, msg.c's layout): a
+ *  -ESTALE	a message not newer than the newest the entry took in its
+ *		lane (ids compared as epoch << 32 | seq serial numbers,
+ *		msg.c's layout; that newest one again only if it left the
+ *		entry unfinished, see mrc_credit_newer()): a
  *		replayed, reordered or forged request, while the entry is
  *		busy (grants to give or in flight) or was active within
  *		stale_ns; an entry quiet for longer takes any message (so
@@ -365,6 +397,7 @@ int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
 	}
 	/* Not waiting here (-EBUSY above): it waits from now on. */
 	/* Outstanding credit of the previous message carries over. */
+	mrc_credit_lane_leave(e);
 	e->msg_id = msg_id;
 	e->low = 0;
 	e->requested = msg_len;
@@ -630,6 +663,7 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		e->pending = 0;
 		if (!e->in_use || !e->outstanding || now < e->expiry)
 			continue;
+		e->lost = 1;
 		e->reclaimed_bytes += e->outstanding;
 		rx->stats.reclaimed_bytes += e->outstanding;
 		rx->total_outstanding -= e->outstanding;

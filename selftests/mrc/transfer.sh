@@ -179,8 +179,10 @@ run_guest() {
 	case_title 'an endpoint turning messages away holds its senders back, nothing fails'
 	barrier hold
 	echo reset > $D/mrc_echo/ctl
-	local busy0
+	local busy0 exp0 stale0
 	busy0=$(msg_stat tx_busy)
+	exp0=$(msg_stat rx_expired)
+	stale0=$(credit_stat "$o" requests_stale)
 	ok 'hold 1: admit() says busy' sh -c "echo hold 1 > $D/mrc_echo/ctl"
 	barrier held
 	ok 'send 12 messages of up to 200000 B' \
@@ -194,10 +196,23 @@ run_guest() {
 	barrier hold-checked
 	ok 'hold 0' sh -c "echo hold 0 > $D/mrc_echo/ctl"
 	wait_for 'every send completed' 120 sends_done 12
-	chk_echo_stat 'all 12 confirmed' done_ok = 12
+	chk_echo_stat 'all 12 confirmed' done_ok = 12 ||
+		diag "done_err $(echo_stat done_err)," \
+		     "last status $(echo_stat done_err_last_status)"
 	wait_for "node$o's 12 arrived" 120 received_at_least 12
 	chk_echo_stat 'intact, in order' rx_bad = 0
 	chk_echo_stat 'in order' rx_order = 0
+	# Each busy answer made its sender give the credit schedule up; the
+	# message asks again with its own id when it resumes, maybe after
+	# another port's message took the sender's credit entry here.  That
+	# request is taken (core/credit_rx.c mrc_credit_newer()): were it
+	# refused as stale, it would be asked again every request timeout
+	# for stale_ns (2 x peer_timeout_ms, hundreds of refusals) while
+	# this side expires the waiting message's context after as long
+	# (rx_expired), and its sender fails it with ETIMEDOUT.
+	chk_msg_stat 'nothing given up here (rx_expired)' rx_expired = "$exp0"
+	chk_credit_stat "node$o's re-requests taken (requests_stale)" "$o" \
+		requests_stale '<' $((stale0 + 50))
 
 	case_title 'everything unloads, receive buffers back to 0'
 	barrier transfers-done

@@ -20,8 +20,9 @@
  *               (missing argument bytes read as 0); bits 0-4 pick the op
  *               (op_of[]), bits 5-7 advance the clock that many us
  *
- * Ops: start a message (any length, lane, epoch; its REQUEST lost or
- * not; -EBUSY answered by forget + request as credit_peer.c does), send
+ * Ops: start a message (any length, lane, epoch, or the one given up
+ * by a reset again, with its own id; its REQUEST lost or not; -EBUSY
+ * answered by forget + request as credit_peer.c does), send
  * (may_send + sent, and raw sent()s over credit), deliver or lose DATA,
  * hostile DATA (any key, message, offset), pace (the clock's elapsed,
  * 0, any u64, too small an output array), clock jumps (ns to hours),
@@ -44,8 +45,9 @@
  *    mrc_credit_rx_waiting() counts the entries with grants to give;
  *  - REQUEST: the return code is the one the header's rules give for the
  *    entry's state, an id compared with the newest the entry took in
- *    its lane (where serial numbers half the space apart leave it open,
- *    one of those that fit), the matching stats counter moves by one and no other; a
+ *    its lane (that one again if it left the entry with credit
+ *    outstanding or reclaimed; where serial numbers half the space apart
+ *    leave it open, one of those that fit), the matching stats counter moves by one and no other; a
  *    refusal changes nothing but that counter; RESEND's grant is the
  *    entry's; 0 takes the key's entry, else a free or idle one;
  *  - DATA: -EPERM exactly when the bytes lie beyond the granted offset
@@ -136,6 +138,8 @@ struct sender {
 	u64	req_last;	/* last start, REQUEST or grant taken */
 	u64	grant_last;	/* last grant taken */
 	u32	taken_inc;	/* inc of the last grant taken; 0 none */
+	u64	gave_id;	/* a message given up by a reset; 0 none */
+	u32	gave_len;
 	/* msg_id generator, msg.h's layout */
 	u32	epoch;
 	u32	next[4];
@@ -161,6 +165,9 @@ struct rshadow {
 	u32	lane_epoch;
 	bool	lane_seen[MRC_CREDIT_LANES];
 	u32	lane_n[MRC_CREDIT_LANES];
+	/* that n left the entry unfinished: it may ask once more */
+	bool	lane_open[MRC_CREDIT_LANES];
+	bool	lost;		/* credit of msg_id was reclaimed */
 };
 
 static struct mrc_credit_params p;
@@ -306,23 +313,39 @@ static int lane_order(int i, u64 id)
 		return 1;
 	d = ((u32)id - rs[i].lane_n[lane]) & SEQ_MASK;
 	if (!d)
-		return -1;
+		return rs[i].lane_open[lane] ? 1 : -1;
 	if (d == 1U << (MRC_CREDIT_LANE_SHIFT - 1))
 		return 0;
 	return d < 1U << (MRC_CREDIT_LANE_SHIFT - 1) ? 1 : -1;
 }
 
-/* Entry @i took the request for @id; @fresh: it was free or idle before. */
-static void lane_take(int i, u64 id, bool fresh)
+/*
+ * Entry @i took the request for @id; @fresh: it was free or idle before;
+ * @left_outstanding: the message it replaces had granted bytes that had
+ * not come.  That message, if the newest of its lane, left unfinished
+ * when some of its credit was outstanding or reclaimed: its lane is open
+ * for it once more.
+ */
+static void lane_take(int i, u64 id, bool fresh, bool left_outstanding)
 {
 	u32 lane = (u32)id >> MRC_CREDIT_LANE_SHIFT;
+	u64 old = rs[i].msg_id;
+	u32 ol = (u32)old >> MRC_CREDIT_LANE_SHIFT;
 
+	if (!fresh && (u32)(old >> 32) == rs[i].lane_epoch &&
+	    rs[i].lane_seen[ol] &&
+	    rs[i].lane_n[ol] == ((u32)old & SEQ_MASK) &&
+	    (left_outstanding || rs[i].lost))
+		rs[i].lane_open[ol] = true;
 	if (fresh || (u32)(id >> 32) != rs[i].lane_epoch) {
 		memset(rs[i].lane_seen, 0, sizeof(rs[i].lane_seen));
+		memset(rs[i].lane_open, 0, sizeof(rs[i].lane_open));
 		rs[i].lane_epoch = (u32)(id >> 32);
 	}
 	rs[i].lane_seen[lane] = true;
+	rs[i].lane_open[lane] = false;
 	rs[i].lane_n[lane] = (u32)id & SEQ_MASK;
+	rs[i].lost = false;
 }
 
 static u64 make_id(u32 epoch, u32 lane, u32 n)
@@ -480,6 +503,7 @@ static int do_request(u32 key, u64 id, u32 len, u32 un, bool with_out,
 	memcpy(&snap->e[j], &rx->e[j], sizeof(rx->e[j]));
 	take_index();
 	check_rx_unchanged("request (others)", rc);
+	lane_take(j, id, i < 0, i >= 0 && snap->e[j].outstanding);
 	rs[j].valid = true;
 	rs[j].key = key;
 	rs[j].msg_id = id;
@@ -488,7 +512,6 @@ static int do_request(u32 key, u64 id, u32 len, u32 un, bool with_out,
 	rs[j].seq = 0;
 	rs[j].granted = un;
 	rs[j].unsched = un;
-	lane_take(j, id, i < 0);
 	return rc;
 }
 
@@ -640,6 +663,8 @@ static void do_pace(u64 elapsed, bool short_out)
 			     (unsigned long long)e0->expiry,
 			     (unsigned long long)now);
 		reclaimed += r;
+		if (r)
+			rs[i].lost = true;
 		seen[i] = false;
 	}
 	ASSERT(rx->stats.reclaimed_bytes - snap->stats.reclaimed_bytes ==
@@ -1054,10 +1079,21 @@ static void op_start(struct input *in)
 	u64 id;
 	u32 len;
 
-	if (f & 0x04)
-		S->epoch++;
-	id = make_id(S->epoch, lane, S->next[lane]++);
-	len = pick_len((a >> 2) & 7, v);
+	if ((f & 0x80) && S->gave_id) {
+		/*
+		 * A message given up (OP_RESET, as msg_ack.c busy() does)
+		 * starts again with its own id when it may send new bytes,
+		 * maybe after others of the sender took the entry.
+		 */
+		id = S->gave_id;
+		len = S->gave_len;
+		S->gave_id = 0;
+	} else {
+		if (f & 0x04)
+			S->epoch++;
+		id = make_id(S->epoch, lane, S->next[lane]++);
+		len = pick_len((a >> 2) & 7, v);
+	}
 	do_start(s, id, len);
 	if (!S->asked)
 		return;
@@ -1659,6 +1695,10 @@ static void run_op(struct input *in, u8 op)
 	case OP_RESET:	/* as credit_peer.c's mrc_credit_tx_reset() */
 		a = get8(in);
 		S = &snd[a & 3];
+		if (S->active && S->asked) {
+			S->gave_id = S->msg_id;
+			S->gave_len = S->msg_len;
+		}
 		S->tx.starved = 0;
 		S->tx.active = 0;
 		S->active = false;

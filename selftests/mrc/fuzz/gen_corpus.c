@@ -697,6 +697,33 @@ static void credit_corpus(void)
 	c_round(2);
 	script_emit("forget-reset");
 
+	/*
+	 * A message given up (its endpoint busy: reset) resumes with its
+	 * own id after another lane's message took the entry: once with
+	 * its credit outstanding, once reclaimed.
+	 */
+	c_hdr(2, C_SET_SMALL, 0, 1000);
+	for (i = 0; i < 2; i++) {
+		c_start(0, 4, 0, 0x0003);	/* lane 0: 400 B to grant */
+		c_tick(1, 100);
+		c_pace(0);			/* all granted, none sent */
+		c_op(18, 0);			/* reset: given up */
+		put8(0);
+		if (i) {			/* past grant_timeout */
+			c_tick(2, 20);
+			c_pace(0);		/* reclaimed */
+		}
+		c_start(0, 4, 1, 0x0003);	/* lane 1 takes the entry */
+		c_tick(1, 100);
+		c_pace(0);
+		c_round(0);
+		c_start(0, 4, 0x80, 0);		/* lane 0's again */
+		c_tick(1, 100);
+		c_pace(0);
+		c_round(0);
+	}
+	script_emit("busy-resume");
+
 	/* Tiny: 1-byte units, one entry, every sender after it. */
 	c_hdr(1, C_SET_TINY, 0, 0);
 	for (s = 0; s < 4; s++)

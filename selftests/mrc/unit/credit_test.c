@@ -396,6 +396,73 @@ static void rx__earlier_message_other_lane(void)
 	      ULL(rx->stats.req_busy));
 }
 
+/* Grants for every open entry until entry 0 has all of its message. */
+static u64 grant_all(struct mrc_credit_rx *rx,
+		     const struct mrc_credit_params *p, u64 now)
+{
+	struct mrc_credit_grant g[4];
+
+	while (rx->e[0].granted < rx->e[0].requested) {
+		now += 10 * US;
+		mrc_credit_rx_pace(rx, p, now, 10 * US, g, 4);
+	}
+	return now;
+}
+
+/*
+ * A message whose sender gave its schedule up (its receiver's endpoint
+ * was busy) asks again with the same id after another lane's message
+ * took the entry: taken, not stale.  Once it finished, a replay of its
+ * request is stale again.
+ */
+static void rx__unfinished_asks_again(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(4, &p);
+	struct mrc_credit_grant g[4];
+	u64 epoch = 0x65000000ULL << 32, now = 0;
+	u64 bulk = epoch | 2U << MRC_CREDIT_LANE_SHIFT | 20;
+	u32 len = p.unsched + 8 * KB;
+
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) == 0,
+	      "bulk 20");
+	now = grant_all(rx, &p, now);
+	/* its sender went away busy: none of it comes, it is reclaimed */
+	now += p.grant_timeout_ns;
+	mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
+	CHECK(!rx->e[0].outstanding && rx->e[0].reclaimed_bytes == 8 * KB,
+	      "reclaimed %llu", ULL(rx->e[0].reclaimed_bytes));
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 5, len, now, NULL) == 0,
+	      "default 5 takes the idle entry");
+	now = grant_all(rx, &p, now);
+	CHECK(mrc_credit_rx_data(rx, &p, 1, epoch | 5, len, p.unsched,
+				 8 * KB, now) == 0, "default data");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) == 0,
+	      "bulk 20 asks again: taken");
+	CHECK(rx->e[0].msg_id == bulk && rx->e[0].granted == p.unsched,
+	      "entry %llx granted %u", ULL(rx->e[0].msg_id),
+	      rx->e[0].granted);
+	now = grant_all(rx, &p, now);
+	CHECK(mrc_credit_rx_data(rx, &p, 1, bulk, len, p.unsched, 8 * KB,
+				 now) == 0, "bulk data");
+	/* finished: its request is a replay from now on */
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 6, len, now, NULL) == 0,
+	      "default 6");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) ==
+	      -ESTALE, "bulk 20 again (a replay)");
+	/* one that left with bytes outstanding may ask again, in turn */
+	now = grant_all(rx, &p, now);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk + 1, len, now, NULL) == 0,
+	      "bulk 21 while default 6 is in flight");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 6, len, now, NULL) ==
+	      -EBUSY, "default 6 again: open, waits for bulk 21");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 5, len, now, NULL) ==
+	      -ESTALE, "default 5: older than the open one");
+	CHECK(rx->stats.req_stale == 2 && rx->stats.req_busy == 1,
+	      "req_stale %llu req_busy %llu", ULL(rx->stats.req_stale),
+	      ULL(rx->stats.req_busy));
+}
+
 static void rx__earlier_message_idle(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1634,6 +1701,8 @@ int main(void)
 		  rx__earlier_message_lanes },
 		{ "rx: a lane is compared with its own newest request",
 		  rx__earlier_message_other_lane },
+		{ "rx: an unfinished message asks again",
+		  rx__unfinished_asks_again },
 		{ "rx: an earlier message and a lately idle entry",
 		  rx__earlier_message_idle },
 		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
