@@ -153,7 +153,10 @@ static bool mrc_credit_grant_fits(u32 seq, u32 granted, u32 ref_seq,
  *  -ESTALE	harmless, counted in grants_stale: what the receiver may
  *		really have sent, overtaken or late (an older sequence
  *		granting less; a grant of the message after it ended or
- *		was reset, or of the scheduled message before it)
+ *		was reset, or of the scheduled message before it; before
+ *		any grant was taken, one within the unscheduled window:
+ *		of the schedule a message had before it was given up
+ *		and started again, see mrc_credit_tx_start())
  *  -ENOENT	not the current message (id and length), nor a grant
  *		that fits the scheduled message before it (grants_bad)
  *  -ERANGE	offset beyond the message (grants_bad)
@@ -183,6 +186,16 @@ int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
 	if (granted > tx->msg_len) {
 		tx->grants_bad++;
 		return -ERANGE;
+	}
+	if (!tx->seq && seq && granted <= tx->granted) {
+		/*
+		 * A message given up (its receiver's endpoint was busy) and
+		 * started again keeps its id; the receiver's entry may still
+		 * be on its earlier schedule (a chained one, from 0), whose
+		 * grants in flight grant nothing past this one's window.
+		 */
+		tx->grants_stale++;
+		return -ESTALE;
 	}
 	if (!mrc_credit_grant_fits(seq, granted, tx->seq, tx->granted)) {
 		tx->grants_bad++;

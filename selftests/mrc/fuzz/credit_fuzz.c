@@ -928,6 +928,9 @@ static unsigned int grant_allow(const struct sender *S,
 		return 1U << G_DUP | 1U << G_STALE | G_BAD;
 	if (g->granted > S->msg_len)
 		return 1U << G_RANGE;
+	/* none taken yet: within the window, of an earlier schedule */
+	if (!S->seq && g->seq && g->granted <= S->granted)
+		return 1U << G_STALE;
 	if (!fits(g->seq, g->granted, S->seq, S->granted))
 		return 1U << G_INVAL;
 	if (!d)
@@ -947,10 +950,15 @@ static void do_grant(u32 s, const struct grant *g)
 	bool in_order;
 	int rc, r;
 
-	/* real, for the active message, not older than what was taken */
+	/*
+	 * real, for the active message, not older than what was taken (and
+	 * past the window if none was: else of the schedule a resumed
+	 * message had before)
+	 */
 	in_order = g->inc && cur && S->active && S->asked &&
 		   (s32)(g->seq - S->seq) >= 0 &&
-		   (S->taken_inc ? S->taken_inc == g->inc : !S->seq);
+		   (S->taken_inc ? S->taken_inc == g->inc :
+				   !S->seq && g->granted > S->granted);
 
 	rc = mrc_credit_tx_grant(tx, &p, g->msg_id, g->msg_len, g->granted,
 				 g->seq, now);

@@ -827,6 +827,41 @@ static void tx__rerequest_after_timeout(void)
  * grants_stale, not grants_bad (credit.sh checks grants_bad is 0 on a
  * fabric that reorders).  Their shape must still fit what was taken.
  */
+/*
+ * A chained message (its schedule from 0) is given up, its receiver's
+ * endpoint busy, and started again with its own id: now with the whole
+ * window unscheduled.  The grants of its earlier schedule still in
+ * flight grant nothing past the window: stale, not forged; the next
+ * one past the window is taken.
+ */
+static void tx__resumed_old_schedule_stale(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+	u32 len = p.unsched + 32 * KB, u = p.unsched;
+
+	memset(&tx, 0, sizeof(tx));
+	mrc_credit_tx_start(&tx, &p, 6, len, 0);
+	CHECK(mrc_credit_tx_grant(&tx, &p, 6, len, len, 1, 1) == 1, "6 all");
+	mrc_credit_tx_sent(&tx, mrc_credit_tx_may_send(&tx, U32_MAX, 2));
+	CHECK(mrc_credit_tx_start(&tx, &p, 7, len, 3) && tx.granted == 0,
+	      "7 chained: granted %u", tx.granted);
+	tx.active = 0;			/* given up: credit_peer.c reset */
+	CHECK(mrc_credit_tx_start(&tx, &p, 7, len, 4) && tx.granted == u,
+	      "7 again, with its window: granted %u", tx.granted);
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len, 8 * KB, 1, 5) == -ESTALE,
+	      "7's first grant of the chained schedule");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len, u, 2, 5) == -ESTALE,
+	      "... up to the window");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len, u + 4 * KB, 3, 5) == 1,
+	      "past the window: taken");
+	CHECK(mrc_credit_tx_grant(&tx, &p, 7, len, u, 4, 5) == -EINVAL,
+	      "then a newer seq granting less is forged");
+	CHECK(tx.grants == 2 && tx.grants_stale == 2 && tx.grants_bad == 1,
+	      "counts %llu %llu %llu", ULL(tx.grants), ULL(tx.grants_stale),
+	      ULL(tx.grants_bad));
+}
+
 static void tx__late_grants_stale(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1722,6 +1757,8 @@ int main(void)
 		{ "tx: unscheduled only", tx__unscheduled_only },
 		{ "tx: grants validated", tx__grants_validated },
 		{ "tx: late grants are stale, not bad", tx__late_grants_stale },
+		{ "tx: a resumed message's old schedule is stale",
+		  tx__resumed_old_schedule_stale },
 		{ "tx: re-request after timeout", tx__rerequest_after_timeout },
 		{ "tx: back to back in the credit loop: chained",
 		  tx__chained },
