@@ -324,6 +324,19 @@ static void rx__earlier_message_lanes(void)
 	      "bulk lane, 21 before (wrapped)");
 }
 
+/* Grants for every open entry until entry 0 has all of its message. */
+static u64 grant_all(struct mrc_credit_rx *rx,
+		     const struct mrc_credit_params *p, u64 now)
+{
+	struct mrc_credit_grant g[4];
+
+	while (rx->e[0].granted < rx->e[0].requested) {
+		now += 10 * US;
+		mrc_credit_rx_pace(rx, p, now, 10 * US, g, 4);
+	}
+	return now;
+}
+
 /*
  * A request of a lane the entry served before is compared with that
  * lane's newest, even after another lane's message took the entry: a
@@ -334,7 +347,6 @@ static void rx__earlier_message_other_lane(void)
 {
 	struct mrc_credit_params p = defp();
 	struct mrc_credit_rx *rx = mkrx(4, &p);
-	struct mrc_credit_grant g[4];
 	u64 epoch = 0x65000000ULL << 32, now = 0;
 	u64 bulk = epoch | 2U << MRC_CREDIT_LANE_SHIFT | 20;
 	u32 len = p.unsched + 8 * KB;
@@ -342,19 +354,13 @@ static void rx__earlier_message_other_lane(void)
 	p.stale_ns = 100 * MS;
 	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) == 0,
 	      "bulk 20");
-	while (rx->e[0].granted < len) {
-		now += 10 * US;
-		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
-	}
+	now = grant_all(rx, &p, now);
 	CHECK(mrc_credit_rx_data(rx, &p, 1, bulk, len, p.unsched, 8 * KB,
 				 now) == 0, "bulk data");
 	/* the default lane's message 5 takes the idle entry */
 	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 5, len, now, NULL) == 0,
 	      "default 5");
-	while (rx->e[0].granted < len) {
-		now += 10 * US;
-		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
-	}
+	now = grant_all(rx, &p, now);
 	/* granted, its data on the way: the entry is not waiting */
 	CHECK(rx->e[0].outstanding && !rx->nwaiting, "outstanding %u",
 	      rx->e[0].outstanding);
@@ -369,44 +375,22 @@ static void rx__earlier_message_other_lane(void)
 	      "bulk 21");
 	CHECK(mrc_credit_rx_data(rx, &p, 1, epoch | 5, len, p.unsched,
 				 8 * KB, now) == 0, "default data");
-	while (rx->e[0].granted < len) {
-		now += 10 * US;
-		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
-	}
+	now = grant_all(rx, &p, now);
 	CHECK(mrc_credit_rx_request(rx, &p, 1,
 				    epoch | 3U << MRC_CREDIT_LANE_SHIFT | 7,
 				    len, now, NULL) == 0, "lane 3, first");
 	/* the next epoch: every lane new, the old epoch stale */
 	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk + 2, len, now, NULL) ==
 	      -EBUSY, "bulk 22 while lane 3 waits");
-	while (rx->e[0].granted < len) {
-		now += 10 * US;
-		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
-	}
+	now = grant_all(rx, &p, now);
 	CHECK(mrc_credit_rx_request(rx, &p, 1, (epoch + (1ULL << 32)) | 1,
 				    len, now, NULL) == 0, "next epoch");
-	while (rx->e[0].granted < len) {
-		now += 10 * US;
-		mrc_credit_rx_pace(rx, &p, now, 10 * US, g, 4);
-	}
+	now = grant_all(rx, &p, now);
 	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk + 3, len, now, NULL) ==
 	      -ESTALE, "the old epoch");
 	CHECK(rx->stats.req_stale == 3 && rx->stats.req_busy == 1,
 	      "req_stale %llu req_busy %llu", ULL(rx->stats.req_stale),
 	      ULL(rx->stats.req_busy));
-}
-
-/* Grants for every open entry until entry 0 has all of its message. */
-static u64 grant_all(struct mrc_credit_rx *rx,
-		     const struct mrc_credit_params *p, u64 now)
-{
-	struct mrc_credit_grant g[4];
-
-	while (rx->e[0].granted < rx->e[0].requested) {
-		now += 10 * US;
-		mrc_credit_rx_pace(rx, p, now, 10 * US, g, 4);
-	}
-	return now;
 }
 
 /*
