@@ -100,6 +100,7 @@ int mrc_credit_params_check(const struct mrc_credit_params *p,
 #define MRC_CREDIT_LANES	(1U << (32 - MRC_CREDIT_LANE_SHIFT))
 #define MRC_CREDIT_LANE_SEEN	0x80000000U
 #define MRC_CREDIT_LANE_OPEN	0x40000000U	/* n may ask again */
+#define MRC_CREDIT_SEQ_MASK	((1U << MRC_CREDIT_LANE_SHIFT) - 1)
 
 struct mrc_credit_rx_entry {
 	u32 key;		/* caller's sender id (peer index, node) */

@@ -221,7 +221,7 @@ static bool mrc_credit_newer(const struct mrc_credit_rx_entry *e, u64 id)
 {
 	s32 d = (s32)((u32)(id >> 32) - e->lane_epoch);
 	u32 n = (u32)id, seen = e->lane_n[n >> MRC_CREDIT_LANE_SHIFT];
-	u32 mask = (1U << MRC_CREDIT_LANE_SHIFT) - 1;
+	u32 mask = MRC_CREDIT_SEQ_MASK;
 
 	if (d)
 		return d > 0;
@@ -239,7 +239,7 @@ static bool mrc_credit_newer(const struct mrc_credit_rx_entry *e, u64 id)
  */
 static void mrc_credit_lane_leave(struct mrc_credit_rx_entry *e)
 {
-	u32 n = (u32)e->msg_id, mask = (1U << MRC_CREDIT_LANE_SHIFT) - 1;
+	u32 n = (u32)e->msg_id, mask = MRC_CREDIT_SEQ_MASK;
 	u32 *seen = &e->lane_n[n >> MRC_CREDIT_LANE_SHIFT];
 
 	if ((u32)(e->msg_id >> 32) != e->lane_epoch ||
@@ -259,7 +259,7 @@ static void mrc_credit_lane_take(struct mrc_credit_rx_entry *e, u64 id)
 		e->lane_epoch = (u32)(id >> 32);
 	}
 	e->lane_n[n >> MRC_CREDIT_LANE_SHIFT] = MRC_CREDIT_LANE_SEEN |
-		(n & ((1U << MRC_CREDIT_LANE_SHIFT) - 1));
+		(n & MRC_CREDIT_SEQ_MASK);
 	e->lost = 0;
 }
 
