@@ -186,8 +186,9 @@ resent_since() { [ "$(msg_stat tx_retrans)" -gt "$1" ]; }
 # RTO resends): at 2000 ms (rto_max_ms raised to 2000) a send is not
 # resent within half a second; lowered to 20 ms, at once.
 rto_floor() {
-	local r0
+	local r0 max
 
+	max=$(cat /sys/kernel/mrc/rto_max_ms)
 	echo 2000 > /sys/kernel/mrc/rto_max_ms
 	ok 'sysfs data_rto_min_ms 2000' \
 		sh -c 'echo 2000 > /sys/kernel/mrc/data_rto_min_ms'
@@ -201,7 +202,7 @@ rto_floor() {
 	ok 'mrcctl config set data_rto_min_ms 20' \
 		mrcctl config set data_rto_min_ms 20
 	wait_for 'data_rto_min_ms 20: resent at once' 5 resent_since "$r0"
-	echo 200 > /sys/kernel/mrc/rto_max_ms
+	echo "$max" > /sys/kernel/mrc/rto_max_ms
 	wait_for 'that send fails too' 60 completed_at_least 1
 	ok_eq 'with -ETIMEDOUT' '1 -110' \
 		"$(echo_stat done_err) $(echo_stat done_err_last_status)"
@@ -237,8 +238,12 @@ drop_data() {
 # fix node 1 reported both sends done with status 0.  Node 2 answers the
 # dropped packet with MRC_WF_GONE (rx_gone_sacks), on which node 1 fails
 # A at once (tx_epoch_gone), not only at its 4 x peer_timeout_ms stall.
+# The heal must come well inside that window: peer_timeout_ms is
+# MRC_UNREACH_HEAL_TIMEOUT_MS (1000 x the timeout scale by default; the
+# debug-kernel lane sets 6000: with 3000, node 2's expiry, its polling and
+# two tc commands took so long there that node 1's stall failed A first).
 healed_hole() {
-	local h0 g0 rx t=$((1000 * _MRC_TSCALE))	# peer_timeout_ms here
+	local h0 g0 rx t=${MRC_UNREACH_HEAL_TIMEOUT_MS:-$((1000 * _MRC_TSCALE))}
 
 	if is_node 2; then
 		echo $t > /sys/kernel/mrc/peer_timeout_ms
