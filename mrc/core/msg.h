@@ -376,6 +376,8 @@ struct mrc_msg_peer {
 	struct mrc_path *paths[MRC_MSG_NPATHS];
 	u32 ack_hi_us[MRC_MSG_NPATHS];
 	u64 ack_seen[MRC_MSG_NPATHS_WORDS];
+	u32 ack_rtt_us[MRC_MSG_NPATHS];	/* newest first send acked */
+	u64 ack_timed[MRC_MSG_NPATHS_WORDS];	/* ... on these paths */
 	u64 left[MRC_MSG_NPATHS_WORDS];
 	u32 rto_cut_us[MRC_MSG_NPATHS];	/* loss scan: RTO cut-off */
 	u32 reo_cut_us[MRC_MSG_NPATHS];	/* loss scan: reordering cut-off */

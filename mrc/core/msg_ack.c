@@ -10,8 +10,16 @@
  * Design notes
  *
  * Acknowledgment.  SACKs come back on the path of the packet that
- * triggered them and echo its tstamp: one ACK event (with an RTT sample)
- * on that path; every acked packet leaves its path's inflight.  A packet
+ * triggered them and echo its tstamp; every acked packet leaves its
+ * path's inflight.  Each path with a newly acked packet sent only once
+ * gets one ACK event, its RTT sample the age of the newest such packet
+ * (ack_samples()): a SACK acknowledges up to MRC_MSG_SACK_EVERY packets
+ * sprayed over many paths, and the echo alone would leave the others'
+ * estimates to the keepalives of idle times, below what their packets
+ * wait behind a transfer's queues.  The newest, because the older ones'
+ * ages also hold the wait for the SACK itself, which is the message's
+ * (its next packets'), not the path's.  The SACK's own path, if it acked
+ * none, gets the echo's sample.  A packet
  * still in flight on a path on which a later-sent packet of the same
  * message was just acked is lost: LOSS event, resent elsewhere.  The
  * timer ticks while anything is queued: packets in flight longer than
@@ -82,7 +90,11 @@ static void msg_path_params(struct mrc_msg_peer *mp,
 
 /*
  * A data RTT sample: @now minus the tstamp a SACK echoes (the host's own
- * clock when it sent the packet; one from the future is ignored).
+ * clock when it sent the packet; one from the future is ignored).  The
+ * echo, not the sender's books (ack_samples()): a packet's age there
+ * also holds the time its SACK took, and after a lost SACK that is the
+ * next one's wait; eight times one such age would hold every tail loss
+ * back by as much.
  */
 static void floor_sample(struct mrc_msg_peer *mp, u64 now, u64 echo)
 {
@@ -234,6 +246,13 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 		    (s32)(ev->sent_us - mp->ack_hi_us[ev->path]) > 0)
 			mp->ack_hi_us[ev->path] = ev->sent_us;
 		mrc_bm_set(mp->ack_seen, ev->path);
+		/* Karn: a resent packet's ack may be of its first send */
+		if (!ev->retrans &&
+		    (!mrc_bm_test(mp->ack_timed, ev->path) ||
+		     (s32)(ev->sent_us - mp->ack_rtt_us[ev->path]) > 0)) {
+			mp->ack_rtt_us[ev->path] = ev->sent_us;
+			mrc_bm_set(mp->ack_timed, ev->path);
+		}
 		return;
 	}
 	if (cb->ev) {
@@ -498,6 +517,30 @@ static void refused(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
 	msg_retire(mp, m);
 }
 
+/*
+ * One ACK event per path in mp->ack_timed, its sample the age of the
+ * newest packet sent once that the SACK newly acked on it
+ * (Acknowledgment, above).  Return: whether the SACK's path @pi got its
+ * event here.
+ */
+static bool ack_samples(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
+			unsigned int pi)
+{
+	bool got = false;
+	u32 i;
+
+	for (i = mrc_bm_find_next_set(mp->ack_timed, MRC_MSG_NPATHS, 0);
+	     i < MRC_MSG_NPATHS;
+	     i = mrc_bm_find_next_set(mp->ack_timed, MRC_MSG_NPATHS, i + 1)) {
+		if (!mp->path[i])
+			continue;
+		mrc_path_event(mp->path[i], &cb->pp, MRC_PATH_EV_ACK, cb->now,
+			       msg_sent_ns(cb->now, mp->ack_rtt_us[i]));
+		got |= i == pi;
+	}
+	return got;
+}
+
 /**
  * mrc_msg_tx_sack() - a SACK arrived
  * @mp: the peer's engine
@@ -561,13 +604,14 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	cb.m = m;
 	cb.how = MRC_PATH_DONE_ACKED;
 	mrc_bm_zero(mp->ack_seen, MRC_MSG_NPATHS);
+	mrc_bm_zero(mp->ack_timed, MRC_MSG_NPATHS);
 	n = mrc_txsb_sack(&m->sb, sack.cum, sack.nbits, sack.bitmap, mrc_msg_cb_fn,
 			  &cb);
 	if (n < 0)
 		return MRC_DROP_BAD_SACK;
 	if (n > 0)
 		mp->progress_ns = now;
-	if (pi < MRC_MSG_NPATHS && mp->path[pi])
+	if (!ack_samples(mp, &cb, pi) && pi < MRC_MSG_NPATHS && mp->path[pi])
 		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
 			       sack.echo_tstamp);
 	if (n > 0)

@@ -496,6 +496,73 @@ static void tx_sack__stale_and_forged(void)
 	unpair();
 }
 
+/*
+ * A SACK acknowledges packets sprayed over many paths: each of those
+ * paths gets an RTT sample, the age of its packet, not only the path the
+ * SACK came back on; so every path's RTO follows what its packets wait.
+ * A packet sent again gives none (Karn), its first send may be the one
+ * acked.
+ */
+static void tx_sack__every_acked_path_sampled(void)
+{
+	unsigned int pi, used = 0, sampled = 0, bad = 0, sacks = 0;
+	u32 before[MRC_MSG_NPATHS];
+	struct host_pkt *hp;
+	int err;
+
+	pair();
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		before[pi] = A->path[pi].rtt.samples;
+	host_send_msg(A, NULL, 8 * SEG, 0, NULL, NULL, &err);
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		if (A->path[pi].inflight_pkts)
+			used++;
+	CHECK(used >= 4, "8 packets sprayed over %u paths", used);
+	A->now = B->now = T0 + 3 * MS;
+	host_pump(A);
+	A->now = B->now = T0 + 5 * MS;
+	while ((hp = host_take(B))) {
+		sacks++;
+		host_input(A, hp->pi, hp->buf, hp->len);
+	}
+	CHECK(A->mp.ntx == 0, "acked whole by %u SACKs", sacks);
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++) {
+		if (A->path[pi].rtt.samples == before[pi])
+			continue;
+		sampled++;
+		if (A->path[pi].rtt.last_ns != 5 * MS)
+			bad++;
+	}
+	CHECK(sacks < used && sampled == used && !bad,
+	      "%u SACKs: %u of %u paths sampled, %u not with the 5 ms age",
+	      sacks, sampled, used, bad);
+
+	/*
+	 * Sent twice (on the paths the RTOs left): the SACK's echo samples
+	 * its own path, no other.
+	 */
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		before[pi] = A->path[pi].rtt.samples;
+	host_send_msg(A, NULL, 4 * SEG, 0, NULL, NULL, &err);
+	drop_all(A);
+	A->now = B->now = A->now + 300 * MS;	/* past any RTO */
+	A->kicks++;
+	host_run(A);
+	CHECK(A->stats[MRC_MS_TX_RETRANS] == 4, "resent: %llu",
+	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
+	host_pump(A);
+	sampled = sacks = 0;
+	while ((hp = host_take(B))) {
+		sacks++;
+		host_input(A, hp->pi, hp->buf, hp->len);
+	}
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		sampled += A->path[pi].rtt.samples - before[pi];
+	CHECK(A->mp.ntx == 0 && sampled <= sacks,
+	      "resent packets: %u samples from %u SACKs", sampled, sacks);
+	unpair();
+}
+
 static void tx_run__rto_resends(void)
 {
 	struct done_rec d = { 0 };
@@ -997,6 +1064,8 @@ static const struct tap_test tests[] = {
 	{ "tx_sack__last_ack_no_kick", tx_sack__last_ack_no_kick },
 	{ "tx_sack__completes_and_frees", tx_sack__completes_and_frees },
 	{ "tx_sack__stale_and_forged", tx_sack__stale_and_forged },
+	{ "tx_sack__every_acked_path_sampled",
+	  tx_sack__every_acked_path_sampled },
 	{ "tx_run__rto_resends", tx_run__rto_resends },
 	{ "tx_path_down__resends_elsewhere", tx_path_down__resends_elsewhere },
 	{ "tx_run__unreachable_fails_ehostunreach",
