@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * knob_sweep_test.c - every knob the message engine reads, swept over its
- * range (its minimum and maximum, one inside each, and the ms values where
- * a product in ns crosses 2^32), each value on both hosts of a pair on a
- * lossy, reordering wire, with a check that what the knob controls stays
- * sane: a mixed workload (four classes, 1 B to 300 KB) is delivered
- * exactly once, intact, every send completes with status 0, the sender
- * never queues more than tx_msgs_per_peer, the receiver never holds more
- * than rx_buffer_mb of reassembly memory, the whole run ends within a
- * bounded simulated time, and nothing is left allocated.  knobs_test.c
- * checks the knob-to-parameter arithmetic; this one the engine behind it.
+ * range (knob_values.h: min, min + 1, the ms values where a product in ns
+ * crosses 2^32, its half or its quadruple, max - 1, max), each value on
+ * both hosts of a pair on a lossy, reordering wire, with a check that
+ * what the knob controls stays sane: a mixed workload (four classes, 1 B
+ * to 300 KB) is delivered exactly once, intact, every send completes with
+ * status 0, the sender never queues more than tx_msgs_per_peer, the
+ * receiver never holds more than rx_buffer_mb of reassembly memory, the
+ * whole run ends within a bounded simulated time, and nothing is left
+ * allocated.  knobs_test.c checks the knob-to-parameter arithmetic; this
+ * one the engine behind it.
  *
  * Output is TAP 13; the exit status is 0 only if every test passed.
  *   make -C selftests/mrc/unit run
@@ -18,9 +19,9 @@
 #include <stdlib.h>
 
 #include "msg_pair.h"
+#include "knob_values.h"
 
 #define NMSG		48
-#define SWEEP_MAX	16
 #define RUN_LIMIT_NS	(120000 * MS)	/* simulated time for one run */
 
 struct run {
@@ -203,26 +204,6 @@ static u64 run_one(unsigned int id, u64 v)
 	}
 	host_settle(A, B, A->now + 10 * MS);
 	return A->now - t0;
-}
-
-/* min, min + 1, the 2^32 ns edges inside the range, max - 1, max. */
-static unsigned int sweep(unsigned int id, u64 *v)
-{
-	static const u64 edges[] = { 4294, 4295, 17179, 17180 };
-	const struct mrc_knob *k = &mrc_knobs[id];
-	unsigned int n = 0, i;
-
-	v[n++] = k->min;
-	if (k->max > k->min + 1)
-		v[n++] = k->min + 1;
-	for (i = 0; i < ARRAY_SIZE(edges); i++)
-		if (edges[i] > k->min + 1 && edges[i] < k->max - 1)
-			v[n++] = edges[i];
-	if (k->max > k->min + 2)
-		v[n++] = k->max - 1;
-	if (k->max > k->min)
-		v[n++] = k->max;
-	return n;
 }
 
 static void sweep_knob(unsigned int id)

@@ -19,33 +19,11 @@
 #include "../../../mrc/core/path.h"
 #include "../../../mrc/core/sched.h"
 #include "tap.h"
+#include "knob_values.h"
 
 #define MS	1000000ULL
 #define T0	(1000 * MS)
 #define ULL(x)	((unsigned long long)(x))
-#define SWEEP_MAX	32
-
-/*
- * The values of knob @id to sweep: min, min + 1, max - 1, max and, within
- * [min, max], the ms values around 2^32 ns, 2^32 ns / 2 and 2^32 ns x 4
- * (a knob used doubled or quartered).  Returns how many.
- */
-static unsigned int sweep(unsigned int id, u64 *v)
-{
-	static const u64 edges[] = { 2147, 2148, 4294, 4295, 4296,
-				     8589, 8590, 17179, 17180, 17181 };
-	const struct mrc_knob *k = &mrc_knobs[id];
-	unsigned int n = 0, i;
-
-	v[n++] = k->min;
-	v[n++] = k->min + 1;
-	for (i = 0; i < ARRAY_SIZE(edges); i++)
-		if (edges[i] > k->min + 1 && edges[i] < k->max - 1)
-			v[n++] = edges[i];
-	v[n++] = k->max - 1;
-	v[n++] = k->max;
-	return n;
-}
 
 /* Every swept value of every time knob is a value the knob accepts. */
 static void sweep__values_accepted(void)
