@@ -144,7 +144,7 @@ static void send_more(void)
 				  MRC_SCHED_CLASS_LATENCY,
 				  MRC_SCHED_CLASS_BULK,
 				  MRC_SCHED_CLASS_BACKGROUND };
-	u8 buf[300000];
+	static u8 buf[300000];	/* the largest message */
 	int err;
 
 	while (R.sent < NMSG) {
