@@ -125,6 +125,30 @@ slab_flush_freed() {
 	return 0
 }
 
+# Live objects per allocation site, from slub_debug=U's alloc_traces:
+# "cache:site[module] N", for the sites of the modules under test.
+# Taken while mrc is loaded (an unloaded module's sites have no name).
+site_snapshot() {
+	local f
+	slab_flush_freed
+	for f in /sys/kernel/debug/slab/kmalloc-*/alloc_traces; do
+		awk -v c="$(basename "$(dirname "$f")")" '
+			/^ *[0-9]+ / && $3 ~ /^\[(mrc|ib_core|ib_cm|rdma_cm|rdma_rxe)\]$/ {
+				site = $2; sub(/\+.*/, "", site)
+				n[c ":" site $3] += $1
+			}
+			END { for (k in n) print k, n[k] }' "$f"
+	done | sort
+}
+
+# What mrc allocates itself, or has the RDMA core allocate for it: its
+# own sites, address handles (_rdma_create_ah), rdma_cm ids
+# (__rdma_create_id).  Other sites of the RDMA core only show in a
+# diagnostic: ib_core's MAD receive buffers (ib_mad_recv_done) grew by
+# 6 per cycle in a 20-cycle run, on both nodes (SIDR exchanges; the
+# same question as load_unload.sh's ib_cm ids, issue 21).
+MRC_SITES='\[mrc\]|^[^ ]*:(_rdma_create_ah|__rdma_create_id)\['
+
 # Print text (stdin) as "# " diagnostic lines.
 _diag_stream() {
 	local l
