@@ -876,6 +876,7 @@ static void raw_open(void)
 		die("%s: no such interface", ifname);
 	if (bind(rawfd, (struct sockaddr *)&rawaddr, sizeof(rawaddr)))
 		die("bind %s: %s", ifname, strerror(errno));
+	printf("# capturing on %s\n", ifname);
 }
 
 static void raw_capture(void)
@@ -1539,6 +1540,78 @@ static void k_spoof_epoch(bool onpath)
 		report("spoof_epoch", WRONG_TOKENS, MRC_DROP_BAD_TOKEN);
 }
 
+/*
+ * drip (by name only; churn.sh): a peer that drips.  Keeps the newest DATA
+ * frame our mrc sends the target until the file -W names exists (so its
+ * epoch is the sender's current one), then forges on that path, with the
+ * captured token, the first packet of a message of DRIP_LEN bytes,
+ * DRIP_AHEAD messages ahead in the same lane, and sends that very frame
+ * again every second (x -P) for -T seconds: one packet of new bytes, then
+ * duplicates only.  The target must give the message up twice
+ * peer_timeout_ms after its first packet, duplicates notwithstanding
+ * (before, each one refreshed the expiry clock and the message stayed
+ * for as long as the drip went on), and then drop the rest of the drip
+ * (its epoch is given up: rx_gone_pkts).  Prints "drip sent N".
+ */
+#define DRIP_LEN	(1U << 20)
+#define DRIP_AHEAD	64
+
+static void k_drip(void)
+{
+	static u8 b[BUF_LEN], f[BUF_LEN];
+	struct timespec t0, t;
+	struct pollfd pfd;
+	struct mrc_pkt p;
+	unsigned int i, n_new = 0;
+	ssize_t n;
+	u32 seq;
+
+	if (!go_file)
+		die("drip needs -W FILE");
+	pfd.fd = rawfd;
+	pfd.events = POLLIN;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (access(go_file, F_OK)) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 600)
+			die("%s did not appear in 600 s", go_file);
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = recv(rawfd, f, sizeof(f), 0);
+		if (!is_mrc_frame(f, n) ||
+		    f[14 + 28 + BTH_LEN + DETH_LEN + 1] != MRC_PKT_DATA)
+			continue;
+		memcpy(tmpl, f, n);
+		tmpl_data = true;
+		n_new++;
+	}
+	p = tmpl_pkt();
+	printf("# drip: %u newer DATA frames seen, the last msg_id %#llx\n",
+	       n_new, (unsigned long long)p.msg_id);
+	if (!tmpl_data || !p.seg || p.seg > sizeof(b) - MRC_WIRE_HDR_LEN)
+		die("drip: no DATA frame with a usable segment size captured");
+	seq = (u32)p.msg_id;
+	seq = (seq & ~MRC_MSG_SEQ_MASK) | ((seq + DRIP_AHEAD) & MRC_MSG_SEQ_MASK);
+	p.msg_id = (p.msg_id & ~0xffffffffULL) | seq;
+	p.type = MRC_PKT_DATA;
+	p.flags = 0;
+	p.offset = 0;
+	p.msg_len = DRIP_LEN;
+	p.len = p.seg;
+	p.credit = 0;
+	mrc_wire_put_hdr(b, &p);
+	memset(b + MRC_WIRE_HDR_LEN, 0x5a, p.len);
+	check_expect(b, MRC_WIRE_HDR_LEN + p.len, -1, "drip");
+	printf("# drip: msg_id %#llx, %u B, a packet of %u B every %u s for %u s\n",
+	       (unsigned long long)p.msg_id, p.msg_len, p.len, pause_scale,
+	       spoof_secs);
+	for (i = 0; i * pause_scale < spoof_secs; i++) {
+		raw_send(b, MRC_WIRE_HDR_LEN + p.len);
+		sleep(pause_scale);
+	}
+	printf("drip sent %u\n", i);
+}
+
 /* ------------------------------------------------------------ main */
 
 static void usage(void)
@@ -1561,6 +1634,9 @@ static void usage(void)
 		"       spoof_epoch (only by name: rogue_epoch.sh)\n"
 		"       spoof_epoch_onpath (only by name: what the token does\n"
 		"       not stop, rogue_epoch.sh onpath)\n"
+		"       drip (only by name, churn.sh: needs -i, -Q and -W\n"
+		"       FILE; a message's first packet, then the same again\n"
+		"       every -P s for -T s, once FILE exists)\n"
 		"       replay_rail_down (only by name, auth.sh: needs -i, -Q\n"
 		"       and -W FILE; our next RAIL_DOWN to the target, sent\n"
 		"       again FLOOD times once FILE exists)\n");
@@ -1575,6 +1651,7 @@ static bool want(int argc, char **argv, const char *kind)
 		return strcmp(kind, "spoof_epoch") &&
 		       strcmp(kind, "spoof_epoch_onpath") &&
 		       strcmp(kind, "replay_rail_down") &&
+		       strcmp(kind, "drip") &&
 		       (strncmp(kind, "spoof", 5) || ifname);
 	for (i = optind; i < argc; i++)
 		if (!strcmp(argv[i], kind))
@@ -1662,7 +1739,7 @@ int main(int argc, char **argv)
 	if (want(argc, argv, "wrong_token"))
 		k_wrong_token();
 	if (want(argc, argv, "spoof") || want(argc, argv, "spoof_epoch") ||
-	    want(argc, argv, "spoof_epoch_onpath") ||
+	    want(argc, argv, "spoof_epoch_onpath") || want(argc, argv, "drip") ||
 	    want(argc, argv, "spoof_credit")) {
 		if (!ifname || !nlocal)
 			die("spoof needs -i IFACE and -Q QPNS");
@@ -1675,6 +1752,8 @@ int main(int argc, char **argv)
 			k_spoof_epoch(false);
 		if (want(argc, argv, "spoof_epoch_onpath"))
 			k_spoof_epoch(true);
+		if (want(argc, argv, "drip"))
+			k_drip();
 	}
 
 	if (want(argc, argv, "replay_rail_down"))

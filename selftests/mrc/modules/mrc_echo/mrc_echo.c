@@ -88,6 +88,10 @@ static uint reply_node;
 module_param(reply_node, uint, 0444);
 MODULE_PARM_DESC(reply_node, "node the replies go to, port 7 (0: the sender's node and port)");
 
+static uint seq_base;
+module_param(seq_base, uint, 0444);
+MODULE_PARM_DESC(seq_base, "sequence number before our first message (a reloaded instance continues where the last one stopped, so its peer's order check holds)");
+
 static uint window = ECHO_WINDOW;
 module_param(window, uint, 0644);
 MODULE_PARM_DESC(window, "sends in flight at most (1..16; 1: closed loop)");
@@ -344,6 +348,8 @@ static void echo_workfn(struct work_struct *work)
 
 	if (!buf)
 		goto out;
+	if (!tx_seq)
+		tx_seq = seq_base;
 	for (i = 0; i < echo_job.count && !READ_ONCE(echo_job.stop); i++) {
 		u32 len = echo_rand(&s) % echo_job.maxlen + 1;
 		u32 seed = echo_rand(&s);
