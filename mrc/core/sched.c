@@ -283,6 +283,7 @@ static u32 mrc_sched_bytes(const struct mrc_path *p, u32 len)
  */
 u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len)
 {
+	u64 load;
 	u32 loss;
 
 	switch (policy) {
@@ -292,8 +293,11 @@ u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len)
 		return mrc_sched_quant(mrc_sched_rtt(p));
 	case MRC_SCHED_LOAD_AWARE:
 		loss = min_t(u32, p->consec_loss, MRC_SCHED_LOSS_CAP);
-		return (u64)mrc_sched_bytes(p, len) *
-		       mrc_sched_quant(mrc_sched_rtt(p)) * (1 + loss);
+		load = min_t(u64, (u64)mrc_sched_bytes(p, len) * (1 + loss),
+			     MRC_SCHED_LOAD_MAX);
+		return load << MRC_SCHED_RTT_SHIFT |
+		       min_t(u32, mrc_sched_quant(mrc_sched_rtt(p)),
+			     BIT(MRC_SCHED_RTT_SHIFT) - 1);
 	default:
 		return 0;
 	}

@@ -85,9 +85,10 @@ enum mrc_path_state_uapi {
  * @MRC_SCHED_POLICY_MIN_INFLIGHT: The path with the fewest bytes in flight per
  *   weight.
  * @MRC_SCHED_POLICY_MIN_LATENCY: The path with the lowest RTT.
- * @MRC_SCHED_POLICY_LOAD_AWARE: The default: least (bytes in flight x RTT x (1
- *   + recent losses)) per weight; slow or congested paths get less traffic and
- *   are re-probed so they win it back when they recover.
+ * @MRC_SCHED_POLICY_LOAD_AWARE: The default: least (bytes in flight x (1 +
+ *   recent losses)) per weight, equal loads by the lower RTT; slow or
+ *   congested paths drain slowly and so get less traffic, idle paths go by
+ *   RTT.
  */
 enum mrc_sched_policy_uapi {
 	MRC_SCHED_POLICY_ROUND_ROBIN,

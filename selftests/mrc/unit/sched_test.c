@@ -422,8 +422,9 @@ static void cost__formulas(void)
 	CHECK(mrc_sched_cost(MRC_SCHED_MIN_INFLIGHT, p, 4096) == 4096, "B");
 	mrc_path_inflight_add(p, 2, 8192);
 	CHECK(mrc_sched_cost(MRC_SCHED_MIN_INFLIGHT, p, 4096) == 12288, "B");
-	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 4096) == 12288ULL * 896,
-	      "load-aware");
+	/* load-aware: the load, then Q(R) below it */
+	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 4096) ==
+	      (12288ULL << MRC_SCHED_RTT_SHIFT | 896), "load-aware");
 	/* A lower latest sample counts at once: 8 ms x3 then 2 ms. */
 	mrc_rtt_update(&p->rtt, 8000000);
 	mrc_rtt_update(&p->rtt, 8000000);
@@ -436,10 +437,10 @@ static void cost__formulas(void)
 	/* Losses since the last ACK: x (1 + L), L capped at 7. */
 	p->consec_loss = 2;
 	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 4096) ==
-	      12288ULL * 1792 * 3, "loss 2");
+	      (12288ULL * 3 << MRC_SCHED_RTT_SHIFT | 1792), "loss 2");
 	p->consec_loss = U32_MAX;
 	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 4096) ==
-	      12288ULL * 1792 * 8, "loss capped");
+	      (12288ULL * 8 << MRC_SCHED_RTT_SHIFT | 1792), "loss capped");
 	/* Bounds: B capped at U32_MAX, no sample -> 10 ms. */
 	p->inflight_bytes = U64_MAX - 1;
 	CHECK(mrc_sched_cost(MRC_SCHED_MIN_INFLIGHT, p, U32_MAX) == U32_MAX,
@@ -455,6 +456,18 @@ static void cost__formulas(void)
 	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 1) <
 	      (1ULL << 56), "largest cost %llu",
 	      (unsigned long long)mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, 1));
+	/* The largest load and RTT: capped, and times a weight of 255 fits */
+	p->inflight_bytes = U32_MAX;
+	p->consec_loss = U32_MAX;
+	CHECK(mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, U32_MAX) ==
+	      (MRC_SCHED_LOAD_MAX << MRC_SCHED_RTT_SHIFT |
+	       mrc_sched_cost(MRC_SCHED_MIN_LATENCY, p, 0)) &&
+	      mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p, U32_MAX) <
+	      U64_MAX / 255, "capped cost %llu",
+	      (unsigned long long)mrc_sched_cost(MRC_SCHED_LOAD_AWARE, p,
+						 U32_MAX));
+	p->consec_loss = 0;
+	p->inflight_bytes = 0;
 	p->rtt.srtt_ns = p->rtt.last_ns = 0;
 	CHECK(mrc_sched_cost(MRC_SCHED_MIN_LATENCY, p, 0) == 1, "Q(0)");
 }
