@@ -4,11 +4,13 @@
 # Hostile traffic from a third node.  Nodes 1 and 2 are peers sharing a
 # key (the authenticated handshake, auth.sh); node 3 runs no mrc and is
 # nobody's peer: a host on the same fabric that wants to disturb them.
-# In each of six phases node 2 sends node 1 bulk traffic (mrc-perf bw
+# In each of seven phases node 2 sends node 1 bulk traffic (mrc-perf bw
 # through /dev/mrc, 64 KiB messages, SECS seconds) and COUNT mrc_echo
 # messages:
 #
 #   alone1, alone2 (first and last): nothing else;
+#   busy1 (after alone1): node 3 keeps its vCPU busy and sends nothing:
+#	what a third TCG guest alone costs the other two on this host;
 #   control1, control2: node 3 sends node 1's mrc QPs on plane 0 the
 #	stream below with a wrong Q_Key: rxe drops it before mrc sees it,
 #	so the phase shows what the stream costs the fabric and the
@@ -35,7 +37,10 @@
 # completes with status 0 (nothing lost); the receive buffers return to
 # 0.  Node 2 reports its bulk rate under attack as a share of the
 # control phases' (the two of each summed: the host's other load varies
-# between phases) and of the unloaded ones.  Figures, not checks: they
+# between phases) and of the unloaded ones, the busy phase's as a share
+# of the unloaded ones, and for each phase the host's CPU use: its busy
+# share and each guest's QEMU process's (host_during_run, sampled on
+# the host every second into shared/hostcpu).  Figures, not checks: they
 # follow the host's load more than mrc, because the three TCG guests
 # share the host's two CPUs (with MRC_HOSTILE_PROFILE=1 node 1's own vCPU
 # shows mostly idle through the attack).  Against the unloaded phases
@@ -78,6 +83,49 @@ wrong_path unexpected unresolved bad_credit bad_token"
 
 cm_stat() { cat "/sys/kernel/mrc/stats/cm_$1"; }
 
+# Host side, while the fabric runs: every second, a line "BUSY TOTAL NCPU
+# Q1 Q2 Q3" in shared/hostcpu: the host's busy and total CPU time over
+# its NCPU CPUs (/proc/stat) and each guest's QEMU process's (user +
+# system), in clock ticks.  The guests take the difference over a phase
+# (host_share).
+host_during_run() {
+	local out=$1 n p line q ncpu
+	local -a pid=()
+	ncpu=$(nproc)
+	while sleep 1; do
+		line=$(awk -v n="$ncpu" '$1 == "cpu" { t = 0
+			for (i = 2; i <= NF; i++) t += $i
+			print t - $5 - $6, t, n; exit }' /proc/stat)
+		for n in 1 2 3; do
+			p=${pid[n]:-}
+			if [ -z "$p" ] || [ ! -e /proc/$p ]; then
+				p=$(pgrep -f -- "file:$out/console.$n.log" | head -n 1)
+				pid[n]=$p
+			fi
+			q=$(awk '{ print $14 + $15 }' /proc/${p:-0}/stat 2>/dev/null)
+			line="$line ${q:-0}"
+		done
+		echo "$line" > "$out/shared/hostcpu.new" &&
+			mv "$out/shared/hostcpu.new" "$out/shared/hostcpu"
+	done
+}
+
+# host_share A B: from two hostcpu lines, the host's busy share of its
+# CPUs and each guest's share of one CPU, in percent, over that time.
+host_share() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		split(a, x); split(b, y); t = y[2] - x[2]; ncpu = y[3]
+		if (x[2] == "" || t <= 0 || ncpu < 1) {
+			print "no host figures"; exit
+		}
+		# /proc/stat sums all CPUs: t is ncpu CPUs long
+		printf "host busy %d%% of its %d CPUs; guests (%% of one CPU):", \
+			100 * (y[1] - x[1]) / t, ncpu
+		for (i = 4; i <= 6; i++)
+			printf " node%d %d%%", i - 3, 100 * ncpu * (y[i] - x[i]) / t
+	}'
+}
+
 # snapshot FILE: node 1's drop reasons on plane 0, handshake counters and
 # what reached its NIC, rxe and mrc (rogue_lib.sh).
 snapshot() {
@@ -117,15 +165,20 @@ bulk() {
 # phase's length (garbage.c's output in /tmp/garbage.NAME, copied to the
 # shared folder).  Titled by the caller.
 phase() {
-	local name=$1 stream=$2 gpid v qk=() ppid=
+	local name=$1 stream=$2 gpid v qk=() ppid= h0
 	barrier "start-$name"
+	h0=$(cat "$MRC_SHARED/hostcpu" 2>/dev/null)
 	[ "$stream" = control ] && qk=(-k 0x1234)
 	if is_node 1 && [ -n "$PROFILE" ]; then
 		perf record -q -a -F 499 -o /tmp/$name.perf.data -- \
 			sleep $((SECS + 6)) > /dev/null 2>&1 &
 		ppid=$!
 	fi
-	if is_node 3 && [ "$stream" != none ]; then
+	if is_node 3 && [ "$stream" = busy ]; then
+		timeout $((SECS + 6)) sh -c 'while :; do :; done'
+		ok_eq "node 3 kept its vCPU busy for $((SECS + 6)) s, sending nothing" \
+			124 "$?"
+	elif is_node 3 && [ "$stream" != none ]; then
 		$GARBAGE -d rxe0 -t "$(node_ip 1 0)" -q "$(get qpns1)" -s 2 \
 			-D 1 -r "$RATE" -T $((SECS + 6)) -S "$RANDOM" "${qk[@]}" \
 			> /tmp/garbage.$name 2>&1 &
@@ -147,6 +200,7 @@ phase() {
 			sed 's/^/# /' /tmp/bulk.err
 		diag "$name: $(cat /tmp/$name) KB/s"
 		put "bw-$name" "$(cat /tmp/$name)"
+		diag "$name, host CPU: $(host_share "$h0" "$(cat "$MRC_SHARED/hostcpu" 2>/dev/null)")"
 		wait_for "$COUNT sends completed" 300 sends_done "$COUNT"
 		chk_echo_stat 'every send completed with status 0' done_ok = "$COUNT"
 	fi
@@ -250,6 +304,8 @@ open(sys.argv[1], \"wb\").write(bytes.fromhex(sys.argv[2]))' $KEY $(get key)"
 
 	case_title "alone: node 2's traffic to node 1"
 	phase alone1 none
+	case_title "busy: node 3 keeps its vCPU busy and sends nothing (what a third guest costs the host)"
+	phase busy1 busy
 	for i in 1 2; do
 		case_title "control $i: node 3 sends the same stream with a wrong Q_Key (rxe drops it, mrc never sees it)"
 		phase control$i control
@@ -295,7 +351,7 @@ open(sys.argv[1], \"wb\").write(bytes.fromhex(sys.argv[2]))' $KEY $(get key)"
 
 	if is_node 1; then
 		case_title 'every message of node 2 arrived, intact and in order'
-		chk_echo_stat "node2's $COUNT messages of each phase" rx = $((6 * COUNT))
+		chk_echo_stat "node2's $COUNT messages of each phase" rx = $((7 * COUNT))
 		chk_echo_stat 'every message intact' rx_bad = 0
 		chk_echo_stat 'in order' rx_order = 0
 	fi
@@ -305,8 +361,10 @@ open(sys.argv[1], \"wb\").write(bytes.fromhex(sys.argv[2]))' $KEY $(get key)"
 		c=$(($(get bw-control1) + $(get bw-control2)))
 		h=$(($(get bw-attack1) + $(get bw-attack2)))
 		v=$((100 * h / (c ? c : 1)))
-		diag "bulk KB/s: alone $a1, control $(get bw-control1), attack $(get bw-attack1)," \
-		     "control $(get bw-control2), attack $(get bw-attack2), alone $a2"
+		diag "bulk KB/s: alone $a1, busy $(get bw-busy1), control $(get bw-control1)," \
+		     "attack $(get bw-attack1), control $(get bw-control2)," \
+		     "attack $(get bw-attack2), alone $a2"
+		diag "with node 3 only busy: $((200 * $(get bw-busy1) / (a1 + a2 ? a1 + a2 : 1)))% of the unloaded rate"
 		diag "node 3 sent $(get garbage-attack1)/s and $(get garbage-attack2)/s" \
 		     "(control: $(get garbage-control1)/s and $(get garbage-control2)/s)"
 		# A figure, not a check: see the header.

@@ -666,11 +666,22 @@ _mrc_host_main() {
 		*) pass+=("$v=${!v}") ;;
 		esac
 	done
+	# A test may watch the host while its fabric runs: host_during_run
+	# OUTDIR, in the background, stopped when the fabric ends.
+	local hpid=
+	if declare -F host_during_run > /dev/null; then
+		host_during_run "$out" &
+		hpid=$!
+	fi
 	# Progress of the fabric as diagnostics on stderr (stdout stays TAP).
 	"$MRC_LIB_DIR/fabric/run.sh" "${args[@]}" -- env V="${V:-0}" \
 		MRC_TIMEOUT_SCALE="$_MRC_TSCALE" "${pass[@]}" "$script" "$@" 2>&1 |
 		sed -u 's/^/# /' >&2
 	rc=${PIPESTATUS[0]}
+	if [ -n "$hpid" ]; then
+		kill "$hpid" 2>/dev/null
+		wait "$hpid" 2>/dev/null
+	fi
 	if [ "$rc" -eq 4 ]; then
 		echo "1..0 # SKIP VM fabric prerequisites missing (see above)"
 		rm -rf "$out"
