@@ -65,11 +65,10 @@
  *                start of a burst) compete on RTT alone, so latency
  *                traffic takes the fastest path.  The RTT is not a
  *                factor of the load: every sender sees the same RTTs, a
- *                little late, so a product with them made all senders
- *                move their traffic to the same paths at once and back
- *                (in mrc-sim, 1024 hosts with 8 core links at 10%: drops
- *                at the healthy links and a tail of 15 ms where the
- *                lexicographic order has none and 0.8 ms).
+ *                little late, so a product with them moves all senders'
+ *                traffic to the same paths at once and back, and the
+ *                queues of slow links fill and drop (sched.rst, "Why
+ *                the RTT only breaks ties").
  *
  *  R_i = min(srtt, latest sample) in ns (an RTT that just dropped counts
  *  at once: a path that recovers is believed on its first fast sample,
