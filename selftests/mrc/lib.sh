@@ -149,6 +149,23 @@ site_snapshot() {
 # same question as load_unload.sh's ib_cm ids, issue 21).
 MRC_SITES='\[mrc\]|^[^ ]*:(_rdma_create_ah|__rdma_create_id)\['
 
+# chk_sites_flat BEFORE CYCLES: after a stress loop of CYCLES cycles, with
+# mrc's buffers back to 0, no slab site of mrc, of its AHs or of its cm
+# ids (MRC_SITES) holds CYCLES objects more than in the site_snapshot
+# file BEFORE: nothing leaked once per cycle.
+chk_sites_flat() {
+	local grown
+	wait_for 'reassembly and send buffers back to 0' 30 buffers_free
+	mrc_sleep 5	# idle receive-pool classes are emptied after ~3 s
+	site_snapshot > /tmp/sites.after
+	ok 'slab allocation sites traced' test -s "$1"
+	grown=$(join -a 2 -e 0 -o 0,1.2,2.2 "$1" /tmp/sites.after |
+		awk -v lim="$2" '$3 - $2 >= lim { print $1": "$2" -> "$3 }')
+	[ -n "$grown" ] && diag "slab sites grown by >= $2: $grown"
+	ok_eq "no slab site of mrc, of its AHs or of its cm ids grew by >= $2 objects" \
+		"" "$(grep -E "$MRC_SITES" <<< "$grown")"
+}
+
 # Print text (stdin) as "# " diagnostic lines.
 _diag_stream() {
 	local l
