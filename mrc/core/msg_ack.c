@@ -55,6 +55,22 @@
  * answers are milliseconds (the VMs), the floor stays at its maximum.
  * A knob value above 0 is a fixed RTO floor, and the allowance's floor
  * stays MRC_MSG_REO_MIN_NS.
+ *
+ * Stuck packets.  The floor protects from spurious resends, but one
+ * packet that sits in a slow queue (a degraded link) for many RTTs then
+ * holds its message's completion, or, if the message goes on, the SACK's
+ * reach (MRC_WIRE_SACK_BITS past the cumulative point): the packets beyond
+ * it cannot be acked, fill the window, and the peer stalls until it
+ * arrives.  So, with the learned floor only, a packet sent once is lost
+ * (LOSS event: its path leaves the spray set and is probed back) without
+ * waiting for any floor when a packet sent after it has been acked, it is
+ * older than the fastest path's srtt + 4 x rttvar, and it is either in a
+ * message that has nothing left to send (a tail) or the message's first
+ * missing packet with more than half a SACK's reach sent beyond it (an
+ * edge): mrc_msg_loss_scan(), counted as stuck_loss_pkts.  Counting
+ * strikes as for reordering does not do: the path's in-flight count drops
+ * with the resend and load-aware sends the next packets into the same
+ * queue.
  */
 #include "msg_int.h"
 
@@ -330,7 +346,12 @@ void mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
  *    across a flow's packets.  When a plane dies, its packets are found
  *    lost about one RTT after the first later packet on another plane is
  *    acked, instead of after an RTO; the path leaves the spray set and is
- *    probed back.
+ *    probed back, or
+ *  - with the learned floor, a packet sent after it has been acked, it was
+ *    sent once, it is older than the fastest path's srtt + 4 * rttvar, and
+ *    it is in a message with nothing left to send or is the first missing
+ *    packet of one with more than MRC_WIRE_SACK_BITS / 2 sent beyond it
+ *    (LOSS event, Stuck packets above).
  */
 void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 {
@@ -338,18 +359,23 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	struct mrc_msg_tx *m;
 	bool any = false;
 	unsigned int pi;
-	u32 due = U32_MAX;
+	u32 due = U32_MAX, stuck_cut = 0;
+	const struct mrc_path *fast = NULL;
+	bool fixed, use_stuck;
 	u64 reo_floor;
 
 	mp->scan_due_us = U32_MAX;
 	if (!mp->inflight)
 		return;
-	reo_floor = msg_knob(mp, MRC_KNOB_data_rto_min_ms) ?
-		    MRC_MSG_REO_MIN_NS : mrc_msg_floor_ns(mp, cb->now);
+	fixed = msg_knob(mp, MRC_KNOB_data_rto_min_ms);
+	reo_floor = fixed ? MRC_MSG_REO_MIN_NS : mrc_msg_floor_ns(mp, cb->now);
 	for (pi = 0; pi < MRC_MSG_NPATHS; pi++) {
 		struct mrc_path *p = mp->path[pi];
 		u64 rto, reo;
 
+		if (p && p->rtt.srtt_ns &&
+		    (!fast || p->rtt.srtt_ns < fast->rtt.srtt_ns))
+			fast = p;
 		if (!p || !p->inflight_pkts)
 			continue;
 		rto = mrc_path_rto(p, &cb->pp);
@@ -364,15 +390,28 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	}
 	if (!any)
 		return;
+	use_stuck = !fixed && fast;
+	if (use_stuck)
+		stuck_cut = now - (u32)div_u64((u64)fast->rtt.srtt_ns +
+					       4ULL * fast->rtt.rttvar_ns,
+					       NSEC_PER_USEC);
 	cb->how = MRC_PATH_DONE_LOST;
 	list_for_each_entry(m, &mp->sentq, sent_node) {
 		struct mrc_txsb *sb = &m->sb;
-		u32 idx;
+		bool tail = sb->next_new >= sb->npkts;
+		u32 idx, edge = U32_MAX;
 
+		if (sb->hi_sent > mrc_txsb_cum(sb) + 1 + MRC_WIRE_SACK_BITS / 2)
+			edge = mrc_txsb_cum(sb);
 		cb->m = m;
 		for (idx = mrc_txsb_cum(sb);
 		     idx < sb->hi_sent && mrc_txsb_inflight(sb); idx++) {
 			u32 sent = sb->sent_us[idx];
+			bool later = mp->rack_valid &&
+				     (s32)(mp->rack_us - sent) > 0;
+			bool stuck = use_stuck && later &&
+				     (tail || idx == edge) &&
+				     !mrc_txsb_resent(sb, idx);
 
 			if (mrc_txsb_state(sb, idx) != MRC_TXSB_INFLIGHT)
 				continue;
@@ -380,8 +419,11 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 			if ((s32)(sent - mp->rto_cut_us[pi]) < 0) {
 				cb->ev = MRC_PATH_EV_RTO;
 				msg_count(mp, MRC_MS_RTO_PKTS, 1);
-			} else if (mp->rack_valid &&
-				   (s32)(mp->rack_us - sent) > 0 &&
+			} else if (stuck && (s32)(sent - stuck_cut) < 0) {
+				/* Stuck packets, above */
+				cb->ev = MRC_PATH_EV_LOSS;
+				msg_count(mp, MRC_MS_STUCK_LOSS_PKTS, 1);
+			} else if (later &&
 				   (s32)(sent - mp->reo_cut_us[pi]) < 0) {
 				/*
 				 * Resend it; the path leaves the spray set
@@ -399,10 +441,11 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 			} else {
 				/* not yet: when it could be */
 				due = min(due, sent - mp->rto_cut_us[pi] + 1);
-				if (mp->rack_valid &&
-				    (s32)(mp->rack_us - sent) > 0)
+				if (later)
 					due = min(due,
 						  sent - mp->reo_cut_us[pi] + 1);
+				if (stuck)
+					due = min(due, sent - stuck_cut + 1);
 				continue;
 			}
 			mrc_txsb_nack(sb, idx, 1, mrc_msg_cb_fn, cb);

@@ -90,6 +90,18 @@ enum mrc_txsb_pkt_state mrc_txsb_state(const struct mrc_txsb *sb, u32 idx)
 	return mrc_txsb_is_lost(sb, idx) ? MRC_TXSB_LOST : MRC_TXSB_INFLIGHT;
 }
 
+/**
+ * mrc_txsb_resent() - whether a packet was sent more than once
+ * @sb: the scoreboard
+ * @idx: the packet (< npkts)
+ *
+ * Return: true if packet @idx went out again after its first send.
+ */
+bool mrc_txsb_resent(const struct mrc_txsb *sb, u32 idx)
+{
+	return sb->flags[idx] & MRC_TXSB_F_RETX;
+}
+
 static void mrc_txsb_report(const struct mrc_txsb *sb, u32 idx,
 			    bool inflight, mrc_txsb_fn fn, void *arg)
 {

@@ -107,6 +107,7 @@ u32 mrc_txsb_lose_older(struct mrc_txsb *sb, u32 before_us, mrc_txsb_fn fn,
 void mrc_txsb_set_tag(struct mrc_txsb *sb, u32 idx, u8 tag);
 
 enum mrc_txsb_pkt_state mrc_txsb_state(const struct mrc_txsb *sb, u32 idx);
+bool mrc_txsb_resent(const struct mrc_txsb *sb, u32 idx);
 
 /* True once every packet has been acked. */
 static inline bool mrc_txsb_done(const struct mrc_txsb *sb)

@@ -82,6 +82,7 @@ sim single2 --pattern single --size 16777216 --planes 2
 ok "$(is single2 "$EXACTLY_ONCE and .slowdown.max <= 1 / 0.99")" \
 	'single 16 MiB flow sprayed over 2 planes: >= 99% of their line rate'
 
+sim perm0 --pattern perm
 sim perm --pattern perm --jitter-ns 2000
 ok "$(is perm "$EXACTLY_ONCE")" \
 	'64-host permutation: every message delivered exactly once'
@@ -135,6 +136,21 @@ sim spine --pattern perm --spine-down 0:2@20-200 --knob data_rto_min_ms=1
 ok "$(is spine "$EXACTLY_ONCE and .drops.fault > 0")" \
 	'spine down mid-run and back: every flow finishes'
 
+# Two core links at 10 % of their rate: a packet that sits in one of
+# their queues while later ones are acked is resent elsewhere and its
+# path retired (msg_ack.c, Stuck packets); without that a whole window
+# waited behind it (1,828 us against 117 undegraded).
+sim deg --pattern perm --degrade 0:1:3:0.1@0 --degrade 0:5:6:0.1@0
+ok "$(is deg "$EXACTLY_ONCE and .engine.stuck_loss_pkts > 0 and
+	.fct_us.max <= 2 * $(jq .fct_us.max "$TMP/perm0.json" 2>/dev/null ||
+	echo 0)")" \
+	'two degraded core links: stuck packets resent, tail within 2x undegraded'
+# A fixed floor (data_rto_min_ms) turns the rule off.
+sim degfix --pattern perm --degrade 0:1:3:0.1@0 --degrade 0:5:6:0.1@0 \
+	--knob data_rto_min_ms=1
+ok "$(is degfix "$EXACTLY_ONCE and .engine.stuck_loss_pkts == 0")" \
+	'the same with data_rto_min_ms 1: no stuck-packet loss'
+
 sim ringf --pattern ring --size 4194304 --spine-down 0:5@100
 ok "$(is ringf "$EXACTLY_ONCE and .drops.fault > 0")" \
 	'ring all-reduce with a spine failing mid-run: it finishes'
@@ -145,7 +161,7 @@ ok "$(is ringf ".fault_profile.drops_data > 0 and
 	.fault_profile.hit_data_drops == .fault_profile.drops_data and
 	.fault_profile.drops_data_retired == 0 and
 	.fault_profile.out_faulty > 0 and .ring_chain.steps == 2 * 63 and
-	.ring_chain.n_stalls > 0 and .ring_chain.stall_us < .collective_us")" \
+	.ring_chain.stall_us < .collective_us")" \
 	'ring with a spine failing: the fault profile accounts for every DATA drop'
 # --probe-rearm timer (mrc/msg.c today): the paths the engine retires
 # wait for the peer timer's next deadline before their first probe, so
