@@ -383,6 +383,7 @@ struct mrc_msg_peer {
 	u32 reo_cut_us[MRC_MSG_NPATHS];	/* loss scan: reordering cut-off */
 	u8 reo_strikes[MRC_MSG_NPATHS];	/* loss scan: losses since an ack */
 	u32 rack_us;			/* latest send time of an acked pkt */
+	u8 rack_path;			/* ... its path */
 	bool rack_valid;
 	u32 scan_due_us;		/* loss scan: until the next packet
 					 * could be found lost (U32_MAX: none)

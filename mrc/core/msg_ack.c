@@ -63,14 +63,18 @@
  * it cannot be acked, fill the window, and the peer stalls until it
  * arrives.  So, with the learned floor only, a packet sent once is lost
  * (LOSS event: its path leaves the spray set and is probed back) without
- * waiting for any floor when a packet sent after it has been acked, it is
- * older than the fastest path's srtt + 4 x rttvar, and it is either in a
- * message that has nothing left to send (a tail) or the message's first
- * missing packet with more than half a SACK's reach sent beyond it (an
- * edge): mrc_msg_loss_scan(), counted as stuck_loss_pkts.  Counting
- * strikes as for reordering does not do: the path's in-flight count drops
- * with the resend and load-aware sends the next packets into the same
- * queue.
+ * waiting for any floor when
+ *  - a packet sent after it has been acked,
+ *  - it is older than srtt + 4 x rttvar of rack_path, the path of the
+ *    newest-sent acked packet (a path that delivers now: the fastest of
+ *    all paths' estimates is too low a bar, 4 % of a busy fabric's packets
+ *    were resent for nothing), and
+ *  - its message has nothing left to send (a tail), or it is the first
+ *    missing packet with more than half a SACK's reach sent beyond it (an
+ *    edge):
+ * mrc_msg_loss_scan(), counted as stuck_loss_pkts.  Counting strikes as
+ * for reordering does not do: the path's in-flight count drops with the
+ * resend and load-aware sends the next packets into the same queue.
  */
 #include "msg_int.h"
 
@@ -254,8 +258,10 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 			mp->cwnd++;
 			mp->cwnd_acc = 0;
 		}
-		if (!mp->rack_valid || (s32)(ev->sent_us - mp->rack_us) > 0)
+		if (!mp->rack_valid || (s32)(ev->sent_us - mp->rack_us) > 0) {
 			mp->rack_us = ev->sent_us;
+			mp->rack_path = ev->path;
+		}
 		mp->rack_valid = true;
 		mp->reo_strikes[ev->path] = 0;
 		if (!mrc_bm_test(mp->ack_seen, ev->path) ||
@@ -348,7 +354,8 @@ void mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
  *    acked, instead of after an RTO; the path leaves the spray set and is
  *    probed back, or
  *  - with the learned floor, a packet sent after it has been acked, it was
- *    sent once, it is older than the fastest path's srtt + 4 * rttvar, and
+ *    sent once, it is older than srtt + 4 * rttvar of the path of the
+ *    newest-sent acked packet, and
  *    it is in a message with nothing left to send or is the first missing
  *    packet of one with more than MRC_WIRE_SACK_BITS / 2 sent beyond it
  *    (LOSS event, Stuck packets above).
@@ -360,7 +367,7 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	bool any = false;
 	unsigned int pi;
 	u32 due = U32_MAX, stuck_cut = 0;
-	const struct mrc_path *fast = NULL;
+	const struct mrc_path *ref;
 	bool fixed, use_stuck;
 	u64 reo_floor;
 
@@ -373,9 +380,6 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 		struct mrc_path *p = mp->path[pi];
 		u64 rto, reo;
 
-		if (p && p->rtt.srtt_ns &&
-		    (!fast || p->rtt.srtt_ns < fast->rtt.srtt_ns))
-			fast = p;
 		if (!p || !p->inflight_pkts)
 			continue;
 		rto = mrc_path_rto(p, &cb->pp);
@@ -390,10 +394,13 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	}
 	if (!any)
 		return;
-	use_stuck = !fixed && fast;
+	/* Stuck packets, above: measured against the path that delivered */
+	ref = mp->rack_valid && mp->rack_path < MRC_MSG_NPATHS ?
+	      mp->path[mp->rack_path] : NULL;
+	use_stuck = !fixed && ref && ref->rtt.srtt_ns;
 	if (use_stuck)
-		stuck_cut = now - (u32)div_u64((u64)fast->rtt.srtt_ns +
-					       4ULL * fast->rtt.rttvar_ns,
+		stuck_cut = now - (u32)div_u64((u64)ref->rtt.srtt_ns +
+					       4ULL * ref->rtt.rttvar_ns,
 					       NSEC_PER_USEC);
 	cb->how = MRC_PATH_DONE_LOST;
 	list_for_each_entry(m, &mp->sentq, sent_node) {
