@@ -139,6 +139,46 @@ static void floor_sample(struct mrc_msg_peer *mp, u64 now, u64 echo)
 		mp->rtt_n[0]++;
 }
 
+/*
+ * The largest data RTT sample of the current window and of the one before
+ * (only those that ended less than a window ago), and in *@n how many
+ * samples they took.
+ */
+static u32 floor_hi(const struct mrc_msg_peer *mp, u64 now, u32 *n)
+{
+	u64 age = now - mp->rtt_win_ns;
+	u32 hi = 0;
+
+	*n = 0;
+	if (now < mp->rtt_win_ns)
+		return 0;
+	if (age < 2ULL * MRC_MSG_FLOOR_WIN_NS) {
+		*n = mp->rtt_n[0];
+		hi = mp->rtt_hi_ns[0];
+	}
+	if (age < MRC_MSG_FLOOR_WIN_NS) {
+		*n += mp->rtt_n[1];
+		hi = max(hi, mp->rtt_hi_ns[1]);
+	}
+	return hi;
+}
+
+/*
+ * Stuck packets (above) are looked for only on a fabric whose answers are
+ * far below the fixed floor: the peer has an RTT sample and the largest
+ * recent one, times MRC_MSG_FLOOR_MULT, is below MRC_MSG_FLOOR_MAX_NS.
+ * Where they are milliseconds (the VMs), packets of different paths
+ * overtake each other by milliseconds: the rule retired sound paths there
+ * and halved mrc-perf's unshaped bandwidth.  Unlike the floor, a sample or
+ * two will do: the first window's stuck packets matter most.
+ */
+static bool stuck_fabric(const struct mrc_msg_peer *mp, u64 now)
+{
+	u32 n, hi = floor_hi(mp, now, &n);
+
+	return n && (u64)hi * MRC_MSG_FLOOR_MULT < MRC_MSG_FLOOR_MAX_NS;
+}
+
 /**
  * mrc_msg_floor_ns() - the learned floor of a peer's loss detection
  * @mp: the peer's engine
@@ -153,19 +193,8 @@ static void floor_sample(struct mrc_msg_peer *mp, u64 now, u64 echo)
  */
 u32 mrc_msg_floor_ns(const struct mrc_msg_peer *mp, u64 now)
 {
-	u64 age = now - mp->rtt_win_ns;
-	u32 n = 0, hi = 0;
+	u32 n, hi = floor_hi(mp, now, &n);
 
-	if (now < mp->rtt_win_ns)
-		return MRC_MSG_FLOOR_MAX_NS;
-	if (age < 2ULL * MRC_MSG_FLOOR_WIN_NS) {
-		n = mp->rtt_n[0];
-		hi = mp->rtt_hi_ns[0];
-	}
-	if (age < MRC_MSG_FLOOR_WIN_NS) {
-		n += mp->rtt_n[1];
-		hi = max(hi, mp->rtt_hi_ns[1]);
-	}
 	if (n < MRC_MSG_FLOOR_SAMPLES)
 		return MRC_MSG_FLOOR_MAX_NS;
 	return (u32)clamp_t(u64, (u64)hi * MRC_MSG_FLOOR_MULT,
@@ -397,7 +426,8 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	/* Stuck packets, above: measured against the path that delivered */
 	ref = mp->rack_valid && mp->rack_path < MRC_MSG_NPATHS ?
 	      mp->path[mp->rack_path] : NULL;
-	use_stuck = !fixed && ref && ref->rtt.srtt_ns;
+	use_stuck = !fixed && ref && ref->rtt.srtt_ns &&
+		    stuck_fabric(mp, cb->now);
 	if (use_stuck)
 		stuck_cut = now - (u32)div_u64((u64)ref->rtt.srtt_ns +
 					       4ULL * ref->rtt.rttvar_ns,
