@@ -61,8 +61,9 @@
  * holds its message's completion, or, if the message goes on, the SACK's
  * reach (MRC_WIRE_SACK_BITS past the cumulative point): the packets beyond
  * it cannot be acked, fill the window, and the peer stalls until it
- * arrives.  So, with the learned floor only, a packet sent once is lost
- * (LOSS event: its path leaves the spray set and is probed back) without
+ * arrives.  So, with the learned floor only and where the answers are far
+ * below the fixed floor (stuck_fabric()), a packet sent once is lost (LOSS
+ * event: its path leaves the spray set and is probed back) without
  * waiting for any floor when
  *  - a packet sent after it has been acked,
  *  - it is older than srtt + 4 x rttvar of rack_path, the path of the
@@ -382,12 +383,12 @@ void mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
  *    lost about one RTT after the first later packet on another plane is
  *    acked, instead of after an RTO; the path leaves the spray set and is
  *    probed back, or
- *  - with the learned floor, a packet sent after it has been acked, it was
- *    sent once, it is older than srtt + 4 * rttvar of the path of the
- *    newest-sent acked packet, and
- *    it is in a message with nothing left to send or is the first missing
- *    packet of one with more than MRC_WIRE_SACK_BITS / 2 sent beyond it
- *    (LOSS event, Stuck packets above).
+ *  - with the learned floor on a fast fabric, a packet sent after it has
+ *    been acked, it was sent once, it is older than srtt + 4 * rttvar of
+ *    the path of the newest-sent acked packet, and it is in a message with
+ *    nothing left to send or is the first missing packet of one with more
+ *    than MRC_WIRE_SACK_BITS / 2 sent beyond it (LOSS event, Stuck
+ *    packets above).
  */
 void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 {
