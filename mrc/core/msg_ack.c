@@ -67,9 +67,9 @@
  * waiting for any floor when
  *  - a packet sent after it has been acked,
  *  - it is older than srtt + 4 x rttvar of rack_path, the path of the
- *    newest-sent acked packet (a path that delivers now: the fastest of
- *    all paths' estimates is too low a bar, 4 % of a busy fabric's packets
- *    were resent for nothing), and
+ *    newest-sent acked packet (a path that delivers now; the least of
+ *    all paths' estimates is too low a bar on a busy fabric and resends
+ *    what is merely queued), and
  *  - its message has nothing left to send (a tail), or it is the first
  *    missing packet with more than half a SACK's reach sent beyond it (an
  *    edge):
@@ -169,9 +169,9 @@ static u32 floor_hi(const struct mrc_msg_peer *mp, u64 now, u32 *n)
  * far below the fixed floor: the peer has an RTT sample and the largest
  * recent one, times MRC_MSG_FLOOR_MULT, is below MRC_MSG_FLOOR_MAX_NS.
  * Where they are milliseconds (the VMs), packets of different paths
- * overtake each other by milliseconds: the rule retired sound paths there
- * and halved mrc-perf's unshaped bandwidth.  Unlike the floor, a sample or
- * two will do: the first window's stuck packets matter most.
+ * overtake each other by milliseconds and the rule would retire sound
+ * paths (bench/README.md has the figures).  Unlike the floor, one sample
+ * will do: the first window's stuck packets matter most.
  */
 static bool stuck_fabric(const struct mrc_msg_peer *mp, u64 now)
 {
