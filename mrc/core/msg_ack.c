@@ -47,8 +47,13 @@
  * at 0 (the default) the floor is learned per peer: MRC_MSG_FLOOR_MULT
  * times the largest RTT sample its SACKs gave over the last one to two
  * windows (MRC_MSG_FLOOR_WIN_NS), within [MRC_MSG_FLOOR_MIN_NS,
- * MRC_MSG_FLOOR_MAX_NS], and MRC_MSG_FLOOR_MAX_NS (the fixed floors) until
- * a window holds MRC_MSG_FLOOR_SAMPLES samples or after the SACKs stop.
+ * MRC_MSG_FLOOR_MAX_NS], and MRC_MSG_FLOOR_MAX_NS (the fixed floors) before
+ * the first sample or after the SACKs stop.  While the windows hold fewer
+ * than MRC_MSG_FLOOR_SAMPLES samples, the multiple is MRC_MSG_FLOOR_YOUNG
+ * times larger: a few samples may have missed the slow answers, but
+ * waiting for the fixed floor until there are enough costs every peer
+ * that exchanges little (an all-to-all, the first window of an incast) a
+ * 20 ms stall per tail loss.
  * A packet delayed by such batching has an RTT at least as long as the
  * reordering it causes, so a fabric whose slowest recent answer is far
  * below the fixed floor needs only a multiple of that answer; where the
@@ -189,16 +194,20 @@ static bool stuck_fabric(const struct mrc_msg_peer *mp, u64 now)
  *
  * Return: MRC_MSG_FLOOR_MULT times the largest data RTT sample of the
  * current and the previous window (only those that ended less than a
- * window ago), within [MRC_MSG_FLOOR_MIN_NS, MRC_MSG_FLOOR_MAX_NS];
- * MRC_MSG_FLOOR_MAX_NS while they hold fewer than MRC_MSG_FLOOR_SAMPLES.
+ * window ago), MRC_MSG_FLOOR_YOUNG times that while they hold fewer than
+ * MRC_MSG_FLOOR_SAMPLES, within [MRC_MSG_FLOOR_MIN_NS,
+ * MRC_MSG_FLOOR_MAX_NS]; MRC_MSG_FLOOR_MAX_NS while they hold none.
  */
 u32 mrc_msg_floor_ns(const struct mrc_msg_peer *mp, u64 now)
 {
 	u32 n, hi = floor_hi(mp, now, &n);
+	u64 mult = MRC_MSG_FLOOR_MULT;
 
-	if (n < MRC_MSG_FLOOR_SAMPLES)
+	if (!n)
 		return MRC_MSG_FLOOR_MAX_NS;
-	return (u32)clamp_t(u64, (u64)hi * MRC_MSG_FLOOR_MULT,
+	if (n < MRC_MSG_FLOOR_SAMPLES)
+		mult *= MRC_MSG_FLOOR_YOUNG;
+	return (u32)clamp_t(u64, (u64)hi * mult,
 			    MRC_MSG_FLOOR_MIN_NS, MRC_MSG_FLOOR_MAX_NS);
 }
 

@@ -39,13 +39,15 @@
  * Learned floors (msg_ack.c, Floors), used while the data_rto_min_ms knob
  * is 0: MRC_MSG_FLOOR_MULT times the largest data RTT of the last one to
  * two windows of MRC_MSG_FLOOR_WIN_NS, within [MIN, MAX]; MAX (the fixed
- * floors above) until a window holds MRC_MSG_FLOOR_SAMPLES samples.
+ * floors above) while they hold no sample, and MRC_MSG_FLOOR_YOUNG times
+ * the multiple while they hold fewer than MRC_MSG_FLOOR_SAMPLES.
  */
 #define MRC_MSG_FLOOR_MAX_NS	MRC_MSG_REO_MIN_NS
 #define MRC_MSG_FLOOR_MIN_NS	(100 * NSEC_PER_USEC)
 #define MRC_MSG_FLOOR_WIN_NS	(1000 * NSEC_PER_MSEC)
 #define MRC_MSG_FLOOR_MULT	8
 #define MRC_MSG_FLOOR_SAMPLES	16
+#define MRC_MSG_FLOOR_YOUNG	4
 #define MRC_MSG_REO_STRIKES	3
 /* No progress for this many peer_timeout_ms with paths usable: ETIMEDOUT. */
 #define MRC_MSG_STALL_MULT	4

@@ -97,7 +97,9 @@ ok "$(is incast "$NOT_BELOW")" '63:1 incast: no FCT below the ideal'
 # module's default credit knobs): 63 x 1 MiB to one host.  The switch
 # buffers hold the unscheduled windows (63 x 128 KiB) and one pace's
 # grants, so credits must finish within 10% of N x S / R with no drop at
-# all; without credits the same incast overflows the last hop.
+# all; without credits the same incast overflows the last hop (what that
+# costs depends on how soon the losses are found: only that it ends later
+# than the ideal is checked).
 INCAST_IDEAL='(.config.incast_n * .config.size * 8 /
 	      (.config.rate_gbps * .config.planes * 1000))'
 sim cred --pattern incast --size 1048576 --jitter-ns 2000 --buf-kb 16384 \
@@ -111,7 +113,7 @@ ok "$(is cred ".span_us <= 1.1 * $INCAST_IDEAL and
 sim nocred --pattern incast --size 1048576 --jitter-ns 2000 --buf-kb 16384 \
 	--credits off
 ok "$(is nocred "$EXACTLY_ONCE and .credit.grants == 0 and
-	.drops.leaf_down > 0 and .span_us > 1.1 * $INCAST_IDEAL")" \
+	.drops.leaf_down > 0 and .span_us > $INCAST_IDEAL")" \
 	'63:1 incast without credits: the last hop drops, slower than the ideal'
 
 sim a2a --pattern a2a --size 65536 --jitter-ns 2000

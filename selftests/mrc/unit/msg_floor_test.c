@@ -3,9 +3,9 @@
  * msg_floor_test.c - user-space unit tests of the learned floors of the
  * message engine's loss detection (mrc/core/msg_ack.c, Floors): the RTO
  * and the reordering allowance of a peer whose answers are fast shrink
- * to a multiple of its slowest recent RTT; slow answers, too few of them
- * or none lately keep the fixed 20 ms floors, and so does a data_rto_min_ms
- * knob above 0.
+ * to a multiple of its slowest recent RTT (a larger one while there are
+ * few samples); slow answers or none lately keep the fixed 20 ms floors,
+ * and so does a data_rto_min_ms knob above 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,10 +64,13 @@ static void floor__learned_from_sacks(void)
 	      "the knob's default is 0 (learned)");
 	CHECK(floor_now() == MRC_MSG_FLOOR_MAX_NS,
 	      "no sample yet: the fixed floor, %u", floor_now());
-	CHECK(exchanges(MRC_MSG_FLOOR_SAMPLES - 1, 50 * US) ==
-	      MRC_MSG_FLOOR_SAMPLES - 1, "15 sends of 50 us RTT completed");
-	CHECK(floor_now() == MRC_MSG_FLOOR_MAX_NS,
-	      "15 samples are too few: %u", floor_now());
+	CHECK(exchange(50 * US) == 1, "a send of 50 us RTT completed");
+	CHECK(floor_now() == MRC_MSG_FLOOR_YOUNG * MRC_MSG_FLOOR_MULT * 50 * US,
+	      "one sample: 4 x 8 x 50 us, %u", floor_now());
+	CHECK(exchanges(MRC_MSG_FLOOR_SAMPLES - 2, 50 * US) ==
+	      MRC_MSG_FLOOR_SAMPLES - 2, "14 more completed");
+	CHECK(floor_now() == MRC_MSG_FLOOR_YOUNG * MRC_MSG_FLOOR_MULT * 50 * US,
+	      "15 samples are still few: 4 x 8 x 50 us, %u", floor_now());
 	exchange(50 * US);
 	CHECK(floor_now() == MRC_MSG_FLOOR_MULT * 50 * US,
 	      "16 samples of 50 us: 8 x 50 us, %u", floor_now());
@@ -164,6 +167,30 @@ static void floor__tail_loss_resent_at_learned_floor(void)
 	unpair();
 }
 
+/*
+ * A peer that exchanged little (an all-to-all's, an incast's first
+ * window): one sample is enough for a floor, with a wider margin.
+ */
+static void floor__young_peer_resends_before_the_fixed_floor(void)
+{
+	u32 young = MRC_MSG_FLOOR_YOUNG * MRC_MSG_FLOOR_MULT * 50 * US;
+
+	pair();
+	exchange(50 * US);
+	CHECK(floor_now() == young, "one sample of 50 us: %u", floor_now());
+	tail_loss_resent_between(young, young + 1 * MS,
+				 "one sample: within 1 ms of 1.6 ms");
+	unpair();
+	/* One VM-like answer: the young multiple passes the fixed floor. */
+	pair();
+	exchange(1 * MS);
+	CHECK(floor_now() == MRC_MSG_FLOOR_MAX_NS,
+	      "one sample of 1 ms: the fixed floor, %u", floor_now());
+	tail_loss_resent_between(20 * MS, 30 * MS,
+				 "one sample of 1 ms: after 20 ms");
+	unpair();
+}
+
 static void floor__knob_fixes_the_floor(void)
 {
 	pair();
@@ -231,6 +258,8 @@ static const struct tap_test tests[] = {
 	{ "floor__clamped", floor__clamped },
 	{ "floor__tail_loss_resent_at_learned_floor",
 	  floor__tail_loss_resent_at_learned_floor },
+	{ "floor__young_peer_resends_before_the_fixed_floor",
+	  floor__young_peer_resends_before_the_fixed_floor },
 	{ "floor__knob_fixes_the_floor", floor__knob_fixes_the_floor },
 	{ "floor__slow_answers_keep_the_fixed_floor",
 	  floor__slow_answers_keep_the_fixed_floor },
