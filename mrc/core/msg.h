@@ -385,6 +385,8 @@ struct mrc_msg_peer {
 	u32 rack_us;			/* latest send time of an acked pkt */
 	u8 rack_path;			/* ... its path */
 	bool rack_valid;
+	u32 rack_idx;			/* ... its index */
+	u64 rack_id;			/* ... its message */
 	u32 scan_due_us;		/* loss scan: until the next packet
 					 * could be found lost (U32_MAX: none)
 					 */

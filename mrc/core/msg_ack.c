@@ -25,7 +25,10 @@
  * timer ticks while anything is queued: packets in flight longer than
  * their path's RTO become LOST (RTO event), and so do packets older than
  * their path's srtt plus a reordering margin once a packet sent after
- * them, on any path, was acked (LOSS event, mrc_msg_loss_scan()).  A
+ * them, on any path, was acked (LOSS event, mrc_msg_loss_scan()).  Send
+ * times are kept in microseconds, and at fabric speed a message's packets
+ * leave several in one: within the same microsecond, a higher index of
+ * the same message counts as sent later (rack_later()).  A
  * path whose state leaves ACTIVE (LOSS, RTO, keepalive timeout, rail down
  * or removed, re-resolution) gives back all its in-flight packets at once
  * (mrc_msg_tx_path_down()); they go out again on the remaining paths.  If
@@ -170,6 +173,25 @@ static u32 floor_hi(const struct mrc_msg_peer *mp, u64 now, u32 *n)
 }
 
 /*
+ * Whether packet @idx of message @id, sent at @sent_us, went out before
+ * the newest-sent acknowledged one (RACK's evidence).  At fabric speed a
+ * message's packets leave several per microsecond: within the same one,
+ * a higher index of the same message went later; of two messages
+ * nothing is known.
+ */
+static bool rack_later(const struct mrc_msg_peer *mp, u64 id, u32 idx,
+		       u32 sent_us)
+{
+	s32 d = (s32)(mp->rack_us - sent_us);
+
+	if (!mp->rack_valid)
+		return false;
+	if (d)
+		return d > 0;
+	return mp->rack_id == id && mp->rack_idx > idx;
+}
+
+/*
  * Stuck packets (above) are looked for only on a fabric whose answers are
  * far below the fixed floor: the peer has an RTT sample and the largest
  * recent one, times MRC_MSG_FLOOR_MULT, is below MRC_MSG_FLOOR_MAX_NS.
@@ -297,9 +319,11 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 			mp->cwnd++;
 			mp->cwnd_acc = 0;
 		}
-		if (!mp->rack_valid || (s32)(ev->sent_us - mp->rack_us) > 0) {
+		if (!rack_later(mp, cb->m->msg_id, ev->idx, ev->sent_us)) {
 			mp->rack_us = ev->sent_us;
 			mp->rack_path = ev->path;
+			mp->rack_id = cb->m->msg_id;
+			mp->rack_idx = ev->idx;
 		}
 		mp->rack_valid = true;
 		mp->reo_strikes[ev->path] = 0;
@@ -454,8 +478,7 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 		for (idx = mrc_txsb_cum(sb);
 		     idx < sb->hi_sent && mrc_txsb_inflight(sb); idx++) {
 			u32 sent = sb->sent_us[idx];
-			bool later = mp->rack_valid &&
-				     (s32)(mp->rack_us - sent) > 0;
+			bool later = rack_later(mp, m->msg_id, idx, sent);
 			bool stuck = use_stuck && later &&
 				     (tail || idx == edge) &&
 				     !mrc_txsb_resent(sb, idx);
