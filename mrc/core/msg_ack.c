@@ -53,10 +53,13 @@
  * MRC_MSG_FLOOR_MAX_NS], and MRC_MSG_FLOOR_MAX_NS (the fixed floors) before
  * the first sample or after the SACKs stop.  While the windows hold fewer
  * than MRC_MSG_FLOOR_SAMPLES samples, the multiple is MRC_MSG_FLOOR_YOUNG
- * times larger: a few samples may have missed the slow answers, but
- * waiting for the fixed floor until there are enough costs every peer
- * that exchanges little (an all-to-all, the first window of an incast) a
- * 20 ms stall per tail loss.
+ * times larger, and it applies only if the floor stays within
+ * MRC_MSG_FLOOR_YOUNG_MAX_NS (else the fixed floor): a few samples may
+ * have missed the slow answers, but waiting for the fixed floor until
+ * there are enough costs every peer that exchanges little (the first
+ * window of an incast) a 20 ms stall per tail loss.  Where one answer
+ * takes hundreds of microseconds (the VMs), a few are no evidence of
+ * how slow the next one will be.
  * A packet delayed by such batching has an RTT at least as long as the
  * reordering it causes, so a fabric whose slowest recent answer is far
  * below the fixed floor needs only a multiple of that answer; where the
@@ -217,8 +220,9 @@ static bool stuck_fabric(const struct mrc_msg_peer *mp, u64 now)
  * Return: MRC_MSG_FLOOR_MULT times the largest data RTT sample of the
  * current and the previous window (only those that ended less than a
  * window ago), MRC_MSG_FLOOR_YOUNG times that while they hold fewer than
- * MRC_MSG_FLOOR_SAMPLES, within [MRC_MSG_FLOOR_MIN_NS,
- * MRC_MSG_FLOOR_MAX_NS]; MRC_MSG_FLOOR_MAX_NS while they hold none.
+ * MRC_MSG_FLOOR_SAMPLES (if that is at most MRC_MSG_FLOOR_YOUNG_MAX_NS),
+ * within [MRC_MSG_FLOOR_MIN_NS, MRC_MSG_FLOOR_MAX_NS];
+ * MRC_MSG_FLOOR_MAX_NS otherwise.
  */
 u32 mrc_msg_floor_ns(const struct mrc_msg_peer *mp, u64 now)
 {
@@ -227,8 +231,11 @@ u32 mrc_msg_floor_ns(const struct mrc_msg_peer *mp, u64 now)
 
 	if (!n)
 		return MRC_MSG_FLOOR_MAX_NS;
-	if (n < MRC_MSG_FLOOR_SAMPLES)
+	if (n < MRC_MSG_FLOOR_SAMPLES) {
 		mult *= MRC_MSG_FLOOR_YOUNG;
+		if ((u64)hi * mult > MRC_MSG_FLOOR_YOUNG_MAX_NS)
+			return MRC_MSG_FLOOR_MAX_NS;
+	}
 	return (u32)clamp_t(u64, (u64)hi * mult,
 			    MRC_MSG_FLOOR_MIN_NS, MRC_MSG_FLOOR_MAX_NS);
 }
