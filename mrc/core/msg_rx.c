@@ -12,8 +12,13 @@
  * peer's lists, or made, if admit() lets it) -> payload copied at its
  * offset -> reasm.c bookkeeping.  Contexts are allocated without the
  * lock: the first call says need_ctx, the host allocates and calls again.
- * A packet refused a context is dropped as no_memory and the sender
- * retransmits it.  The bounds, per peer and for the node, count every
+ * A packet refused a context is dropped as no_memory and answered as
+ * busy (Back-pressure below): its sender waits and asks again, without
+ * blaming a path.  Dropped silently, it went lost on its path (an RTO
+ * that takes the path out of the spray set), and a receiver whose
+ * delivery lags (a slow reader, host work that runs late) turned into a
+ * storm of RTOs and retired paths for the peer's other traffic.  The
+ * bounds, per peer and for the node, count every
  * context on the peer's lists, the deliver list included, so a slow
  * reader holds back its own peer's traffic and nobody else's:
  *  - a peer holds at most rx_msgs_per_peer contexts, and at most its fair
@@ -748,6 +753,10 @@ no_memory:
 	/* The sender is alive and will retry: that is news (Expiry). */
 	mp->rx_last_ns = now;
 	count(mp, MRC_MS_RX_NO_MEM, 1);
+	/* Back-pressure (Admission): it waits, no path is to blame. */
+	memset(&out->rs, 0, sizeof(out->rs));
+	out->sack = true;
+	out->busy = true;
 	return MRC_DROP_NO_MEMORY;
 }
 

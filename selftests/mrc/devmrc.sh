@@ -511,6 +511,8 @@ run_guest() {
 		ok 'a reader asleep while 1000 messages come: all arrive in order; another endpoint keeps its rate' \
 			slowreader
 		diag "$(grep 'kB/s\|^read' /tmp/slowreader.err)"
+		diag "node 1 received: $(grep -E '^(rx_pkts|rx_dup_pkts|rx_no_mem|rx_busy|rx_held|sacks_tx|rx_msgs) ' \
+			/sys/kernel/debug/mrc/msg | tr '\n' ' ')"
 		ok 'a payload user space cannot read: EFAULT, nothing sent or held' \
 			py efault 2
 		ok 'a send to a port with nothing bound fails: ECONNREFUSED' \
@@ -649,6 +651,10 @@ run_guest() {
 		ok 'servers gone, /dev/mrc endpoints closed' \
 			test "$(cat /sys/module/mrc/refcnt)" = 0
 		diag "$(cat /tmp/echo.log /tmp/perf-server.log)"
+		# The sender's loss detection over the run (when a rate
+		# check failed, how its packets were resent).
+		diag "node 2 sent: $(grep -E '^(tx_pkts|tx_retrans|rto_pkts|loss_pkts|reo_loss_pkts|stuck_loss_pkts|path_down_pkts|tx_busy|cwnd_cuts) ' \
+			/sys/kernel/debug/mrc/msg | tr '\n' ' ')"
 	fi
 	barrier servers-down
 	ok 'modprobe -r mrc' modprobe -r mrc

@@ -237,13 +237,20 @@ static void rx_packet__need_ctx_protocol(void)
 
 static void rx_packet__admission_bounds(void)
 {
+	struct mrc_pkt ans;
+
 	setup();
 	R->knob[MRC_KNOB_rx_msgs_per_peer] = 2;
 	data(0, id_of(EPOCH, 0, 1), 2 * SEG, 0, 0);
 	data(0, id_of(EPOCH, 0, 2), 2 * SEG, 0, 0);
+	answers(MRC_PKT_SACK, NULL, NULL);
 	CHECK(data(0, id_of(EPOCH, 0, 3), 2 * SEG, 0, 0) ==
 	      MRC_DROP_NO_MEMORY, "a third context is refused");
 	CHECK(R->stats[MRC_MS_RX_NO_MEM] == 1, "rx_no_mem");
+	/* answered as busy: its sender waits, no path is blamed */
+	CHECK(answers(MRC_PKT_SACK, &ans, NULL) == 1 &&
+	      (ans.flags & MRC_WF_BUSY) && ans.msg_id == id_of(EPOCH, 0, 3),
+	      "a SACK flagged busy for it: flags %#x", ans.flags);
 	CHECK(data(0, id_of(EPOCH, 0, 0), 2 * SEG, 0, 0) == MRC_DROP_NONE,
 	      "the message that blocks delivery always fits");
 	CHECK(R->mp.nrx == 3, "%u contexts", R->mp.nrx);
