@@ -75,7 +75,12 @@
  * take, and a slow reader holds back only the messages to itself and,
  * through its lane's order, those behind them in the same lane (same
  * peer, class and port bucket: msg.h), held within the peer's bounds
- * until it reads.
+ * until it reads.  But a lane's next message whose successors are
+ * already held (admitted while the endpoint had room, or arrived
+ * first) is taken even from a busy endpoint (rx_busy_heads): refused, it
+ * would keep them, and the peer's contexts they hold, until its sender's
+ * next try, up to rto_max_ms later, while the peer's other lanes found no
+ * room.  The endpoint's queue passes its bound by one message more.
  *
  * Answers.  A SACK goes back on the arrival path every MRC_MSG_SACK_EVERY
  * new packets, for LAST/ACK_NOW/RETRANS packets, on completion, for
@@ -574,6 +579,17 @@ static bool admit(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 	       node + pkt->msg_len <= limit + extra;
 }
 
+/* Whether a message of @lane is held (complete, its predecessors not). */
+static bool lane_held(const struct mrc_msg_peer *mp, unsigned int lane)
+{
+	const struct mrc_msg_rx *rm;
+
+	list_for_each_entry(rm, &mp->held, node)
+		if (mrc_msg_id_lane(rm->msg_id) == lane)
+			return true;
+	return false;
+}
+
 /*
  * A packet of a message without a context: whether its port takes it
  * (Refusal, Back-pressure).  -ECONNREFUSED: answered as refused (@out);
@@ -594,6 +610,12 @@ static int rx_port(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 
 		if (!err)
 			return 0;
+		if (err == -EBUSY && seq == mp->rx_next[lane] &&
+		    lane_held(mp, lane)) {
+			/* Back-pressure: its successors wait for it */
+			count(mp, MRC_MS_RX_BUSY_HEADS, 1);
+			return 0;
+		}
 		if (err != -EBUSY && seq != mp->rx_next[lane] &&
 		    !refuse_ahead(mp, pkt->msg_id)) {
 			count(mp, MRC_MS_RX_REFUSE_WAITS, 1);

@@ -46,6 +46,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"rx_gone_pkts", "ctl_tx_errors", "params_refused",
 	"nacks_replayed", "rx_refused", "tx_refused", "rx_busy", "tx_busy",
 	"rx_gone_sacks", "tx_epoch_gone", "rx_refuse_waits", "stuck_loss_pkts",
+	"rx_busy_heads",
 };
 
 /**

@@ -511,7 +511,7 @@ run_guest() {
 		ok 'a reader asleep while 1000 messages come: all arrive in order; another endpoint keeps its rate' \
 			slowreader
 		diag "$(grep 'kB/s\|^read' /tmp/slowreader.err)"
-		diag "node 1 received: $(grep -E '^(rx_pkts|rx_dup_pkts|rx_no_mem|rx_busy|rx_held|sacks_tx|rx_msgs) ' \
+		diag "node 1 received: $(grep -E '^(rx_pkts|rx_dup_pkts|rx_no_mem|rx_busy|rx_busy_heads|rx_held|sacks_tx|rx_msgs) ' \
 			/sys/kernel/debug/mrc/msg | tr '\n' ' ')"
 		ok 'a payload user space cannot read: EFAULT, nothing sent or held' \
 			py efault 2

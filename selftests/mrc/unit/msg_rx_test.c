@@ -906,6 +906,33 @@ static void rx_packet__refused_behind_remembered(void)
 }
 
 /*
+ * A lane's next message whose successor is held is taken even from a
+ * busy endpoint: refused, it would keep the successor (and its context)
+ * until its sender's next try.
+ */
+static void rx_packet__busy_endpoint_takes_a_held_lane_head(void)
+{
+	setup();
+	whole(id_of(EPOCH, 0, 1), 100);		/* arrives first: held */
+	host_run(R);
+	CHECK(ndelivered_ids == 0 && R->mp.nrx == 1, "the second one held");
+	R->busy_port = 9;
+	CHECK(data(0, id_of(EPOCH, 0, 0), 100, 0, 0) == MRC_DROP_NONE,
+	      "the first one taken from the busy endpoint");
+	host_run(R);
+	CHECK(ndelivered_ids == 2 && R->mp.nrx == 0 && content_ok,
+	      "both delivered: %u", ndelivered_ids);
+	CHECK(R->stats[MRC_MS_RX_BUSY_HEADS] == 1 &&
+	      R->stats[MRC_MS_RX_BUSY] == 0, "rx_busy_heads %llu, rx_busy %llu",
+	      (unsigned long long)R->stats[MRC_MS_RX_BUSY_HEADS],
+	      (unsigned long long)R->stats[MRC_MS_RX_BUSY]);
+	/* With nothing held behind it, the next one is held back. */
+	CHECK(data(0, id_of(EPOCH, 0, 2), 100, 0, 0) == MRC_DROP_NO_MEMORY &&
+	      R->stats[MRC_MS_RX_BUSY] == 1, "the third one: busy");
+	teardown();
+}
+
+/*
  * An endpoint that cannot take a new message now: its packet is dropped
  * without memory taken, answered by a SACK of nothing flagged BUSY; once
  * the endpoint has room, the same packet is taken.
@@ -974,6 +1001,8 @@ static void rx_packet__port_buckets_are_lanes(void)
 
 static const struct tap_test tests[] = {
 	{ "rx_alloc__bounds_and_no_memory", rx_alloc__bounds_and_no_memory },
+	{ "rx_packet__busy_endpoint_takes_a_held_lane_head",
+	  rx_packet__busy_endpoint_takes_a_held_lane_head },
 	{ "rx_take_buf__reader_owns_the_bytes",
 	  rx_take_buf__reader_owns_the_bytes },
 	{ "rx_packet__delivers_in_order_per_lane",
