@@ -11,8 +11,8 @@
 # back -> EFAULT with the file unbound and the port free, two endpoints on
 # one node seeing only their own messages, the bounded receive queue
 # holding new messages back at their sender (nothing dropped, also with
-# one plane slow and for a reader asleep while 1000 messages come), a send to a port with nothing
-# bound failing with ECONNREFUSED, root-only device mode and low ports refused
+# one plane slow and for a reader asleep while 1000 messages come), a
+# send to a port with nothing bound failing with ECONNREFUSED, root-only device mode and low ports refused
 # without CAP_NET_BIND_SERVICE,
 # a payload user space cannot read -> EFAULT with nothing sent or held, a
 # close() with a send stuck that waits interruptibly and leaves the send
@@ -177,9 +177,10 @@ def check(name, peer):
         # Those admitted before the queue showed full (delivery runs after
         # admission; a late first message holds the ones behind it in lane
         # order) are queued all the same: at most what mrc reassembles for
-        # one peer, its rx_msgs_per_peer contexts and one per lane.  The
-        # burst is longer than that, so some must be held back whatever
-        # the order the messages come in.
+        # one peer, its rx_msgs_per_peer contexts and the lane's next
+        # message (one lane here; 4 allowed, as for the slow reader
+        # below).  The burst is longer than that, so some must be held
+        # back whatever the order the messages come in.
         with open("/sys/kernel/mrc/rx_msgs_per_peer") as k:
             room = int(k.read()) + 4
         n = room + 16
