@@ -326,6 +326,15 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 			mp->cwnd++;
 			mp->cwnd_acc = 0;
 		}
+		/*
+		 * The ACK of a packet sent more than once may be of any of
+		 * its sends (Karn): it says nothing of the last send's path
+		 * or time, so it moves neither the RACK time nor the path's
+		 * highest ack, which would make what is queued ahead of the
+		 * resend on that path look lost.
+		 */
+		if (ev->retrans)
+			goto books;
 		if (!rack_later(mp, cb->m->msg_id, ev->idx, ev->sent_us)) {
 			mp->rack_us = ev->sent_us;
 			mp->rack_path = ev->path;
@@ -338,6 +347,7 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 		    (s32)(ev->sent_us - mp->ack_hi_us[ev->path]) > 0)
 			mp->ack_hi_us[ev->path] = ev->sent_us;
 		mrc_bm_set(mp->ack_seen, ev->path);
+books:
 		/* Karn: a resent packet's ack may be of its first send */
 		if (!ev->retrans &&
 		    (!mrc_bm_test(mp->ack_timed, ev->path) ||

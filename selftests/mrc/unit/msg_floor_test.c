@@ -260,6 +260,85 @@ static void floor__overtaken_packet_resent_soon(void)
 	unpair();
 }
 
+/*
+ * The ACK of a resent packet may be of its first send (Karn): it is no
+ * evidence that what was sent before the resend on the resend's path is
+ * lost.  M1's first packet is held until the stuck rule resends it; M2's
+ * packets, sent before that resend on every path, stay in flight; then
+ * M1's first send arrives (its ACK counts for the resend's path) and the
+ * rest of M2 arrives but what went on that path.  None of M2's packets
+ * may be found lost: a path is FIFO, and its resend is behind them.
+ */
+static struct host_pkt held[24];
+
+static void karn__resent_ack_is_no_loss_evidence(void)
+{
+	struct done_rec d1 = { 0 }, d2 = { 0 };
+	struct host_pkt *hp, orig, resend;
+	unsigned int i, n = 0, on_y = 0;
+	u64 t0;
+	int err;
+
+	pair();
+	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 20 * US);
+	host_send_msg(A, NULL, 2 * SEG, 0, done_fn, &d1, &err);
+	host_send_msg(A, NULL, 16 * SEG, 0, done_fn, &d2, &err);
+	CHECK(A->nout == 18, "18 packets out: %u", A->nout);
+	orig = *host_take(A);
+	hp = host_take(A);
+	host_input(B, hp->pi, hp->buf, hp->len);
+	while ((hp = host_take(A)) && n < ARRAY_SIZE(held))
+		held[n++] = *hp;
+	tick(20 * US);
+	host_pump(B);
+	t0 = A->now;
+	while (!A->nout && A->now - t0 < 150 * US) {
+		tick(10 * US);
+		host_run(A);
+	}
+	CHECK(A->stats[MRC_MS_STUCK_LOSS_PKTS] == 1 &&
+	      !A->stats[MRC_MS_RTO_PKTS],
+	      "M1's first packet resent by the stuck rule: stuck %llu",
+	      (unsigned long long)A->stats[MRC_MS_STUCK_LOSS_PKTS]);
+	/* the resend is the one full packet; the others probe its old path */
+	resend.len = 0;
+	while ((hp = host_take(A))) {
+		if (hp->len == orig.len && !resend.len)
+			resend = *hp;
+		else
+			host_input(B, hp->pi, hp->buf, hp->len);
+	}
+	CHECK(resend.len == orig.len, "the resend went out");
+	if (resend.len != orig.len)
+		goto out;
+	/* its first send arrives: M1 completes, acked on resend.pi */
+	host_input(B, orig.pi, orig.buf, orig.len);
+	host_pump(B);
+	CHECK(d1.calls == 1 && d1.status == 0, "M1 completes");
+	for (i = 0; i < n; i++) {
+		if (held[i].pi == resend.pi)
+			on_y++;
+		else
+			host_input(B, held[i].pi, held[i].buf, held[i].len);
+	}
+	CHECK(on_y > 0 && on_y < n, "M2 packets on the resend's path: %u of %u",
+	      on_y, n);
+	host_pump(B);
+	host_run(A);
+	CHECK(!A->stats[MRC_MS_LOSS_PKTS],
+	      "none of M2's packets found lost: %llu",
+	      (unsigned long long)A->stats[MRC_MS_LOSS_PKTS]);
+	for (i = 0; i < n; i++)
+		if (held[i].pi == resend.pi)
+			host_input(B, held[i].pi, held[i].buf, held[i].len);
+	host_input(B, resend.pi, resend.buf, resend.len);
+out:
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(d2.calls == 1 && d2.status == 0, "M2 completes: %d %d", d2.calls,
+	      d2.status);
+	unpair();
+}
+
 static const struct tap_test tests[] = {
 	{ "floor__learned_from_sacks", floor__learned_from_sacks },
 	{ "floor__clamped", floor__clamped },
@@ -272,6 +351,8 @@ static const struct tap_test tests[] = {
 	  floor__slow_answers_keep_the_fixed_floor },
 	{ "floor__overtaken_packet_resent_soon",
 	  floor__overtaken_packet_resent_soon },
+	{ "karn__resent_ack_is_no_loss_evidence",
+	  karn__resent_ack_is_no_loss_evidence },
 };
 
 int main(void)
