@@ -328,13 +328,13 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 		}
 		/*
 		 * The ACK of a packet sent more than once may be of any of
-		 * its sends (Karn): it says nothing of the last send's path
-		 * or time, so it moves neither the RACK time nor the path's
-		 * highest ack, which would make what is queued ahead of the
-		 * resend on that path look lost.
+		 * its sends (Karn): it is no evidence of the last send's
+		 * path or time.  Taken as such, it moved the RACK time and
+		 * the path's highest ack, and what was queued ahead of the
+		 * resend on that path looked lost; nor is it an RTT sample.
 		 */
 		if (ev->retrans)
-			goto books;
+			return;
 		if (!rack_later(mp, cb->m->msg_id, ev->idx, ev->sent_us)) {
 			mp->rack_us = ev->sent_us;
 			mp->rack_path = ev->path;
@@ -347,11 +347,8 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 		    (s32)(ev->sent_us - mp->ack_hi_us[ev->path]) > 0)
 			mp->ack_hi_us[ev->path] = ev->sent_us;
 		mrc_bm_set(mp->ack_seen, ev->path);
-books:
-		/* Karn: a resent packet's ack may be of its first send */
-		if (!ev->retrans &&
-		    (!mrc_bm_test(mp->ack_timed, ev->path) ||
-		     (s32)(ev->sent_us - mp->ack_rtt_us[ev->path]) > 0)) {
+		if (!mrc_bm_test(mp->ack_timed, ev->path) ||
+		    (s32)(ev->sent_us - mp->ack_rtt_us[ev->path]) > 0) {
 			mp->ack_rtt_us[ev->path] = ev->sent_us;
 			mrc_bm_set(mp->ack_timed, ev->path);
 		}
