@@ -27,6 +27,7 @@ TIMEOUT=${MRC_UNREACHABLE_TIMEOUT:-600}
 export MRC_APPEND="${MRC_APPEND:-} slub_debug=U"
 COUNT=16
 SIZE=4194304
+SHAPE_MBIT=40		# per plane, while node 2 goes away: 64 MiB take 6.7 s
 PEER_TIMEOUT_MS=3000	# the knob's default, set explicitly (the debug lane
 			# boots with a longer one)
 SLACK_MS=4000		# path detection (RTO <= rto_max_ms) + TCG polling
@@ -72,9 +73,16 @@ timed_send() {
 }
 
 # Node 1: the transfer's unacked sends fail once node 2's planes are down.
+# Its planes are shaped to SHAPE_MBIT each for the transfer, so that the
+# transfer lasts far longer than the handshake that takes node 2's planes
+# down: unshaped, 64 MiB can all be acked before they go.
 sends_fail() {
-	local t_down t_fail
+	local t_down t_fail d
 
+	for d in eth0 eth1; do
+		ok "$d shaped to $SHAPE_MBIT mbit" \
+			tc qdisc add dev $d root netem rate ${SHAPE_MBIT}mbit
+	done
 	ok "send $COUNT x $SIZE B to node$OTHER" \
 		sh -c "echo send $OTHER 7 $COUNT $SIZE 99 1 > $D/mrc_echo/ctl"
 	wait_for 'a message acked' 120 sent_at_least 1
@@ -83,6 +91,9 @@ sends_fail() {
 	t_down=$(now_ms)
 	wait_for "all $COUNT sends completed" 60 completed_at_least "$COUNT"
 	t_fail=$(now_ms)
+	for d in eth0 eth1; do
+		tc qdisc del dev $d root
+	done
 	chk_echo_stat 'some sends failed' done_err '>' 0
 	chk_echo_stat 'every failure is -EHOSTUNREACH' done_ehostunreach = \
 		"$(echo_stat done_err)"
