@@ -11,7 +11,9 @@
 #    receiver open, and mrc_echo loaded on both: `rmmod mrc` is refused
 #    ("in use by: mrc_echo"), `modprobe -r mrc` too ("is in use"), and the
 #    kernel's own answer, delete_module(O_NONBLOCK), is EAGAIN
-#    (EWOULDBLOCK); the transfers go on undisturbed (every message intact,
+#    (EWOULDBLOCK), all while the transfers run (both nodes' planes are
+#    shaped for them, so that they outlast the refusals); the transfers
+#    go on undisturbed (every message intact,
 #    in order, exactly once; mrc-perf's counts acknowledged).  After
 #    rmmod mrc_echo the one open /dev/mrc file still holds the module
 #    (refcnt 1, EAGAIN).  That file then sends DEV_COUNT messages and
@@ -44,9 +46,12 @@ source "$(dirname "$0")/lib.sh"
 NODES=2
 TIMEOUT=${MRC_LIFECYCLE_TIMEOUT:-600}
 COUNT=${MRC_LIFECYCLE_COUNT:-12}	# per direction, phases B and C
-# Phase A: more, so that the traffic outlasts the refusals (a dozen
-# commands, up to 12 s on a loaded host) with a wide margin.
+# Phase A: more, and each node's planes shaped to SHAPE_MBIT, so that the
+# traffic outlasts the refusals (a dozen commands, up to 12 s on a loaded
+# host) with a wide margin however fast mrc is: node 2 sends 72 MiB in
+# about 19 s, node 1 that and mrc-perf's 19 MiB in about 24 s.
 COUNT_A=${MRC_LIFECYCLE_COUNT_A:-$((COUNT * 3 / 2))}
+SHAPE_MBIT=16		# per plane, phase A
 SIZE=${MRC_LIFECYCLE_SIZE:-4194304}
 DEV_COUNT=24		# /dev/mrc messages sent just before the close
 DEV_SIZE=1048576
@@ -223,6 +228,18 @@ after_unload() {
 	chk_meminfo_grew_less SUnreclaim "$SLAB0" "$LEAK_KB"
 }
 
+shape() {	# phase A's traffic at SHAPE_MBIT per plane (netem rate)
+	local d
+	for d in eth0 eth1; do
+		ok "$d shaped to $SHAPE_MBIT mbit" \
+			tc qdisc add dev $d root netem rate ${SHAPE_MBIT}mbit
+	done
+}
+unshape() {
+	tc qdisc del dev eth0 root
+	tc qdisc del dev eth1 root
+}
+
 setup() {	# setup: mrc, the peer, mrc_echo, all paths active
 	ok "modprobe mrc node_id" modprobe mrc node_id="$MRC_NODE"
 	ok "add peer node$OTHER on both planes" peer_add "$OTHER"
@@ -261,6 +278,7 @@ phase_a_node1() {
 	wait_for '/dev/mrc sender bound' 30 grep -q bound /tmp/lc.send
 	VM0=$(mrc_vmalloc)
 	get a-ready > /dev/null
+	shape
 	T0=$SECONDS
 	send_both_ways 11
 	mrc-perf -c "$OTHER" -p $PERF_PORT bw -m 65536 -n 300 -e 2 -w 8 \
@@ -272,6 +290,7 @@ phase_a_node1() {
 	wait "$perf_pid"
 	ok_eq 'mrc-perf bw: every message and byte acknowledged' 0 $? ||
 		diag "$(tail -n 5 /tmp/perf.log)"
+	unshape
 	barrier a-traffic-done
 
 	case_title "A. mrc_echo gone: the open /dev/mrc file alone holds mrc; close() drains"
@@ -310,12 +329,14 @@ phase_a_node2() {
 	wait_for '/dev/mrc receiver and mrc-perf server bound' 30 \
 		sh -c 'grep -q bound /tmp/lc.recv && grep -q server /tmp/perf-server.log'
 	VM0=$(mrc_vmalloc)
+	shape
 	put a-ready 1
 	T0=$SECONDS
 	send_both_ways 22
 	wait_for 'traffic started' 120 started
 	refusals
 	check_transfer A
+	unshape
 	barrier a-traffic-done
 
 	case_title "A. mrc_echo gone: the open /dev/mrc file alone holds mrc; close() drains"
