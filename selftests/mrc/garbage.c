@@ -53,6 +53,8 @@
 #define MAX_LEN		1100		/* below any receive buffer of mrc */
 #define GARBAGE_TOS	0x30		/* DSCP AF12: marks our datagrams */
 #define BATCH		16		/* datagrams per post (one doorbell) */
+#define KICK_NS		200000000ULL	/* no completion for this long: kick */
+#define STALL_NS	10000000000ULL	/* ... for this long: give up */
 
 static u64 rng_state;
 
@@ -206,17 +208,79 @@ static void usage(void)
 	exit(2);
 }
 
+/*
+ * The sender's state: datagrams posted and completed (completions come in
+ * order), the post of the last kick (below), and the queue pair.
+ */
+static struct ud_sender us;
+static u64 posted, done, kick_at, kicks;
+static u32 qkey = MRC_QKEY, qpns[MAX_QPNS], nqpn;
+
+/* Posts @n (<= BATCH) hostile datagrams, the i-th in buffer slot @slot[i]. */
+static void post(unsigned int n, const unsigned int *slot)
+{
+	struct ud_msg m[BATCH];
+	unsigned int i;
+	int why, err;
+
+	for (i = 0; i < n; i++) {
+		m[i].off = slot[i] * SLOT;
+		m[i].len = make(us.buf + m[i].off, &why);
+		m[i].qpn = qpns[(posted + i) % nqpn];
+		expect[why]++;
+	}
+	err = ud_post_n(&us, m, n, qkey);
+	if (err)
+		die("ibv_post_send: %s", strerror(err));
+	posted += n;
+}
+
+/*
+ * Waits until at most @max datagrams are in flight.
+ *
+ * rxe (Linux 6.1) can stall a queue pair's sends: its requester, run in
+ * the poster's context, finds too many of the QP's packets not yet freed
+ * by the NIC and stops, to be woken by a packet's destructor once few are
+ * left; if they are all freed between its check and its raising the flag
+ * the destructor looks at, nothing wakes it until the next post.  A sender
+ * that waits for completions before it posts again would wait forever.
+ * So after KICK_NS without a completion one more datagram is posted, in
+ * the spare buffer slot DEPTH (at most one such kick in flight): the post
+ * runs the requester, which sends everything queued.  After STALL_NS
+ * without a completion, give up.
+ */
+static void reap_to(u64 max)
+{
+	u64 quiet = now_ns(), t;
+	unsigned int spare = DEPTH;
+	int got;
+
+	while (posted - done > max) {
+		got = ud_reap(&us, (int)(posted - done));
+		if (got) {
+			done += got;
+			quiet = now_ns();
+			continue;
+		}
+		t = now_ns();
+		if (t - quiet >= STALL_NS)
+			die("%s: no send completion for 10 s", "rxe");
+		if (t - quiet >= KICK_NS && (!kicks || done > kick_at)) {
+			kick_at = posted;
+			kicks++;
+			post(1, &spare);
+			quiet = t;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
-	unsigned int rate = 10000, secs = 10, inflight = 0;
-	u64 seed = 1, sent = 0, t0, t, due, end;
-	u32 qkey = MRC_QKEY;
+	unsigned int rate = 10000, secs = 10, slot[BATCH], i;
+	u64 seed = 1, regular = 0, t0, t, due, end;
 	const char *dev = "rxe0";
 	struct in_addr target = {};
-	struct ud_sender us;
-	u32 qpns[MAX_QPNS], nqpn = 0;
-	unsigned int i;
-	int c, why, err;
+	int c;
 
 	while ((c = getopt(argc, argv, "d:t:q:s:D:r:T:S:k:")) != -1) {
 		switch (c) {
@@ -256,7 +320,8 @@ int main(int argc, char **argv)
 		usage();
 	rng_state = seed * 0x9e3779b97f4a7c15ULL | 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	ud_open(&us, dev, target, GARBAGE_TOS, DEPTH, DEPTH * SLOT);
+	/* DEPTH regular datagrams in flight and a kick (reap_to()). */
+	ud_open(&us, dev, target, GARBAGE_TOS, DEPTH + 1, (DEPTH + 1) * SLOT);
 	printf("# garbage QP %u on %s: %u/s for %u s to %u QPs, seed %llu\n",
 	       us.qp->qp_num, dev, rate, secs, nqpn,
 	       (unsigned long long)seed);
@@ -264,39 +329,34 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	end = t0 + secs * 1000000000ULL;
 	while (now_ns() < end) {
-		struct ud_msg m[BATCH];
-
-		/* The next batch is due at t0 + sent / rate. */
-		due = t0 + sent * 1000000000ULL / rate;
+		/* The next batch is due at t0 + posted / rate. */
+		due = t0 + posted * 1000000000ULL / rate;
 		while ((t = now_ns()) < due && t < end)
 			usleep(100);
-		while (inflight + BATCH > DEPTH)
-			inflight -= ud_reap(&us, DEPTH);
-		for (i = 0; i < BATCH; i++) {
-			m[i].off = ((sent + i) % DEPTH) * SLOT;
-			m[i].len = make(us.buf + m[i].off, &why);
-			m[i].qpn = qpns[(sent + i) % nqpn];
-			expect[why]++;
-		}
-		err = ud_post_n(&us, m, BATCH, qkey);
-		if (err)
-			die("ibv_post_send: %s", strerror(err));
-		inflight += BATCH;
-		sent += BATCH;
-		inflight -= ud_reap(&us, inflight);
+		/*
+		 * Regular datagrams take the slots in turn: the last DEPTH
+		 * of them are the only ones that can be in flight.
+		 */
+		reap_to(DEPTH - BATCH);
+		for (i = 0; i < BATCH; i++)
+			slot[i] = (regular + i) % DEPTH;
+		post(BATCH, slot);
+		regular += BATCH;
+		done += ud_reap(&us, (int)(posted - done));
 	}
-	while (inflight)
-		inflight -= ud_reap(&us, inflight);
+	reap_to(0);
 	t = now_ns() - t0;
 	if (qkey != MRC_QKEY) {	/* rxe drops them all: mrc sees none */
 		memset(expect, 0, sizeof(expect));
-		printf("expect invisible %llu\n", (unsigned long long)sent);
+		printf("expect invisible %llu\n", (unsigned long long)posted);
 	}
 	for (i = 1; i < MRC_DROP_NR; i++)
 		if (expect[i])
 			printf("expect %s %llu\n", mrc_drop_reason_name(i),
 			       expect[i]);
-	printf("sent verbs %llu\nrate %llu\n", (unsigned long long)sent,
-	       (unsigned long long)(sent * 1000000000ULL / (t ?: 1)));
+	printf("sent verbs %llu\nrate %llu\nkicks %llu\n",
+	       (unsigned long long)posted,
+	       (unsigned long long)(posted * 1000000000ULL / (t ?: 1)),
+	       (unsigned long long)kicks);
 	return 0;
 }
