@@ -48,10 +48,12 @@ TIMEOUT=${MRC_LIFECYCLE_TIMEOUT:-600}
 COUNT=${MRC_LIFECYCLE_COUNT:-12}	# per direction, phases B and C
 # Phase A: more, and each node's planes shaped to SHAPE_MBIT, so that the
 # traffic outlasts the refusals (a dozen commands, up to 12 s on a loaded
-# host) with a wide margin however fast mrc is: node 2 sends 72 MiB in
-# about 19 s, node 1 that and mrc-perf's 19 MiB in about 24 s.
+# host) with a margin however fast mrc is: at 2 x 24 mbit, node 2's
+# 72 MiB take at least 13 s, node 1's and mrc-perf's 19 MiB 16 s.  (A
+# lower rate is no safer: netem's queue then adds seconds of delay, and
+# loss detection slows the transfer far more than the rate does.)
 COUNT_A=${MRC_LIFECYCLE_COUNT_A:-$((COUNT * 3 / 2))}
-SHAPE_MBIT=16		# per plane, phase A
+SHAPE_MBIT=${MRC_LIFECYCLE_SHAPE_MBIT:-24}	# per plane, phase A
 SIZE=${MRC_LIFECYCLE_SIZE:-4194304}
 DEV_COUNT=24		# /dev/mrc messages sent just before the close
 DEV_SIZE=1048576
