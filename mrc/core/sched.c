@@ -270,18 +270,28 @@ static u32 mrc_sched_bytes(const struct mrc_path *p, u32 len)
 	return b < U32_MAX ? (u32)b : U32_MAX;
 }
 
+/* S_i: the rail's bytes in flight beyond MRC_SCHED_RAIL_FREE. */
+static u32 mrc_sched_rail_excess(u32 rail_bytes)
+{
+	return rail_bytes > MRC_SCHED_RAIL_FREE ?
+	       rail_bytes - MRC_SCHED_RAIL_FREE : 0;
+}
+
 /**
- * mrc_sched_cost() - a policy's cost of sending on a path
+ * mrc_sched_cost_rail() - a policy's cost of sending on a path
  * @policy: the policy
  * @p: the path
  * @len: bytes to send
+ * @rail_bytes: the peer's bytes in flight on @p's local rail, over all
+ *	of its paths there (@p's own included); only load-aware uses it
  *
- * For tests and for showing in mrcctl.
+ * For the scheduler, for tests and for showing in mrcctl.
  *
  * Return: the policy's cost c_i of sending @len bytes on @p now (the
  * policies in sched.h); the round-robin cost is 0.
  */
-u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len)
+u64 mrc_sched_cost_rail(u32 policy, const struct mrc_path *p, u32 len,
+			u32 rail_bytes)
 {
 	u64 load;
 	u32 loss;
@@ -293,13 +303,37 @@ u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len)
 		return mrc_sched_quant(mrc_sched_rtt(p));
 	case MRC_SCHED_LOAD_AWARE:
 		loss = min_t(u32, p->consec_loss, MRC_SCHED_LOSS_CAP);
-		load = min_t(u64, (u64)mrc_sched_bytes(p, len) * (1 + loss),
-			     MRC_SCHED_LOAD_MAX);
+		load = (u64)mrc_sched_bytes(p, len) * (1 + loss) +
+		       mrc_sched_rail_excess(rail_bytes);
+		load = min_t(u64, load, MRC_SCHED_LOAD_MAX);
 		return load << MRC_SCHED_RTT_SHIFT |
 		       min_t(u32, mrc_sched_quant(mrc_sched_rtt(p)),
 			     BIT(MRC_SCHED_RTT_SHIFT) - 1);
 	default:
 		return 0;
+	}
+}
+
+/*
+ * Bytes in flight per local rail over all of the peer's paths, whatever
+ * their state (what was sent on a path that has since gone bad is still
+ * ahead in its rail's queue), each sum capped at U32_MAX.  Rails with an
+ * id of MRC_SCHED_MAX_RAILS or more are not counted (their S_i is 0).
+ */
+static void mrc_sched_rail_load(const struct mrc_sched_ctx *c, u32 *rail)
+{
+	const struct mrc_path *p;
+	u64 b;
+	u32 i;
+
+	memset(rail, 0, MRC_SCHED_MAX_RAILS * sizeof(*rail));
+	for (i = 0; i < c->n; i++) {
+		p = c->paths[i];
+		if (!p || p->local_rail >= MRC_SCHED_MAX_RAILS ||
+		    !p->inflight_bytes)
+			continue;
+		b = (u64)rail[p->local_rail] + p->inflight_bytes;
+		rail[p->local_rail] = b < U32_MAX ? (u32)b : U32_MAX;
 	}
 }
 
@@ -382,10 +416,12 @@ static int mrc_sched_best(struct mrc_sched *s, const struct mrc_sched_ctx *c,
 	bool explore = (policy == MRC_SCHED_MIN_LATENCY ||
 			policy == MRC_SCHED_LOAD_AWARE) &&
 		       sp->explore_every && s->explore + 1 >= sp->explore_every;
+	u32 rail[MRC_SCHED_MAX_RAILS], i, idx, w, bw = 0, rb;
 	int best = -1, stale = -1;
 	u64 bc = 0, cost;
-	u32 i, idx, w, bw = 0;
 
+	if (policy == MRC_SCHED_LOAD_AWARE)
+		mrc_sched_rail_load(c, rail);
 	idx = s->cursor < c->n ? s->cursor : 0;
 	for (i = 0; i < c->n; i++, idx++) {
 		const struct mrc_path *p;
@@ -396,7 +432,10 @@ static int mrc_sched_best(struct mrc_sched *s, const struct mrc_sched_ctx *c,
 		if (!w)
 			continue;
 		p = c->paths[idx];
-		cost = mrc_sched_cost(policy, p, c->len);
+		rb = policy == MRC_SCHED_LOAD_AWARE &&
+		     p->local_rail < MRC_SCHED_MAX_RAILS ?
+		     rail[p->local_rail] : 0;
+		cost = mrc_sched_cost_rail(policy, p, c->len, rb);
 		if (best < 0 || cost * bw < bc * w) {
 			best = (int)idx;
 			bc = cost;

@@ -53,10 +53,22 @@
  *                Equilibrium: B_i proportional to w_i.
  *  min-latency   c_i = Q(R_i), the path's RTT (below), quantised.
  *                Everything goes to the fastest paths (near-ties share).
- *  load-aware    c_i = (B_i * (1 + min(L_i, 7)), Q(R_i)) compared in
- *                that order: the load first, L_i the path's losses since
- *                its last ACK (consec_loss), the RTT only between paths
- *                of equal load.  Packed as load << MRC_SCHED_RTT_SHIFT |
+ *  load-aware    c_i = (B_i * (1 + min(L_i, 7)) + S_i, Q(R_i)) compared
+ *                in that order: the load first, L_i the path's losses
+ *                since its last ACK (consec_loss), the RTT only between
+ *                paths of equal load.  S_i is the rail queue: the peer's
+ *                bytes in flight on all its paths of path i's local rail,
+ *                less MRC_SCHED_RAIL_FREE (0 if below).  Many paths share
+ *                one rail's send queue and port: with more paths than
+ *                packets in flight most paths are idle, and without S_i
+ *                a burst would go to idle paths of the one rail with the
+ *                least RTT, queueing there while the other rails idle.
+ *                The first MRC_SCHED_RAIL_FREE bytes do not count: a few
+ *                packets ahead cost less than the RTT noise between
+ *                rails, and a small message stays on its fastest rail
+ *                instead of waiting for the slower of two.  The loss
+ *                factor weighs the path's own bytes only.
+ *                Packed as load << MRC_SCHED_RTT_SHIFT |
  *                Q(R_i), the load capped at MRC_SCHED_LOAD_MAX and Q at
  *                2^MRC_SCHED_RTT_SHIFT - 1.  A slow or congested path
  *                drains slowly, so its bytes in flight stay up and it
@@ -78,9 +90,9 @@
  *  MRC_SCHED_RTT_UNKNOWN_NS before any sample.  Q(x) = (x >> 10) + 1
  *  rounded down to MRC_SCHED_RTT_BITS significant bits (12.5-25% steps,
  *  so paths within noise of each other tie and take turns).  Bounds:
- *  B < 2^32, Q < 2^20 (R <= MRC_RTT_MAX_NS), (1 + L) <= 8, w <= 255;
- *  the load-aware cost is below 2^(31 + 24) = 2^55: every product with a
- *  weight fits a u64.
+ *  B < 2^32, Q < 2^20 (R <= MRC_RTT_MAX_NS), (1 + L) <= 8, S < 2^32,
+ *  w <= 255; the load-aware cost is below 2^(31 + 24) = 2^55 (the load
+ *  capped): every product with a weight fits a u64.
  *
  * Exploration (min-latency and load-aware; off with explore_every = 0):
  * a policy that prefers fast paths stops sending on slow ones, and without
@@ -139,6 +151,8 @@ enum mrc_sched_class {
 #define MRC_SCHED_RTT_BITS		3
 /* Cap of L_i in the load-aware cost. */
 #define MRC_SCHED_LOSS_CAP		7
+/* Bytes in flight on a rail that the load-aware S_i does not count. */
+#define MRC_SCHED_RAIL_FREE		(4 * 4096)
 /* The load-aware cost: load << MRC_SCHED_RTT_SHIFT | Q(R), load capped. */
 #define MRC_SCHED_RTT_SHIFT		24
 #define MRC_SCHED_LOAD_MAX		((1ULL << 31) - 1)
@@ -239,7 +253,15 @@ u32 mrc_sched_weight(const struct mrc_sched_params *sp,
 bool mrc_sched_in_class(const struct mrc_sched_params *sp, u32 cls,
 			const struct mrc_path *p);
 
-u64 mrc_sched_cost(u32 policy, const struct mrc_path *p, u32 len);
+u64 mrc_sched_cost_rail(u32 policy, const struct mrc_path *p, u32 len,
+			u32 rail_bytes);
+
+/* The cost with nothing else in flight on @p's rail (tests, mrcctl). */
+static inline u64 mrc_sched_cost(u32 policy, const struct mrc_path *p,
+				 u32 len)
+{
+	return mrc_sched_cost_rail(policy, p, len, 0);
+}
 
 int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		     struct mrc_path *const *paths, u32 n, u32 cls, u32 len,

@@ -805,6 +805,67 @@ static void best__exploration_budget(void)
 
 /* ---------------------------------------------------------------- */
 
+/*
+ * Load-aware counts the rail queue: paths i & 1 are rails 0 and 1, rail 0
+ * has the lower RTT.  A few packets ahead on rail 0 leave the next one
+ * on rail 0 (the RTT decides); eight ahead send it to rail 1, and a burst
+ * then evens out the rails' bytes in flight instead of filling rail 0's
+ * idle paths first.
+ */
+static void best__rail_queue_counts(void)
+{
+	u64 r[2] = { 0, 0 };
+	struct mrc_sched_res res;
+	struct mrc_sched s;
+	unsigned int i, k;
+	int p;
+
+	setup(NP, 0xffff);
+	for (i = 1; i < NP; i += 2)
+		for (k = 0; k < 8; k++)
+			mrc_rtt_update(&path[i].rtt, 2 * MS);
+	CHECK(mrc_sched_cost(MRC_SCHED_MIN_LATENCY, &path[1], 0) >
+	      mrc_sched_cost(MRC_SCHED_MIN_LATENCY, &path[0], 0),
+	      "rail 1 slower");
+	sp.policy = MRC_SCHED_LOAD_AWARE;
+	sp.explore_every = 0;
+	mrc_sched_init(&s);
+
+	/* One packet ahead (within MRC_SCHED_RAIL_FREE): still rail 0. */
+	mrc_path_inflight_add(&path[0], 1, 4096);
+	p = sel(&s, NP, 0, 4096, T0, &res);
+	CHECK(p >= 0 && !(p & 1), "1 ahead: path %d", p);
+
+	/* Eight ahead: rail 1, although its RTT is higher. */
+	mrc_path_inflight_add(&path[0], 7, 7 * 4096);
+	mrc_sched_init(&s);
+	p = sel(&s, NP, 0, 4096, T0, &res);
+	CHECK(p >= 0 && (p & 1), "8 ahead: path %d", p);
+
+	/*
+	 * A burst of 16 evens the rails out, to within the two packets by
+	 * which a path's own bytes (B_i) tip the balance.
+	 */
+	r[0] = 8 * 4096;
+	for (i = 0; i < 16; i++) {
+		p = sel(&s, NP, 0, 4096, T0, &res);
+		if (p < 0)
+			break;
+		mrc_path_inflight_add(&path[p], 1, 4096);
+		r[p & 1] += 4096;
+	}
+	CHECK(i == 16, "burst picks %u", i);
+	CHECK(r[0] + 8192 >= r[1] && r[1] + 8192 >= r[0],
+	      "rails %llu / %llu", (unsigned long long)r[0],
+	      (unsigned long long)r[1]);
+	/* The cost mrcctl shows: S_i only beyond MRC_SCHED_RAIL_FREE. */
+	CHECK(mrc_sched_cost_rail(MRC_SCHED_LOAD_AWARE, &path[2], 4096,
+				  MRC_SCHED_RAIL_FREE + 8192) ==
+	      mrc_sched_cost(MRC_SCHED_LOAD_AWARE, &path[2], 4096) +
+	      (8192ULL << MRC_SCHED_RTT_SHIFT), "S_i");
+	mrc_sched_params_default(&sp);
+}
+
 static const struct tap_test tests[] = {
 #define T(f) { #f, f }
 	T(params__defaults_and_check),
@@ -827,6 +888,7 @@ static const struct tap_test tests[] = {
 	T(select__refuses_bad_input),
 	T(best__ties_rotate_and_weights_scale),
 	T(best__exploration_budget),
+	T(best__rail_queue_counts),
 #undef T
 };
 
