@@ -53,7 +53,6 @@
 #define MAX_LEN		1100		/* below any receive buffer of mrc */
 #define GARBAGE_TOS	0x30		/* DSCP AF12: marks our datagrams */
 #define BATCH		16		/* datagrams per post (one doorbell) */
-#define KICK_NS		200000000ULL	/* no completion for this long: kick */
 #define STALL_NS	10000000000ULL	/* ... for this long: give up */
 
 static u64 rng_state;
@@ -208,12 +207,9 @@ static void usage(void)
 	exit(2);
 }
 
-/*
- * The sender's state: datagrams posted and completed (completions come in
- * order), the post of the last kick (below), and the queue pair.
- */
+/* The sender: datagrams posted and completed (in order), its QP. */
 static struct ud_sender us;
-static u64 posted, done, kick_at, kicks;
+static u64 posted, done;
 static u32 qkey = MRC_QKEY, qpns[MAX_QPNS], nqpn;
 
 /* Posts @n (<= BATCH) hostile datagrams, the i-th in buffer slot @slot[i]. */
@@ -236,23 +232,15 @@ static void post(unsigned int n, const unsigned int *slot)
 }
 
 /*
- * Waits until at most @max datagrams are in flight.
- *
- * rxe (Linux 6.1) can stall a queue pair's sends: its requester, run in
- * the poster's context, finds too many of the QP's packets not yet freed
- * by the NIC and stops, to be woken by a packet's destructor once few are
- * left; if they are all freed between its check and its raising the flag
- * the destructor looks at, nothing wakes it until the next post.  A sender
- * that waits for completions before it posts again would wait forever.
- * So after KICK_NS without a completion one more datagram is posted, in
- * the spare buffer slot DEPTH (at most one such kick in flight): the post
- * runs the requester, which sends everything queued.  After STALL_NS
- * without a completion, give up.
+ * Waits until at most @max datagrams are in flight.  rxe (Linux 6.1) can
+ * stop completing a queue pair's sends for good under this stream (the
+ * QP then holds references that rxe warns about when it is destroyed);
+ * after STALL_NS without a completion, give up with a message rather
+ * than wait forever.
  */
 static void reap_to(u64 max)
 {
-	u64 quiet = now_ns(), t;
-	unsigned int spare = DEPTH;
+	u64 quiet = now_ns();
 	int got;
 
 	while (posted - done > max) {
@@ -260,16 +248,8 @@ static void reap_to(u64 max)
 		if (got) {
 			done += got;
 			quiet = now_ns();
-			continue;
-		}
-		t = now_ns();
-		if (t - quiet >= STALL_NS)
+		} else if (now_ns() - quiet >= STALL_NS) {
 			die("%s: no send completion for 10 s", "rxe");
-		if (t - quiet >= KICK_NS && (!kicks || done > kick_at)) {
-			kick_at = posted;
-			kicks++;
-			post(1, &spare);
-			quiet = t;
 		}
 	}
 }
@@ -320,8 +300,7 @@ int main(int argc, char **argv)
 		usage();
 	rng_state = seed * 0x9e3779b97f4a7c15ULL | 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	/* DEPTH regular datagrams in flight and a kick (reap_to()). */
-	ud_open(&us, dev, target, GARBAGE_TOS, DEPTH + 1, (DEPTH + 1) * SLOT);
+	ud_open(&us, dev, target, GARBAGE_TOS, DEPTH, DEPTH * SLOT);
 	printf("# garbage QP %u on %s: %u/s for %u s to %u QPs, seed %llu\n",
 	       us.qp->qp_num, dev, rate, secs, nqpn,
 	       (unsigned long long)seed);
@@ -334,7 +313,7 @@ int main(int argc, char **argv)
 		while ((t = now_ns()) < due && t < end)
 			usleep(100);
 		/*
-		 * Regular datagrams take the slots in turn: the last DEPTH
+		 * Datagrams take the slots in turn: the last DEPTH
 		 * of them are the only ones that can be in flight.
 		 */
 		reap_to(DEPTH - BATCH);
@@ -354,9 +333,7 @@ int main(int argc, char **argv)
 		if (expect[i])
 			printf("expect %s %llu\n", mrc_drop_reason_name(i),
 			       expect[i]);
-	printf("sent verbs %llu\nrate %llu\nkicks %llu\n",
-	       (unsigned long long)posted,
-	       (unsigned long long)(posted * 1000000000ULL / (t ?: 1)),
-	       (unsigned long long)kicks);
+	printf("sent verbs %llu\nrate %llu\n", (unsigned long long)posted,
+	       (unsigned long long)(posted * 1000000000ULL / (t ?: 1)));
 	return 0;
 }
