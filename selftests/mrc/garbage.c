@@ -53,7 +53,7 @@
 #define MAX_LEN		1100		/* below any receive buffer of mrc */
 #define GARBAGE_TOS	0x30		/* DSCP AF12: marks our datagrams */
 #define BATCH		16		/* datagrams per post (one doorbell) */
-#define STALL_NS	10000000000ULL	/* ... for this long: give up */
+#define STALL_NS	10000000000ULL	/* no send completion this long: give up */
 
 static u64 rng_state;
 
@@ -257,7 +257,7 @@ static void reap_to(u64 max)
 int main(int argc, char **argv)
 {
 	unsigned int rate = 10000, secs = 10, slot[BATCH], i;
-	u64 seed = 1, regular = 0, t0, t, due, end;
+	u64 seed = 1, nslot = 0, t0, t, due, end;
 	const char *dev = "rxe0";
 	struct in_addr target = {};
 	int c;
@@ -318,9 +318,9 @@ int main(int argc, char **argv)
 		 */
 		reap_to(DEPTH - BATCH);
 		for (i = 0; i < BATCH; i++)
-			slot[i] = (regular + i) % DEPTH;
+			slot[i] = (nslot + i) % DEPTH;
 		post(BATCH, slot);
-		regular += BATCH;
+		nslot += BATCH;
 		done += ud_reap(&us, (int)(posted - done));
 	}
 	reap_to(0);
