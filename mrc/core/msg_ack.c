@@ -329,9 +329,10 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 		/*
 		 * The ACK of a packet sent more than once may be of any of
 		 * its sends (Karn): it is no evidence of the last send's
-		 * path or time.  Taken as such, it moved the RACK time and
-		 * the path's highest ack, and what was queued ahead of the
-		 * resend on that path looked lost; nor is it an RTT sample.
+		 * path or time.  Taken as such, it would move the RACK time
+		 * and the path's highest ack, and what is queued ahead of
+		 * the resend on that path would look lost; nor is it an RTT
+		 * sample.
 		 */
 		if (ev->retrans)
 			return;

@@ -285,7 +285,7 @@ static u32 mrc_sched_rail_excess(u32 rail_bytes)
  * @rail_bytes: the peer's bytes in flight on @p's local rail, over all
  *	of its paths there (@p's own included); only load-aware uses it
  *
- * For the scheduler, for tests and for showing in mrcctl.
+ * Used by the pick (mrc_sched_best()) and the unit tests.
  *
  * Return: the policy's cost c_i of sending @len bytes on @p now (the
  * policies in sched.h); the round-robin cost is 0.

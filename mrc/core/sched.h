@@ -256,7 +256,7 @@ bool mrc_sched_in_class(const struct mrc_sched_params *sp, u32 cls,
 u64 mrc_sched_cost_rail(u32 policy, const struct mrc_path *p, u32 len,
 			u32 rail_bytes);
 
-/* The cost with nothing else in flight on @p's rail (tests, mrcctl). */
+/* The cost with nothing else in flight on @p's rail (unit tests). */
 static inline u64 mrc_sched_cost(u32 policy, const struct mrc_path *p,
 				 u32 len)
 {
