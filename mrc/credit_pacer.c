@@ -19,8 +19,11 @@
  * (credit_policy) hands out.  Data arriving when a pace is due (the
  * timer or its worker is late: on a loaded or virtual host a pace can
  * come periods after the timer was armed, see "Timer defaults" in
- * Documentation/mrc/design-decisions.rst) runs the pace itself,
- * from the receive path, so arrivals clock the grants.  Credit packets
+ * Documentation/mrc/design-decisions.rst), or after
+ * MRC_CREDIT_PACE_DATA_UNITS grant units arrived since the last pace,
+ * runs the pace itself, from the receive path, so arrivals clock the
+ * grants: at a fast drain a period's grants at once would arrive as one
+ * burst at the last hop.  Credit packets
  * to a peer always take its first usable path, so they arrive in order
  * (a reordered GRANT would be refused as stale).
  */
@@ -326,12 +329,14 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 		mrc_credit_arm_locked(period);
 	}
 	/*
-	 * A pace is due (its timer is late): the arrival runs it.  Not
-	 * before the timer's first pace, which reads the rails' speed.
+	 * A pace is due (its timer is late, or enough arrived since the
+	 * last one): the arrival runs it.  Not before the timer's first
+	 * pace, which reads the rails' speed.
 	 */
 	due = mrc_credit_last_pace && mrc_credit_pace_ns &&
 	      !mrc_credit_pacing &&
-	      now - mrc_credit_last_pace >= mrc_credit_pace_ns;
+	      (now - mrc_credit_last_pace >= mrc_credit_pace_ns ||
+	       mrc_credit_rx_data_due(mrc_credit_rx_tab, MRC_CREDIT_UNIT));
 	if (due)
 		mrc_credit_data_paces++;
 	spin_unlock_bh(&mrc_credit_lock);
@@ -355,8 +360,8 @@ int mrc_credit_show(struct seq_file *s)
 	unsigned long idx;
 	u64 outstanding;
 	s64 tokens;
-	u64 hist[MRC_CREDIT_PACE_HIST], period, data_paces;
-	u32 waiting;
+	u64 hist[MRC_CREDIT_PACE_HIST], period, data_paces, out_cap;
+	u32 waiting, loop;
 	unsigned int i;
 
 	spin_lock_bh(&mrc_credit_lock);
@@ -367,6 +372,8 @@ int mrc_credit_show(struct seq_file *s)
 	memcpy(hist, mrc_credit_pace_hist, sizeof(hist));
 	period = mrc_credit_pace_ns;
 	data_paces = mrc_credit_data_paces;
+	loop = mrc_credit_rx_loop_ns(mrc_credit_rx_tab);
+	out_cap = mrc_credit_rx_tab->out_cap;
 	spin_unlock_bh(&mrc_credit_lock);
 	seq_printf(s, "req_new %llu\nreq_dup %llu\nreq_bad %llu\n"
 		   "req_oversize %llu\nreq_busy %llu\nreq_full %llu\n"
@@ -382,12 +389,14 @@ int mrc_credit_show(struct seq_file *s)
 	seq_printf(s, "outstanding_max %llu\n"
 		   "paces %llu\npaces_by_data %llu\npaces_no_tokens %llu\n"
 		   "paces_out_full %llu\ncapped_bytes %llu\n"
-		   "pace_period_us %llu\ntx_errors %lld\n",
+		   "pace_period_us %llu\ntx_errors %lld\n"
+		   "loop_us %u\noutstanding_cap %llu\n",
 		   st.outstanding_max,
 		   st.paces, data_paces, st.paces_no_tokens,
 		   st.paces_out_full, st.capped_bytes,
 		   div_u64(period, NSEC_PER_USEC),
-		   (s64)atomic64_read(&mrc_credit_tx_errs));
+		   (s64)atomic64_read(&mrc_credit_tx_errs),
+		   (u32)(loop / NSEC_PER_USEC), out_cap);
 	/* pace_lt_<bound>us: intervals below the bound; pace_ge_...: above */
 	for (i = 0; i < MRC_CREDIT_PACE_HIST; i++)
 		seq_printf(s, "pace_%s_%lluus %llu\n",

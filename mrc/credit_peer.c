@@ -163,20 +163,25 @@ void mrc_credit_params(struct mrc_credit_params *p, u64 bps)
 	p->grant_timeout_ns = mrc_knob(MRC_KNOB_credit_grant_timeout_ms) *
 			      NSEC_PER_MSEC;
 	/*
-	 * Granted, not arrived: what the drain rate delivers in half a
-	 * grant timeout (the timeout is meant to exceed the RTT, and a cap
-	 * below rate x RTT would cap the throughput), at least two windows
-	 * and four units, at most 64 MiB.
+	 * Granted, not arrived: what the drain rate delivers in
+	 * MRC_CREDIT_DEF_LOOP_MULT credit loops once one was measured
+	 * (credit.h), and before that, and at most, what it delivers in
+	 * half a grant timeout (the timeout is meant to exceed the RTT, and
+	 * a cap below rate x RTT would cap the throughput); at least two
+	 * windows and four units, at most 64 MiB.
 	 */
 	out = div_u64(div_u64(p->rate, 1000) *
 		      (p->grant_timeout_ns / NSEC_PER_USEC), 2000);
 	out = max3(out, 2ULL * p->unsched, 4ULL * MRC_CREDIT_UNIT);
 	p->max_outstanding = clamp_t(u64, max_t(u64, out, p->burst), 0,
 				     64U << 20);
+	p->loop_mult = MRC_CREDIT_DEF_LOOP_MULT;
 	/* The operator's bound (e.g. the last hop's buffer), one unit min. */
 	out = mrc_knob(MRC_KNOB_credit_max_outstanding_bytes);
-	if (out)
+	if (out) {
 		p->max_outstanding = max_t(u32, out, MRC_CREDIT_UNIT);
+		p->loop_mult = 0;
+	}
 	p->request_timeout_ns = p->grant_timeout_ns;
 	/*
 	 * A request for an earlier message than the sender's entry's is

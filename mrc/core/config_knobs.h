@@ -75,7 +75,7 @@
 	X(credit_max_outstanding_bytes, MRC_CONFIG_A_CREDIT_MAX_OUTSTANDING_BYTES, 0, 67108864, \
 	  0, 0, "bytes",						\
 	  "most granted, not yet arrived bytes, all senders; "		\
-	  "0 = drain rate x half the grant timeout")			\
+	  "0 = 4 x the drain of the credit loop (grant to data)")	\
 	X(data_rto_min_ms, MRC_CONFIG_A_DATA_RTO_MIN_MS, 0, 2000, 0, 0, \
 	  "ms",								\
 	  "least retransmission timeout of a DATA packet (capped by "	\

@@ -54,6 +54,10 @@ int mrc_credit_params_check(const struct mrc_credit_params *p,
 		*why = "max_outstanding below grant_unit";
 		return -EINVAL;
 	}
+	if (p->loop_mult > MRC_CREDIT_LOOP_MULT_MAX) {
+		*why = "loop_mult above 64";
+		return -EINVAL;
+	}
 	if (!p->max_msg) {
 		*why = "max_msg must be above 0";
 		return -EINVAL;

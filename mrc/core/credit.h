@@ -23,6 +23,35 @@
  * grant_timeout the outstanding credit is reclaimed (returned to the
  * pool).
  *
+ * The cap on outstanding credit is max_outstanding, or, with loop_mult
+ * set, what the drain rate delivers in loop_mult times the credit loop:
+ * the least time from a grant to the arrival of the first byte it
+ * allowed, over the last one to two MRC_CREDIT_LOOP_WIN_NS, once they
+ * hold MRC_CREDIT_LOOP_SAMPLES samples (at least two unscheduled windows
+ * and four units, at most max_outstanding; the least of these before).
+ * One sample could be a grant whose first packet was dropped and resent
+ * after a timeout.  Credit
+ * beyond what the loop needs only builds the last hop's queue; and when
+ * that queue drops, the sender's resends come on top of the grants that
+ * keep arriving, so the queue stays full.  Credit bounded by the loop is
+ * conserved: a lost packet's resend takes the place of new credit.  But
+ * a sender whose granted packets were lost holds its credit until its
+ * retransmission timer, which may be milliseconds: the credit of a
+ * sender that neither got a grant nor delivered granted bytes while the
+ * others delivered MRC_CREDIT_STALL_CAPS times the cap (a full cap
+ * cycles through the senders between two arrivals of one), or while
+ * nothing at all arrived for MRC_CREDIT_STALL_LOOPS credit loops (every
+ * sender that holds credit lost it; grant_timeout / MRC_CREDIT_STALL_LOOPS
+ * before the loop is known), does not count against the cap, and
+ * the sender gets no more until its bytes come (the credit still counts
+ * as outstanding, and is reclaimed after grant_timeout).
+ *
+ * Arrivals clock the pacer: the caller runs a pace that is due by time
+ * (its period) or once MRC_CREDIT_PACE_DATA_UNITS grant units arrived
+ * since the last one (mrc_credit_rx_data_due()), so that at a fast drain
+ * grants go out a few packets at a time rather than a period's worth at
+ * once.
+ *
  * Times are u64 ns of the caller's monotonic clock; nothing here
  * allocates, and the arithmetic is integer with no 64-bit division (so no
  * div_u64() on 32-bit kernels).  Not thread-safe: the caller serialises
@@ -62,6 +91,9 @@ struct mrc_credit_params {
 	u32 grant_unit;		/* grants are whole units (not the tail) */
 	u32 burst;		/* most pacing budget saved while idle */
 	u32 max_outstanding;	/* granted, not yet arrived, all senders */
+	u32 loop_mult;		/* 0: max_outstanding is the cap; else the
+				 * cap follows the credit loop (above)
+				 */
 	u32 max_msg;		/* largest message a REQUEST may announce */
 	u32 grant_timeout_ns;	/* reclaim a silent sender's credit after */
 	u32 request_timeout_ns;	/* sender: re-REQUEST while starved after */
@@ -85,6 +117,19 @@ struct mrc_credit_params {
 #define MRC_CREDIT_DEF_STALE_NS		6000000000ULL	/* 6 s */
 /* Bounds enforced by mrc_credit_params_check(). */
 #define MRC_CREDIT_TIMEOUT_MAX_NS	4000000000U
+#define MRC_CREDIT_LOOP_MULT_MAX	64
+/* The loop_mult hosts use when the operator sets no fixed cap. */
+#define MRC_CREDIT_DEF_LOOP_MULT	4
+/* The credit loop is the least sample of the last one to two of these, */
+#define MRC_CREDIT_LOOP_WIN_NS		1000000000ULL
+/* once they hold this many. */
+#define MRC_CREDIT_LOOP_SAMPLES		8
+/* A sender silent while this many caps arrived holds credit outside it, */
+#define MRC_CREDIT_STALL_CAPS		4
+/* or silent for this many credit loops. */
+#define MRC_CREDIT_STALL_LOOPS		16
+/* Arrivals since the last pace, in grant units, that make one due. */
+#define MRC_CREDIT_PACE_DATA_UNITS	4
 
 void mrc_credit_params_default(struct mrc_credit_params *p);
 int mrc_credit_params_check(const struct mrc_credit_params *p,
@@ -112,6 +157,9 @@ struct mrc_credit_rx_entry {
 	u8 lost;		/* internal: credit of msg_id was
 				 * reclaimed (granted bytes never came)
 				 */
+	u8 stalled;		/* internal: its credit is outside the cap
+				 * and it gets no more (credit.h)
+				 */
 	u32 hnext;		/* internal: the next entry of its hash
 				 * bucket, as index + 1; 0 ends the chain
 				 */
@@ -131,6 +179,12 @@ struct mrc_credit_rx_entry {
 					 * | MRC_CREDIT_LANE_SEEN, | _OPEN if
 					 * it left the entry unfinished; 0: none
 					 */
+	u64 loop_ns;		/* internal: a grant being timed, 0: none */
+	u64 mark;		/* internal: rx->arrived at its last grant
+				 * or arrival of granted bytes
+				 */
+	u64 mark_ns;		/* internal: and when that was */
+	u32 loop_from;		/* internal: the offset its credit starts at */
 	u64 granted_bytes;	/* stats: scheduled bytes granted */
 	u64 reclaimed_bytes;	/* stats: credit reclaimed after expiry */
 	u64 grants;		/* stats: new grants issued */
@@ -179,6 +233,16 @@ struct mrc_credit_rx {
 	s64 tokens;		/* pacing budget, bytes; < 0 is debt */
 	u64 frac;		/* remainder of rate * elapsed, byte-ns */
 	u64 total_outstanding;
+	u32 since_pace;		/* new payload bytes since the last pace */
+	u64 arrived;		/* new payload bytes, all senders */
+	u64 arrived_ns;		/* when the last came */
+	u32 loop_min_ns[2];	/* least credit loop: [0] this window,
+				 * [1] the one before; 0: no sample
+				 */
+	u32 loop_n[2];		/* their samples */
+	u64 loop_win_ns;	/* when the current window began */
+	u64 out_cap;		/* the cap on outstanding at the last pace */
+	u64 out_stalled;	/* outstanding of stalled senders, then */
 	struct mrc_credit_rx_stats stats;
 	struct mrc_credit_rx_entry e[];
 };
@@ -236,6 +300,15 @@ u32 mrc_credit_rx_bucket(const struct mrc_credit_rx *rx, u32 key);
 void mrc_credit_rx_set_low(struct mrc_credit_rx *rx, u32 key, bool low);
 
 u32 mrc_credit_rx_waiting(const struct mrc_credit_rx *rx);
+
+u32 mrc_credit_rx_loop_ns(const struct mrc_credit_rx *rx);
+
+/* Enough arrived since the last pace to run one (arrivals clock it). */
+static inline bool mrc_credit_rx_data_due(const struct mrc_credit_rx *rx,
+					  u32 unit)
+{
+	return rx->since_pace >= MRC_CREDIT_PACE_DATA_UNITS * unit;
+}
 
 /* ---------------------------------------------------------------- */
 /* sender                                                            */

@@ -404,6 +404,7 @@ int mrc_credit_rx_request_unsched(struct mrc_credit_rx *rx,
 	e->unsched = min(unsched, p->unsched);
 	e->granted = e->unsched;
 	e->seq = 0;
+	e->loop_ns = 0;
 	e->expiry = now + p->grant_timeout_ns;
 	mrc_credit_lane_take(e, msg_id);
 	mrc_credit_rewait(rx, e, false);
@@ -447,6 +448,64 @@ u32 mrc_credit_rx_unsched(struct mrc_credit_rx *rx,
 		return msg_len;
 	return mrc_credit_unsched_of(mrc_credit_find(rx, key), p, msg_id,
 				     msg_len);
+}
+
+/*
+ * Credit loop (credit.h): the least time from a grant to the first byte
+ * of its credit, per window of MRC_CREDIT_LOOP_WIN_NS; one grant per
+ * entry is timed at a time.
+ */
+static void mrc_credit_loop_sample(struct mrc_credit_rx *rx, u64 ns, u64 now)
+{
+	u32 s = (u32)min_t(u64, ns, MRC_CREDIT_MAX_ELAPSED_NS);
+
+	if (!s)
+		s = 1;
+	if (!rx->loop_win_ns || now - rx->loop_win_ns >= MRC_CREDIT_LOOP_WIN_NS) {
+		rx->loop_min_ns[1] = rx->loop_min_ns[0];
+		rx->loop_n[1] = rx->loop_n[0];
+		rx->loop_min_ns[0] = 0;
+		rx->loop_n[0] = 0;
+		rx->loop_win_ns = now;
+	}
+	if (!rx->loop_min_ns[0] || s < rx->loop_min_ns[0])
+		rx->loop_min_ns[0] = s;
+	if (rx->loop_n[0] < U32_MAX)
+		rx->loop_n[0]++;
+}
+
+/**
+ * mrc_credit_rx_loop_ns() - the credit loop in use
+ * @rx: the receiver's table
+ *
+ * Return: the least grant-to-data time of the current and the previous
+ * window, ns; 0 while they hold fewer than MRC_CREDIT_LOOP_SAMPLES.
+ */
+u32 mrc_credit_rx_loop_ns(const struct mrc_credit_rx *rx)
+{
+	u32 a = rx->loop_min_ns[0], b = rx->loop_min_ns[1];
+
+	if ((u64)rx->loop_n[0] + rx->loop_n[1] < MRC_CREDIT_LOOP_SAMPLES)
+		return 0;
+	if (!a || !b)
+		return a ? a : b;
+	return min(a, b);
+}
+
+/* The cap on outstanding credit now (credit.h). */
+static u64 mrc_credit_out_cap(const struct mrc_credit_rx *rx,
+			      const struct mrc_credit_params *p)
+{
+	u64 loop = mrc_credit_rx_loop_ns(rx), cap = 0, floor, rem;
+
+	if (!p->loop_mult)
+		return p->max_outstanding;
+	/* <= 1.25e11 x 1e8 < 2^64 (loop samples are capped at 100 ms) */
+	if (loop)
+		cap = mrc_credit_div(p->rate * loop, NSEC_PER_S, &rem) *
+		      p->loop_mult;
+	floor = max_t(u64, 2ULL * p->unsched, 4ULL * p->grant_unit);
+	return min_t(u64, max(cap, floor), p->max_outstanding);
 }
 
 /**
@@ -496,8 +555,20 @@ int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 			rx->tokens = -(s64)U32_MAX;
 		rx->stats.unsched_bytes += charge;
 	}
+	rx->since_pace = (u32)min_t(u64, (u64)rx->since_pace + len, U32_MAX);
+	rx->arrived += len;
+	rx->arrived_ns = now;
+	/* The first byte of a timed grant's credit: a loop sample. */
+	if (e && e->msg_id == msg_id && e->loop_ns && end > e->loop_from) {
+		if (now > e->loop_ns)
+			mrc_credit_loop_sample(rx, now - e->loop_ns, now);
+		e->loop_ns = 0;
+	}
 	settle = len - charge;
 	if (e && settle) {
+		e->mark = rx->arrived;
+	e->mark_ns = now;
+		e->mark_ns = now;
 		settle = min_t(u64, settle, e->outstanding);
 		e->outstanding -= (u32)settle;
 		rx->total_outstanding -= settle;
@@ -511,6 +582,12 @@ static void mrc_credit_give(struct mrc_credit_rx *rx,
 			    struct mrc_credit_rx_entry *e, u32 bytes, u64 now)
 {
 	bool was = mrc_credit_waits(e);
+
+	if (!e->loop_ns) {
+		e->loop_ns = max_t(u64, now, 1);	/* 0: none */
+		e->loop_from = e->granted;
+	}
+	e->mark = rx->arrived;
 
 	e->granted += bytes;
 	mrc_credit_rewait(rx, e, was);
@@ -548,7 +625,7 @@ static u64 mrc_credit_fair(struct mrc_credit_rx *rx,
 	/* Stops after a full round that could give nobody anything. */
 	for (i = rx->cursor % n; avail && idle < n; i = (i + 1) % n) {
 		e = &rx->e[i];
-		piece = mrc_credit_waits(e) && e->low == low ?
+		piece = mrc_credit_waits(e) && e->low == low && !e->stalled ?
 			mrc_credit_piece(e, avail, p->grant_unit,
 					 p->grant_unit) : 0;
 		if (!piece) {
@@ -575,7 +652,8 @@ static u64 mrc_credit_srpt(struct mrc_credit_rx *rx,
 		best = NULL;
 		for (i = 0; i < rx->nentries; i++) {
 			e = &rx->e[i];
-			if (!mrc_credit_waits(e) || e->pending || e->low != low)
+			if (!mrc_credit_waits(e) || e->pending || e->low != low ||
+			    e->stalled)
 				continue;
 			if (!best || e->requested - e->granted <
 				     best->requested - best->granted)
@@ -614,7 +692,7 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		       u64 elapsed, struct mrc_credit_grant *out, u32 nout)
 {
 	struct mrc_credit_rx_entry *e;
-	u64 add, avail, cap, over, lost, rem;
+	u64 add, avail, cap, over, lost, rem, stall, stall_ns, stalled, live;
 	bool waiting = false;
 	int n = 0;
 	u8 low;
@@ -658,29 +736,55 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		rx->tokens = cap;
 	}
 
+	rx->out_cap = mrc_credit_out_cap(rx, p);
+	/*
+	 * What the others delivered since a sender's last news, or how long
+	 * nobody delivered anything.
+	 */
+	stall = p->loop_mult ? rx->out_cap * MRC_CREDIT_STALL_CAPS : 0;
+	stall_ns = (u64)mrc_credit_rx_loop_ns(rx) * MRC_CREDIT_STALL_LOOPS;
+	if (!stall_ns)
+		stall_ns = p->grant_timeout_ns / MRC_CREDIT_STALL_LOOPS;
+	if (!p->loop_mult)
+		stall_ns = 0;
+	stalled = 0;
 	for (i = 0; i < rx->nentries; i++) {
 		e = &rx->e[i];
 		e->pending = 0;
-		if (!e->in_use || !e->outstanding || now < e->expiry)
+		e->stalled = 0;
+		if (!e->in_use || !e->outstanding)
 			continue;
+		if (now < e->expiry) {
+			if ((stall && rx->arrived - e->mark >= stall) ||
+			    (stall_ns &&
+			     now - max(e->mark_ns, rx->arrived_ns) >= stall_ns)) {
+				/* no more credit until its bytes come */
+				e->stalled = 1;
+				stalled += e->outstanding;
+			}
+			continue;
+		}
 		e->lost = 1;
+		e->loop_ns = 0;
 		e->reclaimed_bytes += e->outstanding;
 		rx->stats.reclaimed_bytes += e->outstanding;
 		rx->total_outstanding -= e->outstanding;
 		e->outstanding = 0;
 	}
+	rx->out_stalled = stalled;
+	live = rx->total_outstanding - min(stalled, rx->total_outstanding);
 
+	rx->since_pace = 0;
 	if (rx->tokens <= 0) {
 		rx->stats.paces_no_tokens++;
 		return 0;
 	}
 	/* Full: no room for a whole unit (a shorter tail may still fit). */
-	if (rx->total_outstanding + p->grant_unit > p->max_outstanding)
+	if (live + p->grant_unit > rx->out_cap)
 		rx->stats.paces_out_full++;
-	if (rx->total_outstanding >= p->max_outstanding)
+	if (live >= rx->out_cap)
 		return 0;
-	avail = min_t(u64, rx->tokens,
-		      p->max_outstanding - rx->total_outstanding);
+	avail = min_t(u64, rx->tokens, rx->out_cap - live);
 	/* Background (low) entries get what the others leave. */
 	for (low = 0; low <= 1 && avail; low++)
 		avail = p->policy == MRC_CREDIT_SRPT ?

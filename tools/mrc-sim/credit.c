@@ -17,7 +17,8 @@
  *   MRC_CREDIT_TABLE), created with the first CREDIT_REQ; new DATA
  *   payload is charged by mrc_credit_rx_data(); the pacer is one event
  *   per host (the hrtimer), with the module's period (two grant units'
- *   drain, 100 us .. 2 ms) and data arrivals running a pace that is due;
+ *   drain, 100 us .. 2 ms) and data arrivals running a pace that is due
+ *   (by time, or by MRC_CREDIT_PACE_DATA_UNITS units arrived);
  * - with the credit knob off, a receiver grants a whole message at once
  *   (sequence 2^31 - 1) and a sender sends without asking.
  *
@@ -82,9 +83,12 @@ static void credit_params(struct mrc_credit_params *p)
 	out = p->rate / 1000 * (p->grant_timeout_ns / NSEC_PER_USEC) / 2000;
 	out = max3(out, 2ULL * p->unsched, 4ULL * CREDIT_UNIT);
 	p->max_outstanding = min_t(u64, max_t(u64, out, p->burst), 64U << 20);
+	p->loop_mult = MRC_CREDIT_DEF_LOOP_MULT;
 	out = g->knob[MRC_KNOB_credit_max_outstanding_bytes];
-	if (out)
+	if (out) {
 		p->max_outstanding = max_t(u32, out, CREDIT_UNIT);
+		p->loop_mult = 0;
+	}
 	p->request_timeout_ns = p->grant_timeout_ns;
 	p->stale_ns = 2ULL * g->knob[MRC_KNOB_peer_timeout_ms] * NSEC_PER_MSEC;
 }
@@ -422,7 +426,8 @@ void credit_rx_data(struct sim_peer *sp, const struct mrc_pkt *pkt)
 	if (in_win && mrc_credit_rx_waiting(rx))
 		pace_arm(h, h->pace_ns ? h->pace_ns : credit_period(p.rate));
 	if (h->last_pace && h->pace_ns &&
-	    now - h->last_pace >= h->pace_ns) {
+	    (now - h->last_pace >= h->pace_ns ||
+	     mrc_credit_rx_data_due(rx, CREDIT_UNIT))) {
 		g->st.data_paces++;
 		pace(h);
 	}

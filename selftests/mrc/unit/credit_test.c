@@ -615,6 +615,149 @@ static void rx__reclaims_expired(void)
 	      "grant %u seq %u", g[0].granted, g[0].seq);
 }
 
+/* Delivers every grant of @g[0..n) whole at @t (perfect drain). */
+static void deliver(struct mrc_credit_rx *rx, const struct mrc_credit_params *p,
+		    const struct mrc_credit_grant *g, int n, u32 len, u64 t)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		u32 out = rx->e[g[k].idx].outstanding;
+
+		mrc_credit_rx_data(rx, p, g[k].key, g[k].msg_id, len,
+				   g[k].granted - out, out, t);
+	}
+}
+
+/*
+ * With loop_mult, outstanding credit is capped by the credit loop: two
+ * unscheduled windows before MRC_CREDIT_LOOP_SAMPLES grants were timed,
+ * then loop_mult x the drain of the least grant-to-data time, within
+ * max_outstanding; without it, max_outstanding alone.
+ */
+static void rx__loop_caps_outstanding(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_grant g[2];
+	struct mrc_credit_rx *rx;
+	u32 len = 64U << 20, floor;
+	u64 t = US;
+	int i, n;
+
+	p.rate = 12500000000ULL;	/* 100 Gbit/s: 1.25 MB per 100 us */
+	p.burst = 8U << 20;
+	p.max_outstanding = 32U << 20;
+	p.loop_mult = 4;
+	floor = 2 * p.unsched;
+	rx = mkrx(2, &p);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 1, len, t, NULL) == 0, "req");
+	n = mrc_credit_rx_pace(rx, &p, t, 0, g, 2);
+	CHECK(n == 1 && rx->total_outstanding == floor && rx->out_cap == floor,
+	      "before samples: n %d, outstanding %llu, cap %llu (want %u)", n,
+	      ULL(rx->total_outstanding), ULL(rx->out_cap), floor);
+	/* Each grant's bytes arrive 100 us later: a loop of 100 us. */
+	for (i = 0; i < MRC_CREDIT_LOOP_SAMPLES; i++) {
+		CHECK(mrc_credit_rx_loop_ns(rx) == 0, "loop after %d", i);
+		t += 100 * US;
+		deliver(rx, &p, g, n, len, t);
+		n = mrc_credit_rx_pace(rx, &p, t, 100 * US, g, 2);
+		CHECK(n == 1, "pace %d granted %d", i, n);
+	}
+	CHECK(mrc_credit_rx_loop_ns(rx) == 100 * US, "loop %u ns",
+	      mrc_credit_rx_loop_ns(rx));
+	CHECK(rx->out_cap == 4 * 1250000, "cap %llu", ULL(rx->out_cap));
+	CHECK(rx->total_outstanding <= rx->out_cap, "outstanding %llu",
+	      ULL(rx->total_outstanding));
+	/* A shorter loop lowers it (down to the floor), max_outstanding caps. */
+	t += 2 * US;
+	deliver(rx, &p, g, n, len, t);
+	mrc_credit_rx_pace(rx, &p, t, 2 * US, g, 2);
+	CHECK(rx->out_cap == floor, "2 us loop: cap %llu", ULL(rx->out_cap));
+	p.max_outstanding = 64 * KB;
+	mrc_credit_rx_pace(rx, &p, t, 0, g, 2);
+	CHECK(rx->out_cap == 64 * KB, "max_outstanding: cap %llu",
+	      ULL(rx->out_cap));
+	p.max_outstanding = 32U << 20;
+	p.loop_mult = 0;
+	mrc_credit_rx_pace(rx, &p, t, 0, g, 2);
+	CHECK(rx->out_cap == p.max_outstanding, "fixed: cap %llu",
+	      ULL(rx->out_cap));
+}
+
+/* Arrivals since the last pace make one due after a few grant units. */
+static void rx__arrivals_clock_pace(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_grant g[1];
+	struct mrc_credit_rx *rx = mkrx(1, &p);
+	u32 i;
+
+	for (i = 0; i < MRC_CREDIT_PACE_DATA_UNITS; i++) {
+		CHECK(!mrc_credit_rx_data_due(rx, p.grant_unit), "due at %u", i);
+		mrc_credit_rx_data(rx, &p, 1, 1, p.unsched, i * p.grant_unit,
+				   p.grant_unit, 0);
+	}
+	CHECK(mrc_credit_rx_data_due(rx, p.grant_unit), "not due");
+	mrc_credit_rx_pace(rx, &p, 1, 1, g, 1);
+	CHECK(!mrc_credit_rx_data_due(rx, p.grant_unit) && !rx->since_pace,
+	      "a pace leaves %u bytes", rx->since_pace);
+}
+
+/*
+ * A sender whose granted bytes stop coming (lost, waiting for its
+ * retransmission timer) holds its credit outside the cap once the others
+ * delivered MRC_CREDIT_STALL_CAPS caps, so the others go on at the full
+ * cap; the credit still counts as outstanding.
+ */
+static void rx__stalled_sender_outside_cap(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_grant g[2];
+	struct mrc_credit_rx *rx;
+	u32 len = 64U << 20, a_out, b_max = 0;
+	const struct mrc_credit_rx_entry *a, *b;
+	u64 t = 0;
+	int i, n, k;
+
+	p.rate = 1250000000ULL;		/* 10 Gbit/s */
+	p.burst = 1U << 20;
+	p.max_outstanding = 32U << 20;
+	p.loop_mult = 4;
+	rx = mkrx(2, &p);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 1, len, t, NULL) == 0, "req a");
+	CHECK(mrc_credit_rx_request(rx, &p, 2, 1, len, t, NULL) == 0, "req b");
+	a = mrc_credit_rx_lookup(rx, 1);
+	b = mrc_credit_rx_lookup(rx, 2);
+	n = mrc_credit_rx_pace(rx, &p, t, 0, g, 2);
+	a_out = a->outstanding;
+	CHECK(n == 2 && a_out && rx->total_outstanding == rx->out_cap,
+	      "n %d, a %u, outstanding %llu", n, a_out,
+	      ULL(rx->total_outstanding));
+	/*
+	 * B's bytes arrive 5 us after each pace; A's never.  Once A counts
+	 * as stalled it gets no more credit.
+	 */
+	for (i = 0; i < 400; i++) {
+		t += 5 * US;
+		for (k = 0; k < n; k++)
+			if (g[k].key == 2)
+				deliver(rx, &p, &g[k], 1, len, t);
+		n = mrc_credit_rx_pace(rx, &p, t, 5 * US, g, 2);
+		if (!rx->out_stalled)
+			a_out = a->outstanding;
+		else
+			b_max = b->outstanding > b_max ? b->outstanding : b_max;
+	}
+	CHECK(rx->out_stalled && a->outstanding == a_out &&
+	      rx->out_stalled == a_out, "a %u of %u, stalled %llu",
+	      a->outstanding, a_out, ULL(rx->out_stalled));
+	CHECK(b_max + a_out > rx->out_cap && b_max <= rx->out_cap,
+	      "b got at most %u beside a's %u (cap %llu)", b_max, a_out,
+	      ULL(rx->out_cap));
+	CHECK(rx->total_outstanding <= rx->out_cap + a_out, "outstanding %llu",
+	      ULL(rx->total_outstanding));
+}
+
 static void rx__srpt_order(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1729,6 +1872,11 @@ int main(void)
 		{ "rx: capped bytes at the highest rate",
 		  rx__capped_at_max_rate },
 		{ "rx: expired credit reclaimed", rx__reclaims_expired },
+		{ "rx: the credit loop caps outstanding",
+		  rx__loop_caps_outstanding },
+		{ "rx: arrivals clock the pacer", rx__arrivals_clock_pace },
+		{ "rx: a stalled sender's credit is outside the cap",
+		  rx__stalled_sender_outside_cap },
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
 		{ "rx: background gets what the others leave",
 		  rx__background_last },
