@@ -57,7 +57,15 @@
  * MRC_MSG_FLOOR_YOUNG_MAX_NS (else the fixed floor): a few samples may
  * have missed the slow answers, but waiting for the fixed floor until
  * there are enough costs every peer that exchanges little (the first
- * window of an incast) a 20 ms stall per tail loss.  Where one answer
+ * window of an incast) a 20 ms stall per tail loss.  Before the first
+ * sample, the RTO's floor (not the allowance's) is
+ * MRC_MSG_FLOOR_PROBE_MULT times the largest srtt the probes of the
+ * peer's active paths measured, under the same bound (probe_floor()): an
+ * incast's first window lost whole in full switch queues brings no SACK,
+ * and would wait for the fixed floor; the multiple is large because a
+ * probe crossed an idle fabric, and a first window that is not lost may
+ * wait behind all the others' (an incast into deep buffers), where a
+ * resend only adds to the queue.  Where one answer
  * takes hundreds of microseconds (the VMs), a few are no evidence of
  * how slow the next one will be.
  * A packet delayed by such batching has an RTT at least as long as the
@@ -98,6 +106,38 @@
  * combination valid (path_test.c sweeps them); a refused one would leave
  * the defaults and is counted.
  */
+static u32 floor_hi(const struct mrc_msg_peer *mp, u64 now, u32 *n);
+
+/* The data RTT samples the learned floor goes by now. */
+static u32 floor_samples(const struct mrc_msg_peer *mp, u64 now)
+{
+	u32 n;
+
+	floor_hi(mp, now, &n);
+	return n;
+}
+
+/*
+ * The RTO's floor while there is no data RTT sample (Floors, above):
+ * MRC_MSG_FLOOR_PROBE_MULT times the largest srtt of the peer's active
+ * paths (their probes'), if that is at most MRC_MSG_FLOOR_YOUNG_MAX_NS;
+ * else, or without one, the fixed floor.  O(paths), but only until the
+ * first SACK.
+ */
+static u32 probe_floor(const struct mrc_msg_peer *mp)
+{
+	u64 f, hi = 0;
+	unsigned int i;
+
+	for (i = 0; i < MRC_MSG_NPATHS; i++)
+		if (mp->path[i] && mp->path[i]->state == MRC_PATH_ACTIVE)
+			hi = max_t(u64, hi, READ_ONCE(mp->path[i]->rtt.srtt_ns));
+	f = hi * MRC_MSG_FLOOR_PROBE_MULT;
+	if (!hi || f > MRC_MSG_FLOOR_YOUNG_MAX_NS)
+		return MRC_MSG_FLOOR_MAX_NS;
+	return (u32)max_t(u64, f, MRC_MSG_FLOOR_MIN_NS);
+}
+
 static void msg_path_params(struct mrc_msg_peer *mp,
 			    struct mrc_path_params *pp, u64 now)
 {
@@ -116,6 +156,8 @@ static void msg_path_params(struct mrc_msg_peer *mp,
 		return;
 	/* Learned: lower the RTO's floor and its least margin with it. */
 	floor = mrc_msg_floor_ns(mp, now);
+	if (!floor_samples(mp, now))
+		floor = probe_floor(mp);
 	pp->rtt.rto_min_ns = min(pp->rtt.rto_min_ns, floor);
 	pp->rtt.var_floor_ns = min(pp->rtt.var_floor_ns, floor / 4);
 }

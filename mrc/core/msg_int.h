@@ -41,7 +41,9 @@
  * two windows of MRC_MSG_FLOOR_WIN_NS, within [MIN, MAX]; MAX (the fixed
  * floors above) while they hold no sample, and MRC_MSG_FLOOR_YOUNG times
  * the multiple while they hold fewer than MRC_MSG_FLOOR_SAMPLES, if that
- * floor is at most MRC_MSG_FLOOR_YOUNG_MAX_NS (else MAX).
+ * floor is at most MRC_MSG_FLOOR_YOUNG_MAX_NS (else MAX).  With no sample,
+ * the RTO's floor is MRC_MSG_FLOOR_PROBE_MULT times the largest srtt of
+ * the peer's active paths (their probes'), under the same bound.
  */
 #define MRC_MSG_FLOOR_MAX_NS	MRC_MSG_REO_MIN_NS
 #define MRC_MSG_FLOOR_MIN_NS	(100 * NSEC_PER_USEC)
@@ -50,6 +52,7 @@
 #define MRC_MSG_FLOOR_SAMPLES	16
 #define MRC_MSG_FLOOR_YOUNG	4
 #define MRC_MSG_FLOOR_YOUNG_MAX_NS	(MRC_MSG_FLOOR_MAX_NS / 8)
+#define MRC_MSG_FLOOR_PROBE_MULT	256
 #define MRC_MSG_REO_STRIKES	3
 /* No progress for this many peer_timeout_ms with paths usable: ETIMEDOUT. */
 #define MRC_MSG_STALL_MULT	4

@@ -429,10 +429,23 @@ static void probe_rearm(struct sim_peer *sp)
 	evq_push(&g->q, sim_ps(d), EV_PROBE, sp, 0);
 }
 
+/*
+ * What the probe that brought a path up measured in the module (the
+ * HELLO's, then a keepalive's): a probe's round trip over the four links
+ * each way of the idle fabric.
+ */
+static uint64_t probe_rtt_ns(void)
+{
+	double ser_ns = (MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_hello)) *
+			8 / g->c.rate_gbps;
+
+	return (uint64_t)(2 * 4 * (g->c.hop_ps / 1000.0 + ser_ns)) + 1;
+}
+
 struct sim_peer *host_peer(struct sim_host *h, uint32_t id)
 {
 	struct sim_peer *sp = peer_find(h, id);
-	uint64_t now = sim_now_ns();
+	uint64_t now = sim_now_ns(), rtt = probe_rtt_ns();
 	unsigned int l, i;
 
 	if (sp)
@@ -448,8 +461,10 @@ struct sim_peer *host_peer(struct sim_host *h, uint32_t id)
 		for (i = 0; i < g->c.entropy; i++) {
 			struct mrc_path *p = &sp->path[l * g->c.entropy + i];
 
-			mrc_path_init(p, l, l, i, now);
-			mrc_path_event(p, &g->pp, MRC_PATH_EV_REPLY, now, now);
+			/* up since its probe went, with that probe's RTT */
+			mrc_path_init(p, l, l, i, now - rtt);
+			mrc_path_event(p, &g->pp, MRC_PATH_EV_REPLY, now,
+				       now - rtt);
 			sp->mp.path[l * MRC_MSG_LINK_PATHS + i] = p;
 		}
 	mrc_msg_engine_init(&sp->mp, &h->node, now);

@@ -194,6 +194,58 @@ static void floor__young_peer_resends_before_the_fixed_floor(void)
 	unpair();
 }
 
+/*
+ * Every active path of @h has one RTT sample, of @rtt_ns: its probe's
+ * (the pair's paths came up with a reply of no delay).
+ */
+static void probe_rtt(struct host *h, u64 rtt_ns)
+{
+	struct mrc_path_params pp;
+	unsigned int i;
+
+	mrc_path_params_default(&pp);
+	tick(2 * rtt_ns);
+	for (i = 0; i < MRC_MSG_NPATHS; i++) {
+		struct mrc_path *p = h->mp.path[i];
+
+		if (!p || p->state != MRC_PATH_ACTIVE)
+			continue;
+		mrc_rtt_init(&p->rtt);
+		mrc_path_event(p, &pp, MRC_PATH_EV_REPLY, h->now,
+			       h->now - rtt_ns);
+	}
+}
+
+/*
+ * No data sample yet (a first window lost whole): the RTO's floor is
+ * MRC_MSG_FLOOR_PROBE_MULT x the probes' RTT, not the fixed floor; probes
+ * of VM-like RTTs keep the fixed floor, and so do paths never probed.
+ */
+static void floor__probes_before_the_first_sample(void)
+{
+	u32 probe = MRC_MSG_FLOOR_PROBE_MULT * 4 * US;
+
+	pair();
+	CHECK(mrc_msg_loss_floor_ns(&A->mp, A->now) == MRC_MSG_FLOOR_MAX_NS,
+	      "no probe RTT: the fixed floor, %u",
+	      mrc_msg_loss_floor_ns(&A->mp, A->now));
+	probe_rtt(A, 4 * US);
+	CHECK(mrc_msg_loss_floor_ns(&A->mp, A->now) == probe,
+	      "probes of 4 us: %u, want %u",
+	      mrc_msg_loss_floor_ns(&A->mp, A->now), probe);
+	tail_loss_resent_between(probe, probe + 1 * MS,
+				 "probes of 4 us: within 1 ms of 1 ms");
+	unpair();
+	pair();
+	probe_rtt(A, 20 * US);
+	CHECK(mrc_msg_loss_floor_ns(&A->mp, A->now) == MRC_MSG_FLOOR_MAX_NS,
+	      "probes of 20 us: the fixed floor, %u",
+	      mrc_msg_loss_floor_ns(&A->mp, A->now));
+	tail_loss_resent_between(20 * MS, 30 * MS,
+				 "probes of 20 us: after 20 ms");
+	unpair();
+}
+
 static void floor__knob_fixes_the_floor(void)
 {
 	pair();
@@ -348,6 +400,8 @@ static const struct tap_test tests[] = {
 	  floor__tail_loss_resent_at_learned_floor },
 	{ "floor__young_peer_resends_before_the_fixed_floor",
 	  floor__young_peer_resends_before_the_fixed_floor },
+	{ "floor__probes_before_the_first_sample",
+	  floor__probes_before_the_first_sample },
 	{ "floor__knob_fixes_the_floor", floor__knob_fixes_the_floor },
 	{ "floor__slow_answers_keep_the_fixed_floor",
 	  floor__slow_answers_keep_the_fixed_floor },
