@@ -307,6 +307,19 @@ void mrc_credit_send_grant(u32 node, u64 msg_id, u32 msg_len,
 
 /* ---- sender ---- */
 
+/*
+ * A starved sender asks again after its RTO floor toward @peer, if that
+ * is sooner than the request timeout: a lost CREDIT_REQ is found as a
+ * lost packet is (on a fast fabric, about 1 ms instead of
+ * credit_grant_timeout_ms).  Context: peer->lock held.
+ */
+static void mrc_credit_tx_rerequest(struct mrc_peer *peer,
+				    struct mrc_credit_params *p, u64 now)
+{
+	lockdep_assert_held(&peer->lock);
+	p->rerequest_ns = mrc_msg_loss_floor_ns(&peer->mp, now);
+}
+
 static void mrc_credit_tx_request(struct mrc_peer *peer,
 				  const struct mrc_credit_params *p, u64 now)
 {
@@ -370,6 +383,7 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 		 * keeps it as the previous one and chains after it.
 		 */
 		mrc_credit_params(&p, 0);
+		mrc_credit_tx_rerequest(peer, &p, now);
 		cp->tx_on = true;
 		if (mrc_credit_tx_start(tx, &p, msg_id, msg_len, now)) {
 			cp->msgs_sched++;
@@ -389,6 +403,7 @@ bool mrc_credit_tx_may(struct mrc_peer *peer, u64 msg_id, u32 msg_len,
 	 */
 	if (now >= tx->request_at) {
 		mrc_credit_params(&p, 0);
+		mrc_credit_tx_rerequest(peer, &p, now);
 		mrc_credit_tx_request(peer, &p, now);
 	}
 	return false;
@@ -459,14 +474,17 @@ static enum mrc_drop_reason mrc_credit_on_grant(struct mrc_peer *peer,
 	enum mrc_drop_reason why = MRC_DROP_NONE;
 	struct mrc_credit_params p;
 	struct mrc_pkt_credit c;
+	u64 now;
 	int rc;
 
 	mrc_wire_get_credit(pkt, &c);
 	mrc_credit_params(&p, 0);
 	spin_lock_bh(&peer->lock);
+	now = ktime_get_ns();
+	mrc_credit_tx_rerequest(peer, &p, now);
 	/* tx is active only while tx_on (see mrc_credit_tx_reset()) */
 	rc = mrc_credit_tx_grant(tx, &p, pkt->msg_id, c.msg_len, c.granted,
-				 c.seq, ktime_get_ns());
+				 c.seq, now);
 	if (rc > 0) {
 		/*
 		 * Send the granted bytes from here, not from tx_work: one

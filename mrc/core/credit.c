@@ -18,9 +18,11 @@ void mrc_credit_params_default(struct mrc_credit_params *p)
 	p->grant_unit = MRC_CREDIT_DEF_GRANT_UNIT;
 	p->burst = MRC_CREDIT_DEF_BURST;
 	p->max_outstanding = MRC_CREDIT_DEF_MAX_OUTSTANDING;
+	p->loop_mult = 0;
 	p->max_msg = MRC_CREDIT_DEF_MAX_MSG;
 	p->grant_timeout_ns = MRC_CREDIT_DEF_GRANT_TIMEOUT_NS;
 	p->request_timeout_ns = MRC_CREDIT_DEF_REQUEST_TIMEOUT_NS;
+	p->rerequest_ns = 0;
 	p->stale_ns = MRC_CREDIT_DEF_STALE_NS;
 }
 
@@ -64,7 +66,8 @@ int mrc_credit_params_check(const struct mrc_credit_params *p,
 	}
 	if (!p->grant_timeout_ns || !p->request_timeout_ns ||
 	    p->grant_timeout_ns > MRC_CREDIT_TIMEOUT_MAX_NS ||
-	    p->request_timeout_ns > MRC_CREDIT_TIMEOUT_MAX_NS) {
+	    p->request_timeout_ns > MRC_CREDIT_TIMEOUT_MAX_NS ||
+	    p->rerequest_ns > MRC_CREDIT_TIMEOUT_MAX_NS) {
 		*why = "timeouts must be 1 ns .. 4 s";
 		return -EINVAL;
 	}

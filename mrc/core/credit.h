@@ -96,7 +96,12 @@ struct mrc_credit_params {
 				 */
 	u32 max_msg;		/* largest message a REQUEST may announce */
 	u32 grant_timeout_ns;	/* reclaim a silent sender's credit after */
-	u32 request_timeout_ns;	/* sender: re-REQUEST while starved after */
+	u32 request_timeout_ns;	/* sender: re-REQUEST while starved after;
+				 * a grant within it chains the next message
+				 */
+	u32 rerequest_ns;	/* sender: re-REQUEST after this instead,
+				 * if below (0: request_timeout_ns)
+				 */
 	u64 stale_ns;		/* an entry quiet this long takes any msg */
 };
 

@@ -21,6 +21,14 @@ static void mrc_credit_tx_unstarve(struct mrc_credit_tx *tx, u64 now)
 	tx->starved = 0;
 }
 
+/* How long a starved sender waits before it asks again. */
+static u64 mrc_credit_rerequest_ns(const struct mrc_credit_params *p)
+{
+	if (p->rerequest_ns && p->rerequest_ns < p->request_timeout_ns)
+		return p->rerequest_ns;
+	return p->request_timeout_ns;
+}
+
 /**
  * mrc_credit_tx_start() - start a message at the sender
  * @tx: the sender's state
@@ -68,7 +76,7 @@ bool mrc_credit_tx_start(struct mrc_credit_tx *tx,
 	tx->seq = 0;
 	tx->active = 1;
 	mrc_credit_tx_unstarve(tx, now);
-	tx->request_at = now + p->request_timeout_ns;
+	tx->request_at = now + mrc_credit_rerequest_ns(p);
 	return msg_len > p->unsched;
 }
 
@@ -213,7 +221,7 @@ int mrc_credit_tx_grant(struct mrc_credit_tx *tx,
 	tx->seq = seq;
 	tx->grants++;
 	tx->last_grant_at = now;
-	tx->request_at = now + p->request_timeout_ns;
+	tx->request_at = now + mrc_credit_rerequest_ns(p);
 	mrc_credit_tx_unstarve(tx, now);
 	return 1;
 }
@@ -235,7 +243,7 @@ bool mrc_credit_tx_request_due(struct mrc_credit_tx *tx,
 	if (!tx->active || tx->sent >= tx->msg_len ||
 	    tx->sent < tx->granted || now < tx->request_at)
 		return false;
-	tx->request_at = now + p->request_timeout_ns;
+	tx->request_at = now + mrc_credit_rerequest_ns(p);
 	return true;
 }
 
@@ -249,5 +257,5 @@ void mrc_credit_tx_requested(struct mrc_credit_tx *tx,
 			     const struct mrc_credit_params *p, u64 now)
 {
 	tx->requests++;
-	tx->request_at = now + p->request_timeout_ns;
+	tx->request_at = now + mrc_credit_rerequest_ns(p);
 }

@@ -10,7 +10,8 @@
  * - sender: one struct mrc_credit_tx per peer; ops->credit_may asks
  *   mrc_credit_tx_start()/may_send()/sent() before new bytes go, sends a
  *   CREDIT_REQ with a message's first packet and repeats it once the
- *   request timeout passed while starved; a GRANT is taken by
+ *   request timeout, or the peer's RTO floor if sooner, passed while
+ *   starved; a GRANT is taken by
  *   mrc_credit_tx_grant() and sends the granted bytes at once
  *   (mrc_msg_tx_push_now(), as mrc_msg_push_now());
  * - receiver: one struct mrc_credit_rx per host (256 senders, as
@@ -187,6 +188,7 @@ bool credit_may(struct sim_peer *sp, u64 msg_id, u32 msg_len, u32 off,
 			return true;
 		}
 		credit_params(&p);
+		p.rerequest_ns = mrc_msg_loss_floor_ns(&sp->mp, now);
 		sp->ctx_on = true;
 		if (mrc_credit_tx_start(tx, &p, msg_id, msg_len, now)) {
 			g->st.msgs_sched++;
@@ -200,6 +202,7 @@ bool credit_may(struct sim_peer *sp, u64 msg_id, u32 msg_len, u32 off,
 		return !mrc_credit_tx_sent(tx, need);
 	if (now >= tx->request_at) {
 		credit_params(&p);
+		p.rerequest_ns = mrc_msg_loss_floor_ns(&sp->mp, now);
 		credit_tx_request(sp, &p);
 	}
 	return false;
@@ -266,6 +269,7 @@ static void on_grant(struct sim_peer *sp, const struct mrc_pkt *pkt)
 
 	mrc_wire_get_credit(pkt, &c);
 	credit_params(&p);
+	p.rerequest_ns = mrc_msg_loss_floor_ns(&sp->mp, now);
 	rc = mrc_credit_tx_grant(&sp->ctx, &p, pkt->msg_id, c.msg_len,
 				 c.granted, c.seq, now);
 	if (rc > 0)

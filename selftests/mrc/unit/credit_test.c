@@ -961,6 +961,43 @@ static void tx__rerequest_after_timeout(void)
  * flight grant nothing past the window: stale, not forged; the next
  * one past the window is taken.
  */
+/*
+ * rerequest_ns below the request timeout: a starved sender asks again
+ * after it (its RTO floor, from the host), and after a grant; chaining
+ * still goes by the request timeout.
+ */
+static void tx__rerequest_sooner(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_tx tx;
+	u32 len = p.unsched + 100 * KB, r = 1 * MS;
+	u64 t = p.request_timeout_ns;
+
+	p.rerequest_ns = r;
+	memset(&tx, 0, sizeof(tx));
+	mrc_credit_tx_start(&tx, &p, 5, len, 0);
+	mrc_credit_tx_requested(&tx, &p, 0);
+	mrc_credit_tx_sent(&tx, p.unsched);
+	CHECK(!mrc_credit_tx_request_due(&tx, &p, r - 1), "due early");
+	CHECK(mrc_credit_tx_request_due(&tx, &p, r), "not due at %u", r);
+	CHECK(mrc_credit_tx_grant(&tx, &p, 5, len, p.unsched + 4 * KB, 1,
+				  2 * r) == 1, "grant");
+	mrc_credit_tx_sent(&tx, 4 * KB);
+	CHECK(!mrc_credit_tx_request_due(&tx, &p, 3 * r - 1), "due early 2");
+	CHECK(mrc_credit_tx_request_due(&tx, &p, 3 * r), "not due after grant");
+	mrc_credit_tx_grant(&tx, &p, 5, len, len, 2, 3 * r);
+	mrc_credit_tx_sent(&tx, len - p.unsched - 4 * KB);
+	CHECK(mrc_credit_tx_start(&tx, &p, 6, len, 3 * r + t - 1) &&
+	      tx.msgs_chained == 1, "not chained within the request timeout");
+	/* above the timeout it is the timeout */
+	p.rerequest_ns = 2 * p.request_timeout_ns;
+	memset(&tx, 0, sizeof(tx));
+	mrc_credit_tx_start(&tx, &p, 5, len, 0);
+	mrc_credit_tx_sent(&tx, p.unsched);
+	CHECK(!mrc_credit_tx_request_due(&tx, &p, t - 1) &&
+	      mrc_credit_tx_request_due(&tx, &p, t), "not the timeout");
+}
+
 static void tx__resumed_old_schedule_stale(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1892,6 +1929,8 @@ int main(void)
 		{ "tx: a resumed message's old schedule is stale",
 		  tx__resumed_old_schedule_stale },
 		{ "tx: re-request after timeout", tx__rerequest_after_timeout },
+		{ "tx: re-request sooner than the timeout",
+		  tx__rerequest_sooner },
 		{ "tx: back to back in the credit loop: chained",
 		  tx__chained },
 		{ "tx: whole-message grant (receiver off)",
