@@ -14,7 +14,11 @@
  *   byte 0      bits 0-2: a table of 1 + (b & 7) entries; bits 3-4: the
  *               params set (0 defaults, 1 small, 2 tiny: 1-byte units and
  *               no unscheduled window, 3 from the next 36 bytes within
- *               mrc_credit_params_check()'s bounds); bit 5: SRPT
+ *               mrc_credit_params_check()'s bounds); bit 5: SRPT;
+ *               bit 6: the bound on outstanding follows the credit loop
+ *               (loop_mult 4, as the hosts set it); bit 7: a starved
+ *               sender asks again after a quarter of the request
+ *               timeout (rerequest_ns, the hosts' RTO floor)
  *   bytes 1-4   the clock's start, ns (u32, little endian)
  *   then ops    one op byte and its arguments each, until the input ends
  *               (missing argument bytes read as 0); bits 0-4 pick the op
@@ -554,8 +558,9 @@ static void do_set_low(u32 key, bool low)
 static void do_data(u32 key, u64 id, u32 msg_len, u32 off, u32 len)
 {
 	struct mrc_credit_rx_stats st;
-	u64 end = (u64)off + len, part = 0, settled;
+	u64 end = (u64)off + len, part = 0, settled, loop_ns = 0;
 	int i = find_idx(key), want = 1, rc;
+	u32 loop_from = 0;
 	/* the window the entry's REQUEST announced; others' the whole */
 	u32 un = i >= 0 && rx->e[i].msg_id == id ? rs[i].unsched :
 		 min32(p.unsched, msg_len);
@@ -568,6 +573,10 @@ static void do_data(u32 key, u64 id, u32 msg_len, u32 off, u32 len)
 		want = end > un ? -EPERM : 0;
 
 	snap_rx();
+	if (i >= 0 && rx->e[i].msg_id == id) {
+		loop_ns = rx->e[i].loop_ns;
+		loop_from = rx->e[i].loop_from;
+	}
 	rc = mrc_credit_rx_data(rx, &p, key, id, msg_len, off, len, now);
 	if (rc != 0 && rc != -EPERM)
 		FAIL("data: %d", rc);
@@ -605,6 +614,31 @@ static void do_data(u32 key, u64 id, u32 msg_len, u32 off, u32 len)
 	}
 	snap->tokens = rx->tokens;
 	snap->total_outstanding = rx->total_outstanding;
+	/* arrivals are counted; they clock the pacer */
+	ASSERT(rx->since_pace == (u32)min_t(u64, (u64)snap->since_pace + len,
+					    U32_MAX));
+	ASSERT(rx->arrived == snap->arrived + len && rx->arrived_ns == now);
+	snap->since_pace = rx->since_pace;
+	snap->arrived = rx->arrived;
+	snap->arrived_ns = rx->arrived_ns;
+	/*
+	 * The first byte of the key's timed grant's credit is a credit loop
+	 * sample: one more in the current window (or a new one), no less
+	 * than a ns, no more than the time since the grant.
+	 */
+	if (rx->loop_n[0] != snap->loop_n[0] ||
+	    rx->loop_win_ns != snap->loop_win_ns) {
+		ASSERT(loop_ns && end > loop_from && !rx->e[i].loop_ns);
+		ASSERT(rx->loop_min_ns[0] >= 1 &&
+		       rx->loop_min_ns[0] <= now - loop_ns);
+		ASSERT(rx->loop_win_ns == snap->loop_win_ns ?
+		       rx->loop_n[0] == snap->loop_n[0] + 1 :
+		       rx->loop_n[0] == 1 && rx->loop_win_ns == now);
+		memcpy(snap->loop_min_ns, rx->loop_min_ns,
+		       sizeof(snap->loop_min_ns));
+		memcpy(snap->loop_n, rx->loop_n, sizeof(snap->loop_n));
+		snap->loop_win_ns = rx->loop_win_ns;
+	}
 	check_rx_unchanged("data (others)", 0);
 }
 
@@ -740,17 +774,39 @@ static void do_pace(u64 elapsed, bool short_out)
 		     (unsigned long long)elapsed,
 		     (unsigned long long)add_max);
 	ASSERT(rx->tokens <= (s64)(p.burst + add_max));
-	/* the room under max_outstanding */
-	if (sum && rx->total_outstanding > p.max_outstanding)
-		FAIL("pace granted %llu: outstanding %llu > max %u",
+	/*
+	 * The room under the cap: max_outstanding, or with loop_mult what
+	 * the credit loop sets (within two windows or four units and
+	 * max_outstanding), beside the credit of stalled senders, which get
+	 * no more.
+	 */
+	if (!p.loop_mult) {
+		ASSERT(rx->out_cap == p.max_outstanding && !rx->out_stalled);
+	} else {
+		u64 fl = 2ULL * p.unsched > 4ULL * p.grant_unit ?
+			 2ULL * p.unsched : 4ULL * p.grant_unit;
+
+		ASSERT(rx->out_cap <= p.max_outstanding);
+		ASSERT(rx->out_cap >= (fl < p.max_outstanding ?
+				       fl : p.max_outstanding));
+		ASSERT(rx->out_stalled <= snap->total_outstanding);
+		for (i = 0; i < nent; i++)
+			if (rx->e[i].stalled)
+				ASSERT(rx->e[i].granted == snap->e[i].granted);
+	}
+	if (sum && rx->total_outstanding > rx->out_cap + rx->out_stalled)
+		FAIL("pace granted %llu: outstanding %llu > cap %llu + stalled %llu",
 		     (unsigned long long)sum,
 		     (unsigned long long)rx->total_outstanding,
-		     p.max_outstanding);
+		     (unsigned long long)rx->out_cap,
+		     (unsigned long long)rx->out_stalled);
 	/* no whole unit of budget and room left while a sender waits */
-	left = (s64)p.max_outstanding - (s64)rx->total_outstanding;
+	left = (s64)(rx->out_cap + rx->out_stalled) -
+	       (s64)rx->total_outstanding;
 	if (rx->tokens < left)
 		left = rx->tokens;
-	if (mrc_credit_rx_waiting(rx) && left >= (s64)p.grant_unit)
+	if (mrc_credit_rx_waiting(rx) && !rx->out_stalled &&
+	    left >= (s64)p.grant_unit)
 		FAIL("pace left %lld (unit %u) with %u senders waiting",
 		     (long long)left, p.grant_unit, mrc_credit_rx_waiting(rx));
 	/*
@@ -1110,6 +1166,14 @@ static void op_start(struct input *in)
 	sender_request(s, id, len, S->granted, f);
 }
 
+/* How long a starved sender waits before it asks again. */
+static u64 rerequest(void)
+{
+	if (p.rerequest_ns && p.rerequest_ns < p.request_timeout_ns)
+		return p.rerequest_ns;
+	return p.request_timeout_ns;
+}
+
 static void op_rerequest(struct input *in)
 {
 	u8 a = get8(in);
@@ -1118,7 +1182,7 @@ static void op_rerequest(struct input *in)
 	bool due, exp;
 
 	exp = S->active && S->sent < S->msg_len && S->sent >= S->granted &&
-	      now >= S->req_last + p.request_timeout_ns;
+	      now >= S->req_last + rerequest();
 	due = mrc_credit_tx_request_due(&S->tx, &p, now);
 	if (due != exp)
 		FAIL("sender %u: request_due %d (sent %u at %u of %u, %llu ns)",
@@ -1441,7 +1505,7 @@ static void check_params(void)
 	ASSERT(mrc_credit_params_check(&q, &why) == 0);
 	ASSERT(q.rate == MRC_CREDIT_DEF_RATE);
 	ASSERT(q.burst == MRC_CREDIT_DEF_BURST);
-	for (i = 0; i < 9; i++) {
+	for (i = 0; i < 11; i++) {
 		q = p;
 		switch (i) {
 		case 0:
@@ -1467,6 +1531,12 @@ static void check_params(void)
 			break;
 		case 7:
 			q.grant_timeout_ns = 0;
+			break;
+		case 8:
+			q.loop_mult = MRC_CREDIT_LOOP_MULT_MAX + 1;
+			break;
+		case 9:
+			q.rerequest_ns = MRC_CREDIT_TIMEOUT_MAX_NS + 1;
 			break;
 		default:
 			q.request_timeout_ns = MRC_CREDIT_TIMEOUT_MAX_NS + 1;
@@ -1513,6 +1583,10 @@ static void setup(struct input *in)
 	params_set(in, (b >> 3) & 3);
 	if (b & 0x20)
 		p.policy = MRC_CREDIT_SRPT;
+	if (b & 0x40)
+		p.loop_mult = MRC_CREDIT_DEF_LOOP_MULT;
+	if (b & 0x80)
+		p.rerequest_ns = p.request_timeout_ns / 4 + 1;
 	if (mrc_credit_params_check(&p, &why))
 		FAIL("params refused: %s", why);
 	check_params();
