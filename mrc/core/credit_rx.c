@@ -693,6 +693,7 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 {
 	struct mrc_credit_rx_entry *e;
 	u64 add, avail, cap, over, lost, rem, stall, stall_ns, stalled, live;
+	u64 news;
 	bool waiting = false;
 	int n = 0;
 	u8 low;
@@ -755,9 +756,10 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 		if (!e->in_use || !e->outstanding)
 			continue;
 		if (now < e->expiry) {
+			/* news stamped by a caller's later clock: none */
+			news = max(e->mark_ns, rx->arrived_ns);
 			if ((stall && rx->arrived - e->mark >= stall) ||
-			    (stall_ns &&
-			     now - max(e->mark_ns, rx->arrived_ns) >= stall_ns)) {
+			    (stall_ns && now > news && now - news >= stall_ns)) {
 				/* no more credit until its bytes come */
 				e->stalled = 1;
 				stalled += e->outstanding;
