@@ -163,12 +163,12 @@ void mrc_credit_params(struct mrc_credit_params *p, u64 bps)
 	p->grant_timeout_ns = mrc_knob(MRC_KNOB_credit_grant_timeout_ms) *
 			      NSEC_PER_MSEC;
 	/*
-	 * Granted, not arrived: what the drain rate delivers in
-	 * MRC_CREDIT_DEF_LOOP_MULT credit loops once one was measured
-	 * (credit.h), and before that, and at most, what it delivers in
+	 * Granted, not arrived, at most: what the drain rate delivers in
 	 * half a grant timeout (the timeout is meant to exceed the RTT, and
-	 * a cap below rate x RTT would cap the throughput); at least two
-	 * windows and four units, at most 64 MiB.
+	 * a cap below rate x RTT would cap the throughput), at least two
+	 * windows and four units, at most 64 MiB.  Below that the pacer
+	 * bounds it by MRC_CREDIT_DEF_LOOP_MULT credit loops, two windows
+	 * before the loop is known (credit.h).
 	 */
 	out = div_u64(div_u64(p->rate, 1000) *
 		      (p->grant_timeout_ns / NSEC_PER_USEC), 2000);

@@ -567,7 +567,6 @@ int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 	settle = len - charge;
 	if (e && settle) {
 		e->mark = rx->arrived;
-	e->mark_ns = now;
 		e->mark_ns = now;
 		settle = min_t(u64, settle, e->outstanding);
 		e->outstanding -= (u32)settle;
@@ -588,6 +587,7 @@ static void mrc_credit_give(struct mrc_credit_rx *rx,
 		e->loop_from = e->granted;
 	}
 	e->mark = rx->arrived;
+	e->mark_ns = now;
 
 	e->granted += bytes;
 	mrc_credit_rewait(rx, e, was);
@@ -742,12 +742,14 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 	 * What the others delivered since a sender's last news, or how long
 	 * nobody delivered anything.
 	 */
-	stall = p->loop_mult ? rx->out_cap * MRC_CREDIT_STALL_CAPS : 0;
-	stall_ns = (u64)mrc_credit_rx_loop_ns(rx) * MRC_CREDIT_STALL_LOOPS;
-	if (!stall_ns)
-		stall_ns = p->grant_timeout_ns / MRC_CREDIT_STALL_LOOPS;
-	if (!p->loop_mult)
-		stall_ns = 0;
+	stall = 0;
+	stall_ns = 0;
+	if (p->loop_mult) {
+		stall = rx->out_cap * MRC_CREDIT_STALL_CAPS;
+		stall_ns = (u64)mrc_credit_rx_loop_ns(rx) *
+			   MRC_CREDIT_STALL_LOOPS ?:
+			   p->grant_timeout_ns / MRC_CREDIT_STALL_LOOPS;
+	}
 	stalled = 0;
 	for (i = 0; i < rx->nentries; i++) {
 		e = &rx->e[i];

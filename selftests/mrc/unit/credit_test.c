@@ -758,6 +758,34 @@ static void rx__stalled_sender_outside_cap(void)
 	      ULL(rx->total_outstanding));
 }
 
+/*
+ * Nothing arrives at all: a sender's credit is outside the cap once it
+ * had no news (grant or data) for a sixteenth of the grant timeout
+ * (before the loop is known), not sooner.
+ */
+static void rx__silent_fabric_stalls_after_a_while(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_grant g[1];
+	struct mrc_credit_rx *rx;
+	u64 t = 10 * MS, wait = p.grant_timeout_ns / MRC_CREDIT_STALL_LOOPS;
+
+	p.loop_mult = 4;
+	p.burst = 1U << 20;		/* the first grant fills the cap */
+	rx = mkrx(1, &p);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 1, 64U << 20, t, NULL) == 0,
+	      "req");
+	CHECK(mrc_credit_rx_pace(rx, &p, t, 0, g, 1) == 1 &&
+	      rx->total_outstanding == rx->out_cap, "grant");
+	mrc_credit_rx_pace(rx, &p, t + wait - 1, wait - 1, g, 1);
+	CHECK(!rx->out_stalled, "stalled %llu after %llu ns",
+	      ULL(rx->out_stalled), ULL(wait - 1));
+	mrc_credit_rx_pace(rx, &p, t + wait, 1, g, 1);
+	CHECK(rx->out_stalled == rx->total_outstanding && rx->out_stalled,
+	      "after %llu ns: stalled %llu of %llu", ULL(wait),
+	      ULL(rx->out_stalled), ULL(rx->total_outstanding));
+}
+
 static void rx__srpt_order(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1914,6 +1942,8 @@ int main(void)
 		{ "rx: arrivals clock the pacer", rx__arrivals_clock_pace },
 		{ "rx: a stalled sender's credit is outside the cap",
 		  rx__stalled_sender_outside_cap },
+		{ "rx: a silent fabric stalls the credit after a while",
+		  rx__silent_fabric_stalls_after_a_while },
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
 		{ "rx: background gets what the others leave",
 		  rx__background_last },
