@@ -31,9 +31,10 @@
  * take the completions it waits for.  The CQ is marked MISSED and its
  * work item delayed by MRC_CQ_BUSY_SAFETY jiffies, in case no busy poller
  * gets to it (one preempted between passes); busy passes do not re-arm
- * the CQs.  The last busy poller to leave re-arms every CQ and queues the
- * work item of each that signalled or holds completions, as NAPI does
- * when busy polling defers a device's interrupts.
+ * the CQs.  The last busy poller to leave cancels the delayed work items
+ * (the pollers took what they were for), re-arms every CQ and queues the
+ * work item of each that still holds completions, as NAPI does when busy
+ * polling defers a device's interrupts.
  *
  * Lookup.  Busy pollers find the CQs in the xarray mrc_cqs under RCU.
  * Teardown erases the entry, waits for an RCU grace period (after which
@@ -215,9 +216,18 @@ void mrc_cq_busy_end(void)
 	if (!atomic_dec_and_test(&mrc_cq_busy))
 		return;
 	rcu_read_lock();
-	xa_for_each(&mrc_cqs, idx, mcq)
-		mrc_cq_arm(mcq, test_and_clear_bit(MRC_CQ_MISSED,
-						   &mcq->flags));
+	xa_for_each(&mrc_cqs, idx, mcq) {
+		/*
+		 * A signal in busy mode queued the work item late; the busy
+		 * pollers took what it was for, and arming reports what they
+		 * did not: no work item (and no preemption of the reader
+		 * that just got its message) for an empty CQ.  A CQ owned
+		 * now is armed by its owner when it lets go.
+		 */
+		if (test_and_clear_bit(MRC_CQ_MISSED, &mcq->flags))
+			cancel_delayed_work(&mcq->work);
+		mrc_cq_arm(mcq, false);
+	}
 	rcu_read_unlock();
 }
 
