@@ -786,6 +786,34 @@ static void rx__silent_fabric_stalls_after_a_while(void)
 	      ULL(rx->out_stalled), ULL(rx->total_outstanding));
 }
 
+/*
+ * A caller's clock may run behind the one that stamped the last arrival
+ * (another CPU's): a pace whose now is before that news does not find a
+ * sender stalled by time (the difference would wrap).
+ */
+static void rx__clock_behind_news_no_stall(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_grant g[1];
+	struct mrc_credit_rx *rx;
+	u64 t = 10 * MS, wait = p.grant_timeout_ns / MRC_CREDIT_STALL_LOOPS;
+
+	p.loop_mult = 4;
+	p.burst = 1U << 20;		/* the first grant fills the cap */
+	rx = mkrx(1, &p);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, 1, 64U << 20, t, NULL) == 0,
+	      "req");
+	CHECK(mrc_credit_rx_pace(rx, &p, t, 0, g, 1) == 1 &&
+	      rx->total_outstanding == rx->out_cap, "grant");
+	/* another sender's unscheduled bytes, stamped by a later clock */
+	mrc_credit_rx_data(rx, &p, 9, 5, 100, 0, 100, t + wait + 10);
+	CHECK(rx->arrived_ns == t + wait + 10, "arrived_ns %llu",
+	      ULL(rx->arrived_ns));
+	mrc_credit_rx_pace(rx, &p, t + wait - 1, wait - 1, g, 1);
+	CHECK(!rx->out_stalled, "stalled %llu with the pacer's clock behind",
+	      ULL(rx->out_stalled));
+}
+
 static void rx__srpt_order(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1944,6 +1972,8 @@ int main(void)
 		  rx__stalled_sender_outside_cap },
 		{ "rx: a silent fabric stalls the credit after a while",
 		  rx__silent_fabric_stalls_after_a_while },
+		{ "rx: a clock behind the last news stalls nobody",
+		  rx__clock_behind_news_no_stall },
 		{ "rx: srpt grants the shortest first", rx__srpt_order },
 		{ "rx: background gets what the others leave",
 		  rx__background_last },
