@@ -759,6 +759,26 @@ static void rx__stalled_sender_outside_cap(void)
 }
 
 /*
+ * One sender's request, granted at @t up to the cap of the credit loop
+ * bound (loop_mult 4, a burst that fills the cap at once).
+ */
+static struct mrc_credit_rx *granted_to_cap(struct mrc_credit_params *p,
+					    u64 t)
+{
+	struct mrc_credit_grant g[1];
+	struct mrc_credit_rx *rx;
+
+	p->loop_mult = 4;
+	p->burst = 1U << 20;
+	rx = mkrx(1, p);
+	CHECK(mrc_credit_rx_request(rx, p, 1, 1, 64U << 20, t, NULL) == 0,
+	      "req");
+	CHECK(mrc_credit_rx_pace(rx, p, t, 0, g, 1) == 1 &&
+	      rx->total_outstanding == rx->out_cap, "grant");
+	return rx;
+}
+
+/*
  * Nothing arrives at all: a sender's credit is outside the cap once it
  * had no news (grant or data) for a sixteenth of the grant timeout
  * (before the loop is known), not sooner.
@@ -770,13 +790,7 @@ static void rx__silent_fabric_stalls_after_a_while(void)
 	struct mrc_credit_rx *rx;
 	u64 t = 10 * MS, wait = p.grant_timeout_ns / MRC_CREDIT_STALL_LOOPS;
 
-	p.loop_mult = 4;
-	p.burst = 1U << 20;		/* the first grant fills the cap */
-	rx = mkrx(1, &p);
-	CHECK(mrc_credit_rx_request(rx, &p, 1, 1, 64U << 20, t, NULL) == 0,
-	      "req");
-	CHECK(mrc_credit_rx_pace(rx, &p, t, 0, g, 1) == 1 &&
-	      rx->total_outstanding == rx->out_cap, "grant");
+	rx = granted_to_cap(&p, t);
 	mrc_credit_rx_pace(rx, &p, t + wait - 1, wait - 1, g, 1);
 	CHECK(!rx->out_stalled, "stalled %llu after %llu ns",
 	      ULL(rx->out_stalled), ULL(wait - 1));
@@ -798,13 +812,7 @@ static void rx__clock_behind_news_no_stall(void)
 	struct mrc_credit_rx *rx;
 	u64 t = 10 * MS, wait = p.grant_timeout_ns / MRC_CREDIT_STALL_LOOPS;
 
-	p.loop_mult = 4;
-	p.burst = 1U << 20;		/* the first grant fills the cap */
-	rx = mkrx(1, &p);
-	CHECK(mrc_credit_rx_request(rx, &p, 1, 1, 64U << 20, t, NULL) == 0,
-	      "req");
-	CHECK(mrc_credit_rx_pace(rx, &p, t, 0, g, 1) == 1 &&
-	      rx->total_outstanding == rx->out_cap, "grant");
+	rx = granted_to_cap(&p, t);
 	/* another sender's unscheduled bytes, stamped by a later clock */
 	mrc_credit_rx_data(rx, &p, 9, 5, 100, 0, 100, t + wait + 10);
 	CHECK(rx->arrived_ns == t + wait + 10, "arrived_ns %llu",
