@@ -5,7 +5,9 @@
 # tier, no VM): a barrier that does not know who takes part fails at once
 # and says so, instead of passing; one that does waits for every
 # participant and passes when they all arrived.  The dmesg check's KCSAN
-# filter leaves out the kernel's own data races, and only those.  TAP.
+# filter leaves out the kernel's own data races, and only those.  A run
+# that the fabric stopped for a stalled guest NIC (run.sh exit 5) is run
+# again once and said so; stalled twice, the test fails.  TAP.
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -33,7 +35,7 @@ guest() {
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..14"
 
 out=$(guest 1 'barrier up 2' 2>&1)
 rc=$?
@@ -87,6 +89,57 @@ check 'kcsan filter: a report that is not KCSAN stays' \
 check 'kcsan filter: lines outside reports stay' grep -q 'eth0: up' <<< "$out"
 check 'kcsan filter: mrc deeper in the stack than the race does not make it ours' \
 	eval '! grep -q virtqueue_get_buf <<< "$out"'
+
+# A fake fabric runner: exit 5 (a guest NIC stalled) for its first
+# STALLS calls, then results from both nodes.
+cat >"$T/fakerun" <<'EOF'
+#!/bin/bash
+while [ "$1" != -o ]; do shift; done
+out=$2
+c=$(cat "$T_CALLS" 2>/dev/null || echo 0)
+echo $((c + 1)) >"$T_CALLS"
+[ "$c" -lt "$STALLS" ] && exit 5
+for n in 1 2; do
+	printf 'TAP version 13\nok 1 fine\n1..1\n' >"$out/node.$n.out"
+	echo 0 >"$out/node.$n.rc"
+done
+exit 0
+EOF
+chmod +x "$T/fakerun"
+printf '#!/bin/bash\nsource "%s/lib.sh"\nrun_guest() { :; }\nmrc_test_main\n' \
+	"$HERE" >"$T/faketest"
+chmod +x "$T/faketest"
+fake() {	# fake STALLS: run faketest on the fake fabric; its TAP in $T/fake.out
+	rm -f "$T/calls"
+	MRC_FABRIC_RUN=$T/fakerun T_CALLS=$T/calls STALLS=$1 MRC_TMPDIR=$T \
+		"$T/faketest" >"$T/fake.out" 2>"$T/fake.err"
+}
+if [ "$(id -u)" = 0 ]; then
+	fake 1
+	rc=$?
+	check 'a NIC stall: the test runs again and passes' \
+		eval '[ $rc = 0 ] && [ "$(cat "$T/calls")" = 2 ] &&
+		      grep -q "^ok 2 node2: fine" "$T/fake.out"'
+	check 'and the stopped run is named, not counted' \
+		eval 'grep -q "^# fabric: a run stopped by a guest NIC stall, not counted" "$T/fake.out" &&
+		      ! grep -q "^not ok" "$T/fake.out"'
+	fake 2
+	rc=$?
+	check 'a NIC stall twice: the test fails' \
+		eval '[ $rc = 1 ] && [ "$(cat "$T/calls")" = 2 ]'
+	check 'and says why' \
+		grep -q '^not ok 1 fabric: a guest NIC stalled in each of 2 runs' "$T/fake.out"
+	fake 0
+	rc=$?
+	check 'no stall: one run' \
+		eval '[ $rc = 0 ] && [ "$(cat "$T/calls")" = 1 ] && ! grep -q stall "$T/fake.out"'
+else
+	for d in 'a NIC stall: the test runs again' 'and the stopped run is named' \
+		 'a NIC stall twice' 'and says why' 'no stall: one run'; do
+		n=$((n + 1))
+		echo "ok $n - $d # SKIP not root"
+	done
+fi
 
 echo "# $failed of $n failed"
 [ $failed = 0 ]

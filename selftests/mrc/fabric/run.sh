@@ -93,7 +93,17 @@ BASE/lib/modules/KVER (depmod'ed, not under /tmp or /run: the guests use it
 over 9p); KVER is DIR's last component unless MRC_KVER says otherwise.
 
 Exit: 0 all nodes that ran COMMAND exited 0, 1 otherwise (also: not root),
-124 timeout, 4 prerequisites missing (kselftest SKIP), 2 usage error.
+124 timeout, 4 prerequisites missing (kselftest SKIP), 2 usage error,
+5 a guest's NIC stopped transmitting (NIC STALL below): the run says
+nothing about COMMAND, the caller may run it again.
+
+NIC stall.  Under TCG a guest's virtio-net transmit queue has been seen to
+stop for good: the guest kernel's watchdog logs "NETDEV WATCHDOG ...
+transmit queue 0 timed out" every 5 s, and every packet that guest sends on
+that NIC is lost from then on.  That is a fault of the emulated NIC or its
+driver, below rxe and mrc.  When a node's console shows the watchdog twice
+(stalled 10 s or more), the runner prints the host side of that node's taps,
+writes .fabric/nicstall.N, stops every VM and exits 5.
 EOF
 }
 
@@ -771,9 +781,33 @@ kill_node() {
 	msg "node$n: QEMU (pid $pid) killed as requested by a guest (.fabric/kill.$n)"
 }
 
+# A guest NIC whose transmit queue stalled (NIC STALL in usage()): the
+# guest kernel's watchdog said so twice.  Looked for every 5 s.
+NEXT_STALL_CHECK=0
+nic_stalled() {
+	local n p c
+	for ((n = 1; n <= NODES; n++)); do
+		c=$(grep -c 'NETDEV WATCHDOG' "$OUTDIR/console.$n.log" 2>/dev/null)
+		[ "${c:-0}" -ge 2 ] || continue
+		msg "node$n: a NIC stopped transmitting (the guest's NETDEV WATCHDOG, $c times); a fault of the emulated NIC below mrc, the run is stopped:"
+		grep 'NETDEV WATCHDOG' "$OUTDIR/console.$n.log" | tail -n 2 | sed "s/^/  node$n| /" >&2
+		for ((p = 0; p < PLANES; p++)); do
+			# The host's RX of a tap is what that guest sent.
+			nsx ip -s link show "tap$p.$n" 2>&1 | sed "s/^/  host| /" >&2
+		done
+		echo "$(now_ms)" >"$OUTDIR/.fabric/nicstall.$n"
+		return 0
+	done
+	return 1
+}
+
 FAIL=0
 while :; do
 	t=$(now_ms)
+	if [ $GO = 1 ] && [ "$t" -ge "$NEXT_STALL_CHECK" ]; then
+		NEXT_STALL_CHECK=$((t + 5000))
+		nic_stalled && exit 5
+	fi
 	if [ $GO = 0 ]; then
 		for ((n = 1; n <= NODES; n++)); do
 			[ -n "${READY[$n]:-}" ] && continue
