@@ -79,7 +79,8 @@
 	X(data_rto_min_ms, MRC_CONFIG_A_DATA_RTO_MIN_MS, 0, 2000, 0, 0, \
 	  "ms",								\
 	  "least retransmission timeout of a DATA packet (capped by "	\
-	  "rto_max_ms); 0 = learned per peer, 0.1 to 20 ms")		\
+	  "rto_max_ms); 0 = learned per peer, 0.1 to 20 ms or "	\
+	  "twice its slowest recent RTT")				\
 	/* /dev/mrc: every endpoint's messages together (chardev.c) */	\
 	X(dev_mem_mb, MRC_CONFIG_A_DEV_MEM_MB, 64, 1048576, 1024, 0,	\
 	  "MiB",							\

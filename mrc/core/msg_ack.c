@@ -72,6 +72,13 @@
  * reordering it causes, so a fabric whose slowest recent answer is far
  * below the fixed floor needs only a multiple of that answer; where the
  * answers are milliseconds (the VMs), the floor stays at its maximum.
+ * The RTO's floor is never below MRC_MSG_RTO_HI_MULT times the slowest
+ * recent answer either, even above the fixed floor (up to rto_max_ms):
+ * where the receiver's CPU is the bottleneck, a packet at the back of its
+ * receive queue waits as long as that queue takes to drain, tens of ms
+ * in the VMs, and an RTO below that resends packets that are merely
+ * queued, and takes their paths out of the spray set with every packet
+ * they carry.
  * A knob value above 0 is a fixed RTO floor, and the allowance's floor
  * stays MRC_MSG_REO_MIN_NS.
  *
@@ -108,15 +115,6 @@
  */
 static u32 floor_hi(const struct mrc_msg_peer *mp, u64 now, u32 *n);
 
-/* The data RTT samples the learned floor goes by now. */
-static u32 floor_samples(const struct mrc_msg_peer *mp, u64 now)
-{
-	u32 n;
-
-	floor_hi(mp, now, &n);
-	return n;
-}
-
 /*
  * The RTO's floor while there is no data RTT sample (Floors, above):
  * MRC_MSG_FLOOR_PROBE_MULT times the largest srtt of the peer's active
@@ -143,7 +141,7 @@ static void msg_path_params(struct mrc_msg_peer *mp,
 {
 	u64 min_ms = msg_knob(mp, MRC_KNOB_data_rto_min_ms);
 	const char *why;
-	u32 floor;
+	u32 floor, hi, n;
 
 	if (mrc_path_params_knobs(pp, msg_knob(mp, MRC_KNOB_probe_ms),
 				  msg_knob(mp, MRC_KNOB_rto_max_ms),
@@ -155,11 +153,15 @@ static void msg_path_params(struct mrc_msg_peer *mp,
 	if (min_ms)
 		return;
 	/* Learned: lower the RTO's floor and its least margin with it. */
-	floor = mrc_msg_floor_ns(mp, now);
-	if (!floor_samples(mp, now))
-		floor = probe_floor(mp);
+	hi = floor_hi(mp, now, &n);
+	floor = n ? mrc_msg_floor_ns(mp, now) : probe_floor(mp);
 	pp->rtt.rto_min_ns = min(pp->rtt.rto_min_ns, floor);
 	pp->rtt.var_floor_ns = min(pp->rtt.var_floor_ns, floor / 4);
+	/* ... and raise it above the slowest recent answers (Floors) */
+	if (n)
+		pp->rtt.rto_min_ns = max_t(u64, pp->rtt.rto_min_ns,
+					   min_t(u64, (u64)hi * MRC_MSG_RTO_HI_MULT,
+						 pp->rtt.rto_max_ns));
 }
 
 /*

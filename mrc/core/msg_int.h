@@ -53,6 +53,8 @@
 #define MRC_MSG_FLOOR_YOUNG	4
 #define MRC_MSG_FLOOR_YOUNG_MAX_NS	(MRC_MSG_FLOOR_MAX_NS / 8)
 #define MRC_MSG_FLOOR_PROBE_MULT	256
+/* The learned RTO floor is at least this times the slowest recent RTT. */
+#define MRC_MSG_RTO_HI_MULT	2
 #define MRC_MSG_REO_STRIKES	3
 /* No progress for this many peer_timeout_ms with paths usable: ETIMEDOUT. */
 #define MRC_MSG_STALL_MULT	4

@@ -267,6 +267,26 @@ static void floor__slow_answers_keep_the_fixed_floor(void)
 }
 
 /*
+ * Answers slower than half the fixed floor (a receiver whose queue takes
+ * 15 ms to drain): the RTO's floor is twice the slowest of them, above
+ * the fixed floor, so a packet at the back of that queue is not resent;
+ * a tail loss still is.
+ */
+static void floor__rto_above_twice_the_slowest_answer(void)
+{
+	pair();
+	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 15 * MS);
+	CHECK(mrc_msg_loss_floor_ns(&A->mp, A->now) ==
+	      15 * MS * MRC_MSG_RTO_HI_MULT,
+	      "15 ms answers: an RTO floor of %u", mrc_msg_loss_floor_ns(&A->mp, A->now));
+	CHECK(floor_now() == MRC_MSG_FLOOR_MAX_NS,
+	      "the reordering allowance's floor stays fixed: %u", floor_now());
+	tail_loss_resent_between(30 * MS, 40 * MS,
+				 "15 ms RTTs: after 30 ms at the earliest");
+	unpair();
+}
+
+/*
  * A packet overtaken by a later one that was acked: on this fast fabric
  * the stuck-packet rule finds it lost within the delivering path's srtt +
  * 4 rttvar, before the RTO's learned floor.  Both left in the same
@@ -403,6 +423,8 @@ static const struct tap_test tests[] = {
 	{ "floor__probes_before_the_first_sample",
 	  floor__probes_before_the_first_sample },
 	{ "floor__knob_fixes_the_floor", floor__knob_fixes_the_floor },
+	{ "floor__rto_above_twice_the_slowest_answer",
+	  floor__rto_above_twice_the_slowest_answer },
 	{ "floor__slow_answers_keep_the_fixed_floor",
 	  floor__slow_answers_keep_the_fixed_floor },
 	{ "floor__overtaken_packet_resent_soon",
