@@ -11,20 +11,7 @@
 # reach the console as the real ones do.  Host side only: its own fabric
 # of one VM.  TAP.
 HERE=$(cd "$(dirname "$0")" && pwd)
-n=0 failed=0
-
-check() {	# check DESC CMD...: one TAP result
-	local desc=$1
-
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
+source "$HERE/check_lib.sh"
 
 echo "TAP version 13"
 if [ "$(id -u)" -ne 0 ]; then

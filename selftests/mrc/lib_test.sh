@@ -11,20 +11,7 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-
-check() {	# check DESC CMD...: one TAP result
-	local desc=$1
-
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
+source "$HERE/check_lib.sh"
 
 # guest NODE SCRIPT: SCRIPT run as lib.sh's guest side of node NODE (its
 # own TMPDIR, as each VM has its own /tmp)
