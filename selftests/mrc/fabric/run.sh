@@ -705,12 +705,11 @@ boot_node() {
 		# still show; panic=-1 + -no-reboot makes a panic end QEMU.
 		# no_timer_check: on a loaded host TCG can miss the IO-APIC
 		# timer check at boot ("IO-APIC + timer doesn't work" panic).
-		# tsc=reliable: the clocksource watchdog cannot time the HPET
-		# under TCG ("hpet read-back delay of 301140ns ... marking
-		# unstable", once in some 300 boots, in a bench/profile run)
-		# and moves that guest to the HPET for good, where every clock
-		# read (ktime_get, hrtimers) is an emulated MMIO access: one
-		# node then runs slower than the other at random.
+		# tsc=reliable: under TCG the clocksource watchdog cannot time
+		# the HPET it checks the TSC against ("hpet read-back delay
+		# ... marking unstable") and may move a guest to the HPET for
+		# good mid-run, where every clock read (ktime_get, hrtimers)
+		# is an emulated MMIO access: that node then runs slower.
 		-append "console=ttyS0 quiet panic=-1 no_timer_check tsc=reliable ${MRC_APPEND:-} mrcfab.node=$n"
 		-fsdev "local,id=r,path=/,security_model=none,readonly=on,multidevs=remap"
 		-device "virtio-9p-pci,fsdev=r,mount_tag=hostroot"
