@@ -114,6 +114,7 @@
  * the defaults and is counted.
  */
 static u32 floor_hi(const struct mrc_msg_peer *mp, u64 now, u32 *n);
+static u32 floor_of(u32 hi, u32 n);
 
 /*
  * The RTO's floor while there is no data RTT sample (Floors, above):
@@ -154,7 +155,7 @@ static void msg_path_params(struct mrc_msg_peer *mp,
 		return;
 	/* Learned: lower the RTO's floor and its least margin with it. */
 	hi = floor_hi(mp, now, &n);
-	floor = n ? mrc_msg_floor_ns(mp, now) : probe_floor(mp);
+	floor = n ? floor_of(hi, n) : probe_floor(mp);
 	pp->rtt.rto_min_ns = min(pp->rtt.rto_min_ns, floor);
 	pp->rtt.var_floor_ns = min(pp->rtt.var_floor_ns, floor / 4);
 	/* ... and raise it above the slowest recent answers (Floors) */
@@ -254,6 +255,22 @@ static bool stuck_fabric(const struct mrc_msg_peer *mp, u64 now)
 	return n && (u64)hi * MRC_MSG_FLOOR_MULT < MRC_MSG_FLOOR_MAX_NS;
 }
 
+/* The learned floor of @n samples whose largest is @hi ns (Floors). */
+static u32 floor_of(u32 hi, u32 n)
+{
+	u64 mult = MRC_MSG_FLOOR_MULT;
+
+	if (!n)
+		return MRC_MSG_FLOOR_MAX_NS;
+	if (n < MRC_MSG_FLOOR_SAMPLES) {
+		mult *= MRC_MSG_FLOOR_YOUNG;
+		if ((u64)hi * mult > MRC_MSG_FLOOR_YOUNG_MAX_NS)
+			return MRC_MSG_FLOOR_MAX_NS;
+	}
+	return (u32)clamp_t(u64, (u64)hi * mult,
+			    MRC_MSG_FLOOR_MIN_NS, MRC_MSG_FLOOR_MAX_NS);
+}
+
 /**
  * mrc_msg_floor_ns() - the learned floor of a peer's loss detection
  * @mp: the peer's engine
@@ -271,17 +288,8 @@ static bool stuck_fabric(const struct mrc_msg_peer *mp, u64 now)
 u32 mrc_msg_floor_ns(const struct mrc_msg_peer *mp, u64 now)
 {
 	u32 n, hi = floor_hi(mp, now, &n);
-	u64 mult = MRC_MSG_FLOOR_MULT;
 
-	if (!n)
-		return MRC_MSG_FLOOR_MAX_NS;
-	if (n < MRC_MSG_FLOOR_SAMPLES) {
-		mult *= MRC_MSG_FLOOR_YOUNG;
-		if ((u64)hi * mult > MRC_MSG_FLOOR_YOUNG_MAX_NS)
-			return MRC_MSG_FLOOR_MAX_NS;
-	}
-	return (u32)clamp_t(u64, (u64)hi * mult,
-			    MRC_MSG_FLOOR_MIN_NS, MRC_MSG_FLOOR_MAX_NS);
+	return floor_of(hi, n);
 }
 
 /**
