@@ -268,7 +268,14 @@ static bool push_msg_sends(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 		mrc_txsb_set_tag(&m->sb, idx, res->policy);
 		ops->sched_sent(mp, pi, m->cls, res->policy);
 		mrc_path_inflight_add(mp->paths[pi], 1, plen);
-		mp->inflight++;
+		/*
+		 * Nothing else in flight: no packet acked so far was sent
+		 * later than anything in flight from now on.  Forgetting it
+		 * keeps the u32 clock from wrapping into rack_later() after
+		 * an idle half-wrap (35 minutes).
+		 */
+		if (!mp->inflight++)
+			mp->rack_valid = false;
 		if (mrc_msg_yielding(m->cls))
 			mp->cls_inflight[m->cls]++;
 		mp->stuck_ns = 0;

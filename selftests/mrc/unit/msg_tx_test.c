@@ -585,6 +585,50 @@ static void tx_run__rto_resends(void)
 	unpair();
 }
 
+/*
+ * The send times are a u32 us clock that wraps every 71.6 minutes: a
+ * peer idle for more than half of that must not see its last acked
+ * packet as sent after the next one (which the loss scan would then
+ * resend within the reordering allowance, long before its RTO).
+ */
+static void tx_run__old_ack_not_later(void)
+{
+	struct done_rec d1 = { 0 }, d2 = { 0 };
+	int err;
+
+	pair();
+	A->knob[MRC_KNOB_rto_max_ms] = 2000;
+	A->knob[MRC_KNOB_data_rto_min_ms] = 1000;
+	/* 16 packets: every path gets an RTT sample (1 ms) */
+	host_send_msg(A, NULL, 16 * SEG, 0, done_fn, &d1, &err);
+	A->now = B->now = T0 + MS;
+	host_settle(A, B, T0 + 10 * MS);
+	CHECK(d1.calls == 1 && d1.status == 0, "the first completes: %d %d",
+	      d1.calls, d1.status);
+	/* idle for 2^31 us and a minute */
+	A->now = B->now = T0 + (1ULL << 31) * 1000 + 60000 * MS;
+	host_send_msg(A, NULL, SEG, 0, done_fn, &d2, &err);
+	CHECK(drop_all(A) == 1, "the second's packet is lost");
+	A->now += 100 * MS;	/* past the allowance, before the RTO */
+	A->kicks++;
+	host_run(A);
+	CHECK(A->stats[MRC_MS_REO_LOSS_PKTS] == 0 &&
+	      A->stats[MRC_MS_TX_RETRANS] == 0,
+	      "not taken for reordered: reo_loss %llu, resent %llu",
+	      (unsigned long long)A->stats[MRC_MS_REO_LOSS_PKTS],
+	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
+	A->now += 1000 * MS;
+	B->now = A->now;
+	A->kicks++;
+	host_run(A);
+	CHECK(A->stats[MRC_MS_RTO_PKTS] == 1, "its RTO finds it: rto %llu",
+	      (unsigned long long)A->stats[MRC_MS_RTO_PKTS]);
+	host_settle(A, B, A->now + 2000 * MS);
+	CHECK(d2.calls == 1 && d2.status == 0, "then it completes: %d %d",
+	      d2.calls, d2.status);
+	unpair();
+}
+
 static void tx_path_down__resends_elsewhere(void)
 {
 	unsigned int pi, down = MRC_MSG_NO_PATH;
@@ -1067,6 +1111,7 @@ static const struct tap_test tests[] = {
 	{ "tx_sack__every_acked_path_sampled",
 	  tx_sack__every_acked_path_sampled },
 	{ "tx_run__rto_resends", tx_run__rto_resends },
+	{ "tx_run__old_ack_not_later", tx_run__old_ack_not_later },
 	{ "tx_path_down__resends_elsewhere", tx_path_down__resends_elsewhere },
 	{ "tx_run__unreachable_fails_ehostunreach",
 	  tx_run__unreachable_fails_ehostunreach },
