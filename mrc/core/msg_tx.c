@@ -269,13 +269,15 @@ static bool push_msg_sends(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 		ops->sched_sent(mp, pi, m->cls, res->policy);
 		mrc_path_inflight_add(mp->paths[pi], 1, plen);
 		/*
-		 * Nothing else in flight: no packet acked so far was sent
-		 * later than anything in flight from now on.  Forgetting it
-		 * keeps the u32 clock from wrapping into rack_later() after
-		 * an idle half-wrap (35 minutes).
+		 * Nothing else in flight: every packet in flight from now on
+		 * is sent after the last acked one and after the last window
+		 * cut.  Forgetting both keeps their u32 clock from wrapping
+		 * into a comparison after an idle half-wrap (35 minutes).
 		 */
-		if (!mp->inflight++)
+		if (!mp->inflight++) {
 			mp->rack_valid = false;
+			mp->recover_valid = false;
+		}
 		if (mrc_msg_yielding(m->cls))
 			mp->cls_inflight[m->cls]++;
 		mp->stuck_ns = 0;

@@ -601,12 +601,14 @@ static void tx_run__old_ack_not_later(void)
 	A->knob[MRC_KNOB_data_rto_min_ms] = 1000;
 	/* 16 packets: every path gets an RTT sample (1 ms) */
 	host_send_msg(A, NULL, 16 * SEG, 0, done_fn, &d1, &err);
-	A->now = B->now = T0 + MS;
+	A->now = T0 + MS;
+	B->now = A->now;
 	host_settle(A, B, T0 + 10 * MS);
 	CHECK(d1.calls == 1 && d1.status == 0, "the first completes: %d %d",
 	      d1.calls, d1.status);
 	/* idle for 2^31 us and a minute */
-	A->now = B->now = T0 + (1ULL << 31) * 1000 + 60000 * MS;
+	A->now = T0 + (1ULL << 31) * 1000 + 60000 * MS;
+	B->now = A->now;
 	host_send_msg(A, NULL, SEG, 0, done_fn, &d2, &err);
 	CHECK(drop_all(A) == 1, "the second's packet is lost");
 	A->now += 100 * MS;	/* past the allowance, before the RTO */
@@ -626,6 +628,71 @@ static void tx_run__old_ack_not_later(void)
 	host_settle(A, B, A->now + 2000 * MS);
 	CHECK(d2.calls == 1 && d2.status == 0, "then it completes: %d %d",
 	      d2.calls, d2.status);
+	unpair();
+}
+
+/*
+ * Carries what @h sent to its peer, but drops the first packet of the
+ * first path that carries two.  Returns the number dropped.
+ */
+static unsigned int pump_drop_one(struct host *h)
+{
+	unsigned int seen[MRC_MSG_NPATHS] = { 0 };
+	unsigned int i, n = h->nout, at = h->out_head, drop = U32_MAX;
+	struct host_pkt *hp;
+
+	for (i = 0; i < n; i++) {
+		hp = &h->out[(at + i) % HOST_OUT_MAX];
+		if (hp->pi < MRC_MSG_NPATHS && ++seen[hp->pi] == 2) {
+			drop = hp->pi;
+			break;
+		}
+	}
+	for (i = 0; (hp = host_take(h)); i++) {
+		if (hp->pi == drop) {
+			drop = U32_MAX;
+			continue;
+		}
+		host_input(h->peer, hp->pi, hp->buf, hp->len);
+	}
+	return drop == U32_MAX && i ? 1 : 0;
+}
+
+/*
+ * A congestion drop (a later packet of its path acked first) halves the
+ * window once per episode: a drop of a packet sent before the last cut
+ * does not cut again.  That send time is on the same u32 us clock as the
+ * RACK time: after an idle half-wrap the next episode's drops must still
+ * cut.  Each message is two windows: the first window's drop is proven
+ * by the second's packets, sent 1 ms later.
+ */
+static void tx_sack__cut_after_idle_wrap(void)
+{
+	struct done_rec d1 = { 0 }, d2 = { 0 };
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 128 * SEG, 0, done_fn, &d1, &err);
+	CHECK(pump_drop_one(A) == 1, "one packet dropped");
+	A->now = T0 + MS;
+	B->now = A->now;
+	host_settle(A, B, T0 + 2000 * MS);
+	CHECK(d1.calls == 1 && d1.status == 0, "the first completes: %d %d",
+	      d1.calls, d1.status);
+	CHECK(A->stats[MRC_MS_CWND_CUTS] == 1, "one cut: %llu",
+	      (unsigned long long)A->stats[MRC_MS_CWND_CUTS]);
+	/* idle for 2^31 us and a minute */
+	A->now = T0 + (1ULL << 31) * 1000 + 60000 * MS;
+	B->now = A->now;
+	host_send_msg(A, NULL, 128 * SEG, 0, done_fn, &d2, &err);
+	CHECK(pump_drop_one(A) == 1, "one packet of the second dropped");
+	A->now += MS;
+	B->now = A->now;
+	host_settle(A, B, A->now + 2000 * MS);
+	CHECK(d2.calls == 1 && d2.status == 0, "the second completes: %d %d",
+	      d2.calls, d2.status);
+	CHECK(A->stats[MRC_MS_CWND_CUTS] == 2, "its drop cuts too: %llu",
+	      (unsigned long long)A->stats[MRC_MS_CWND_CUTS]);
 	unpair();
 }
 
@@ -1112,6 +1179,7 @@ static const struct tap_test tests[] = {
 	  tx_sack__every_acked_path_sampled },
 	{ "tx_run__rto_resends", tx_run__rto_resends },
 	{ "tx_run__old_ack_not_later", tx_run__old_ack_not_later },
+	{ "tx_sack__cut_after_idle_wrap", tx_sack__cut_after_idle_wrap },
 	{ "tx_path_down__resends_elsewhere", tx_path_down__resends_elsewhere },
 	{ "tx_run__unreachable_fails_ehostunreach",
 	  tx_run__unreachable_fails_ehostunreach },
