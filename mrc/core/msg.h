@@ -141,7 +141,7 @@ enum mrc_msg_stat {
 	MRC_MS_NACKS_REPLAYED, MRC_MS_RX_REFUSED, MRC_MS_TX_REFUSED,
 	MRC_MS_RX_BUSY, MRC_MS_TX_BUSY, MRC_MS_RX_GONE_SACKS,
 	MRC_MS_TX_EPOCH_GONE, MRC_MS_RX_REFUSE_WAITS, MRC_MS_STUCK_LOSS_PKTS,
-	MRC_MS_RX_BUSY_HEADS,
+	MRC_MS_RX_BUSY_HEADS, MRC_MS_RTO_QUEUE_PKTS,
 	MRC_MS_NR
 };
 
@@ -383,6 +383,8 @@ struct mrc_msg_peer {
 	u32 rto_cut_us[MRC_MSG_NPATHS];	/* loss scan: RTO cut-off */
 	u32 reo_cut_us[MRC_MSG_NPATHS];	/* loss scan: reordering cut-off */
 	u8 reo_strikes[MRC_MSG_NPATHS];	/* loss scan: losses since an ack */
+	u32 path_ack_us[MRC_MSG_NPATHS];	/* newest first send acked */
+	u64 path_acked[MRC_MSG_NPATHS_WORDS];	/* ... on these paths */
 	u32 rack_us;			/* latest send time of an acked pkt */
 	u8 rack_path;			/* ... its path */
 	bool rack_valid;

@@ -23,7 +23,10 @@
  * still in flight on a path on which a later-sent packet of the same
  * message was just acked is lost: LOSS event, resent elsewhere.  The
  * timer ticks while anything is queued: packets in flight longer than
- * their path's RTO become LOST (RTO event), and so do packets older than
+ * their path's RTO become LOST (RTO event; but if their path has since
+ * delivered a packet sent after them, of any message, the path works and
+ * a queue dropped them: no path event, the window is cut, counted as
+ * rto_queue_pkts: path_delivered_later()), and so do packets older than
  * their path's srtt plus a reordering margin once a packet sent after
  * them, on any path, was acked (LOSS event, mrc_msg_loss_scan()).  Send
  * times are kept in microseconds, and at fabric speed a message's packets
@@ -240,6 +243,19 @@ static bool rack_later(const struct mrc_msg_peer *mp, u64 id, u32 idx,
 }
 
 /*
+ * Whether path @pi delivered a packet sent after @sent_us: an ack of a
+ * packet sent only once, sent later on the same path, of any message.
+ * Kept per path since its in-flight count was last 0, so the u32 clock
+ * cannot wrap into the comparison.
+ */
+static bool path_delivered_later(const struct mrc_msg_peer *mp, u32 pi,
+				 u32 sent_us)
+{
+	return mrc_bm_test(mp->path_acked, pi) &&
+	       (s32)(mp->path_ack_us[pi] - sent_us) > 0;
+}
+
+/*
  * Stuck packets (above) are looked for only on a fabric whose answers are
  * far below the fixed floor: the peer has an RTT sample and the largest
  * recent one, times MRC_MSG_FLOOR_MULT, is below MRC_MSG_FLOOR_MAX_NS.
@@ -363,9 +379,10 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 		/*
 		 * First drop since the last decrease: halve the window.  Only
 		 * drops proven by a later packet of the same path acked first
-		 * (a path is FIFO: a queue dropped it) count; time-based
-		 * losses and RTOs, mostly stalls of a host's CPU, resend
-		 * without a cut.
+		 * (a path is FIFO: a queue dropped it) count, found by a SACK
+		 * or, at the RTO, across messages; other time-based losses
+		 * and RTOs, mostly stalls of a host's CPU, resend without a
+		 * cut.
 		 */
 		mp->cwnd = max_t(u32, mp->cwnd / 2, MRC_MSG_CWND_MIN);
 		mp->cwnd_acc = 0;
@@ -395,6 +412,10 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 			mp->rack_idx = ev->idx;
 		}
 		mp->rack_valid = true;
+		if (!mrc_bm_test(mp->path_acked, ev->path) ||
+		    (s32)(ev->sent_us - mp->path_ack_us[ev->path]) > 0)
+			mp->path_ack_us[ev->path] = ev->sent_us;
+		mrc_bm_set(mp->path_acked, ev->path);
 		mp->reo_strikes[ev->path] = 0;
 		if (!mrc_bm_test(mp->ack_seen, ev->path) ||
 		    (s32)(ev->sent_us - mp->ack_hi_us[ev->path]) > 0)
@@ -553,9 +574,16 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 			if (mrc_txsb_state(sb, idx) != MRC_TXSB_INFLIGHT)
 				continue;
 			pi = sb->path[idx];
+			cb->congestion = false;
 			if ((s32)(sent - mp->rto_cut_us[pi]) < 0) {
 				cb->ev = MRC_PATH_EV_RTO;
 				msg_count(mp, MRC_MS_RTO_PKTS, 1);
+				/* Path delivering: lost in a queue, above */
+				if (path_delivered_later(mp, pi, sent)) {
+					cb->ev = 0;
+					cb->congestion = true;
+					msg_count(mp, MRC_MS_RTO_QUEUE_PKTS, 1);
+				}
 			} else if (stuck && (s32)(sent - stuck_cut) < 0) {
 				/* Stuck packets, above */
 				cb->ev = MRC_PATH_EV_LOSS;

@@ -46,7 +46,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"rx_gone_pkts", "ctl_tx_errors", "params_refused",
 	"nacks_replayed", "rx_refused", "tx_refused", "rx_busy", "tx_busy",
 	"rx_gone_sacks", "tx_epoch_gone", "rx_refuse_waits", "stuck_loss_pkts",
-	"rx_busy_heads",
+	"rx_busy_heads", "rto_queue_pkts",
 };
 
 /**
@@ -267,6 +267,8 @@ static bool push_msg_sends(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 		/* sched: the policy tag, for per-policy counters */
 		mrc_txsb_set_tag(&m->sb, idx, res->policy);
 		ops->sched_sent(mp, pi, m->cls, res->policy);
+		if (!mp->paths[pi]->inflight_pkts)
+			mrc_bm_clear(mp->path_acked, pi);
 		mrc_path_inflight_add(mp->paths[pi], 1, plen);
 		/*
 		 * Nothing else in flight: every packet in flight from now on

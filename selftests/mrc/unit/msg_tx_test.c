@@ -578,6 +578,9 @@ static void tx_run__rto_resends(void)
 	      (unsigned long long)A->stats[MRC_MS_RTO_PKTS]);
 	CHECK(A->stats[MRC_MS_TX_RETRANS] == 4, "tx_retrans %llu",
 	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
+	CHECK(A->stats[MRC_MS_RTO_QUEUE_PKTS] == 0 && A->path_changes > 0,
+	      "their paths delivered nothing later: they leave (%u changes)",
+	      A->path_changes);
 	host_settle(A, B, T0 + 2000 * MS);
 	CHECK(d.calls == 1 && d.status == 0, "then it completes: %d %d",
 	      d.calls, d.status);
@@ -693,6 +696,68 @@ static void tx_sack__cut_after_idle_wrap(void)
 	      d2.calls, d2.status);
 	CHECK(A->stats[MRC_MS_CWND_CUTS] == 2, "its drop cuts too: %llu",
 	      (unsigned long long)A->stats[MRC_MS_CWND_CUTS]);
+	unpair();
+}
+
+/* The path that carries a packet in flight (MRC_MSG_NO_PATH: none). */
+static unsigned int busy_path(struct host *h)
+{
+	unsigned int pi;
+
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		if (h->path[pi].inflight_pkts)
+			return pi;
+	return MRC_MSG_NO_PATH;
+}
+
+/*
+ * An RTO of a packet whose path has since delivered a later packet (of
+ * another message): a queue dropped it.  Resent, the window cut, its
+ * path stays in the spray set.  One whose path delivered nothing later
+ * takes its path out (tx_run__rto_resends).
+ */
+static void tx_run__rto_on_delivering_path(void)
+{
+	struct done_rec d1 = { 0 }, d2 = { 0 };
+	unsigned int pi;
+	int err;
+
+	pair();
+	A->knob[MRC_KNOB_rto_max_ms] = 2000;
+	A->knob[MRC_KNOB_data_rto_min_ms] = 200;
+	host_send_msg(A, NULL, SEG, 0, done_fn, &d1, &err);
+	pi = busy_path(A);
+	CHECK(drop_all(A) == 1 && pi != MRC_MSG_NO_PATH,
+	      "the first message's packet is lost");
+	if (pi == MRC_MSG_NO_PATH)
+		goto out;
+	A->now = T0 + MS;
+	B->now = A->now;
+	/* 32 packets: some go on the same path, later */
+	host_send_msg(A, NULL, 32 * SEG, 0, done_fn, &d2, &err);
+	CHECK(A->path[pi].inflight_pkts > 1, "the second uses that path too");
+	host_settle(A, B, T0 + 50 * MS);
+	CHECK(d2.calls == 1 && d2.status == 0 && d1.calls == 0,
+	      "the second completes, the first waits: %d %d %d", d2.calls,
+	      d2.status, d1.calls);
+	A->now = T0 + 300 * MS;	/* past the first packet's RTO */
+	B->now = A->now;
+	A->kicks++;
+	host_run(A);
+	CHECK(A->stats[MRC_MS_RTO_PKTS] == 1 &&
+	      A->stats[MRC_MS_RTO_QUEUE_PKTS] == 1,
+	      "an RTO, counted as a queue's drop: rto %llu, queue %llu",
+	      (unsigned long long)A->stats[MRC_MS_RTO_PKTS],
+	      (unsigned long long)A->stats[MRC_MS_RTO_QUEUE_PKTS]);
+	CHECK(A->stats[MRC_MS_CWND_CUTS] == 1, "the window is cut: %llu",
+	      (unsigned long long)A->stats[MRC_MS_CWND_CUTS]);
+	CHECK(A->path[pi].state == MRC_PATH_ACTIVE && A->path_changes == 0,
+	      "the path stays in the spray set: state %u, changes %u",
+	      A->path[pi].state, A->path_changes);
+	host_settle(A, B, A->now + 2000 * MS);
+	CHECK(d1.calls == 1 && d1.status == 0, "then it completes: %d %d",
+	      d1.calls, d1.status);
+out:
 	unpair();
 }
 
@@ -1179,6 +1244,7 @@ static const struct tap_test tests[] = {
 	  tx_sack__every_acked_path_sampled },
 	{ "tx_run__rto_resends", tx_run__rto_resends },
 	{ "tx_run__old_ack_not_later", tx_run__old_ack_not_later },
+	{ "tx_run__rto_on_delivering_path", tx_run__rto_on_delivering_path },
 	{ "tx_sack__cut_after_idle_wrap", tx_sack__cut_after_idle_wrap },
 	{ "tx_path_down__resends_elsewhere", tx_path_down__resends_elsewhere },
 	{ "tx_run__unreachable_fails_ehostunreach",
