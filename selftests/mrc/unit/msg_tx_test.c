@@ -21,6 +21,14 @@ static unsigned int drop_all(struct host *h)
 	return n;
 }
 
+/* Runs @h's sender at @t (its loss scan, then what may go). */
+static void run_at(struct host *h, u64 t)
+{
+	h->now = t;
+	h->kicks++;
+	host_run(h);
+}
+
 static void tx_alloc__bounds(void)
 {
 	struct host *h = host_new(1, 1, 1, 4096, T0);
@@ -614,18 +622,14 @@ static void tx_run__old_ack_not_later(void)
 	B->now = A->now;
 	host_send_msg(A, NULL, SEG, 0, done_fn, &d2, &err);
 	CHECK(drop_all(A) == 1, "the second's packet is lost");
-	A->now += 100 * MS;	/* past the allowance, before the RTO */
-	A->kicks++;
-	host_run(A);
+	run_at(A, A->now + 100 * MS);	/* past the allowance, not the RTO */
 	CHECK(A->stats[MRC_MS_REO_LOSS_PKTS] == 0 &&
 	      A->stats[MRC_MS_TX_RETRANS] == 0,
 	      "not taken for reordered: reo_loss %llu, resent %llu",
 	      (unsigned long long)A->stats[MRC_MS_REO_LOSS_PKTS],
 	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
-	A->now += 1000 * MS;
+	run_at(A, A->now + 1000 * MS);
 	B->now = A->now;
-	A->kicks++;
-	host_run(A);
 	CHECK(A->stats[MRC_MS_RTO_PKTS] == 1, "its RTO finds it: rto %llu",
 	      (unsigned long long)A->stats[MRC_MS_RTO_PKTS]);
 	host_settle(A, B, A->now + 2000 * MS);
@@ -740,10 +744,8 @@ static void tx_run__rto_on_delivering_path(void)
 	CHECK(d2.calls == 1 && d2.status == 0 && d1.calls == 0,
 	      "the second completes, the first waits: %d %d %d", d2.calls,
 	      d2.status, d1.calls);
-	A->now = T0 + 300 * MS;	/* past the first packet's RTO */
+	run_at(A, T0 + 300 * MS);	/* past the first packet's RTO */
 	B->now = A->now;
-	A->kicks++;
-	host_run(A);
 	CHECK(A->stats[MRC_MS_RTO_PKTS] == 1 &&
 	      A->stats[MRC_MS_RTO_QUEUE_PKTS] == 1,
 	      "an RTO, counted as a queue's drop: rto %llu, queue %llu",
