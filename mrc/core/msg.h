@@ -375,15 +375,15 @@ struct mrc_msg_peer {
 	struct list_head done;		/* finished: the host takes them */
 	/* scratch for one SACK or scan */
 	struct mrc_path *paths[MRC_MSG_NPATHS];
-	u32 ack_hi_us[MRC_MSG_NPATHS];
-	u64 ack_seen[MRC_MSG_NPATHS_WORDS];
-	u32 ack_rtt_us[MRC_MSG_NPATHS];	/* newest first send acked */
-	u64 ack_timed[MRC_MSG_NPATHS_WORDS];	/* ... on these paths */
+	u32 ack_hi_us[MRC_MSG_NPATHS];	/* newest first send acked */
+	u64 ack_seen[MRC_MSG_NPATHS_WORDS];	/* ... on these paths */
 	u64 left[MRC_MSG_NPATHS_WORDS];
 	u32 rto_cut_us[MRC_MSG_NPATHS];	/* loss scan: RTO cut-off */
 	u32 reo_cut_us[MRC_MSG_NPATHS];	/* loss scan: reordering cut-off */
+	/* loss evidence, kept across SACKs and scans */
 	u8 reo_strikes[MRC_MSG_NPATHS];	/* loss scan: losses since an ack */
-	u32 path_ack_us[MRC_MSG_NPATHS];	/* newest first send acked */
+	/* newest first send acked since the path's in-flight count was 0 */
+	u32 path_ack_us[MRC_MSG_NPATHS];
 	u64 path_acked[MRC_MSG_NPATHS_WORDS];	/* ... on these paths */
 	u32 rack_us;			/* latest send time of an acked pkt */
 	u8 rack_path;			/* ... its path */

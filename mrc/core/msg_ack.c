@@ -348,6 +348,14 @@ static u64 msg_sent_ns(u64 now, u32 sent_us)
 	return now - min_t(u64, now, (u64)age_us * NSEC_PER_USEC);
 }
 
+/* Keeps in @at[@pi] the latest of the send times given, @seen its paths. */
+static void newest_on_path(u64 *seen, u32 *at, u8 pi, u32 sent_us)
+{
+	if (!mrc_bm_test(seen, pi) || (s32)(sent_us - at[pi]) > 0)
+		at[pi] = sent_us;
+	mrc_bm_set(seen, pi);
+}
+
 /**
  * mrc_msg_cb_fn() - a packet leaves INFLIGHT (acked, lost, released)
  * @arg: the struct mrc_msg_cb of the event
@@ -412,20 +420,11 @@ void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev)
 			mp->rack_idx = ev->idx;
 		}
 		mp->rack_valid = true;
-		if (!mrc_bm_test(mp->path_acked, ev->path) ||
-		    (s32)(ev->sent_us - mp->path_ack_us[ev->path]) > 0)
-			mp->path_ack_us[ev->path] = ev->sent_us;
-		mrc_bm_set(mp->path_acked, ev->path);
+		newest_on_path(mp->path_acked, mp->path_ack_us, ev->path,
+			       ev->sent_us);
 		mp->reo_strikes[ev->path] = 0;
-		if (!mrc_bm_test(mp->ack_seen, ev->path) ||
-		    (s32)(ev->sent_us - mp->ack_hi_us[ev->path]) > 0)
-			mp->ack_hi_us[ev->path] = ev->sent_us;
-		mrc_bm_set(mp->ack_seen, ev->path);
-		if (!mrc_bm_test(mp->ack_timed, ev->path) ||
-		    (s32)(ev->sent_us - mp->ack_rtt_us[ev->path]) > 0) {
-			mp->ack_rtt_us[ev->path] = ev->sent_us;
-			mrc_bm_set(mp->ack_timed, ev->path);
-		}
+		newest_on_path(mp->ack_seen, mp->ack_hi_us, ev->path,
+			       ev->sent_us);
 		return;
 	}
 	if (cb->ev) {
@@ -726,7 +725,7 @@ static void refused(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
 }
 
 /*
- * One ACK event per path in mp->ack_timed, its sample the age of the
+ * One ACK event per path in mp->ack_seen, its sample the age of the
  * newest packet sent once that the SACK newly acked on it
  * (Acknowledgment, above).  Return: whether the SACK's path @pi got its
  * event here.
@@ -737,13 +736,13 @@ static bool ack_samples(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 	bool got = false;
 	u32 i;
 
-	for (i = mrc_bm_find_next_set(mp->ack_timed, MRC_MSG_NPATHS, 0);
+	for (i = mrc_bm_find_next_set(mp->ack_seen, MRC_MSG_NPATHS, 0);
 	     i < MRC_MSG_NPATHS;
-	     i = mrc_bm_find_next_set(mp->ack_timed, MRC_MSG_NPATHS, i + 1)) {
+	     i = mrc_bm_find_next_set(mp->ack_seen, MRC_MSG_NPATHS, i + 1)) {
 		if (!mp->path[i])
 			continue;
 		mrc_path_event(mp->path[i], &cb->pp, MRC_PATH_EV_ACK, cb->now,
-			       msg_sent_ns(cb->now, mp->ack_rtt_us[i]));
+			       msg_sent_ns(cb->now, mp->ack_hi_us[i]));
 		got |= i == pi;
 	}
 	return got;
@@ -812,7 +811,6 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	cb.m = m;
 	cb.how = MRC_PATH_DONE_ACKED;
 	mrc_bm_zero(mp->ack_seen, MRC_MSG_NPATHS);
-	mrc_bm_zero(mp->ack_timed, MRC_MSG_NPATHS);
 	n = mrc_txsb_sack(&m->sb, sack.cum, sack.nbits, sack.bitmap, mrc_msg_cb_fn,
 			  &cb);
 	if (n < 0)
