@@ -336,10 +336,6 @@ static void mrc_dev_sent(void *ctx, int status)
 	struct mrc_dev_tx *tx = ctx;
 	struct mrc_dev_file *f = tx->f;
 
-	atomic64_sub(tx->len, &f->tx_queued);
-	atomic64_sub(tx->len, &mrc_dev_mem);
-	kfree(tx);
-
 	if (status) {
 		atomic64_inc(&f->tx_failed);
 		atomic_set(&f->last_err, status);
@@ -347,6 +343,14 @@ static void mrc_dev_sent(void *ctx, int status)
 	} else {
 		atomic64_inc(&f->tx_done);
 	}
+	/*
+	 * Counted before its room is given back: a writer that sees the
+	 * room (poll, EAGAIN gone) also sees the message done in STATS.
+	 */
+	smp_mb__before_atomic();
+	atomic64_sub(tx->len, &f->tx_queued);
+	atomic64_sub(tx->len, &mrc_dev_mem);
+	kfree(tx);
 	atomic_dec(&f->outstanding);
 	wake_up_interruptible_poll(&f->wq, EPOLLOUT | EPOLLWRNORM |
 				   (status ? EPOLLERR : 0));
