@@ -344,6 +344,38 @@ void mrc_credit_rx_data_hook(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 		mrc_credit_pace(READ_ONCE(mrc_credit_speed_bps));
 }
 
+/*
+ * The table's senders, one line each: the message scheduled, its grant,
+ * what is outstanding, when its credit expires, and the newest request
+ * taken per lane (o: it left the entry unfinished and may ask again).
+ * Printed under the lock, into the seq_file's page (nothing allocated).
+ */
+static void mrc_credit_show_entries(struct seq_file *s)
+{
+	const struct mrc_credit_rx_entry *e;
+	u64 now = ktime_get_ns();
+	unsigned int i, l;
+
+	spin_lock_bh(&mrc_credit_lock);
+	for (i = 0; i < mrc_credit_rx_tab->nentries; i++) {
+		e = &mrc_credit_rx_tab->e[i];
+		if (!e->in_use)
+			continue;
+		seq_printf(s, "entry %u key %u msg %#llx requested %u granted %u (seq %u) unsched %u arrived to %u outstanding %u expiry %lld ms lanes",
+			   i, e->key, e->msg_id, e->requested, e->granted,
+			   e->seq, e->unsched, e->end_seen, e->outstanding,
+			   div_s64((s64)(e->expiry - now), NSEC_PER_MSEC));
+		for (l = 0; l < MRC_CREDIT_LANES; l++)
+			if (e->lane_n[l] & MRC_CREDIT_LANE_SEEN)
+				seq_printf(s, " %u:%u%s", l,
+					   e->lane_n[l] & MRC_CREDIT_SEQ_MASK,
+					   e->lane_n[l] & MRC_CREDIT_LANE_OPEN ?
+					   "o" : "");
+		seq_putc(s, '\n');
+	}
+	spin_unlock_bh(&mrc_credit_lock);
+}
+
 /**
  * mrc_credit_show() - debugfs mrc/credit
  * @s: the file
@@ -403,6 +435,7 @@ int mrc_credit_show(struct seq_file *s)
 			   i < MRC_CREDIT_PACE_HIST - 1 ? "lt" : "ge",
 			   250ULL << (i < MRC_CREDIT_PACE_HIST - 1 ? i : i - 1),
 			   hist[i]);
+	mrc_credit_show_entries(s);
 	for (idx = 0; (peer = mrc_peer_get_nth(idx)); idx++) {
 		memset(v, 0, sizeof(v));
 		mrc_credit_peer_stats(peer, v);

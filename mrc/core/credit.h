@@ -159,9 +159,6 @@ struct mrc_credit_rx_entry {
 	u8 low;			/* background: gets only what the others
 				 * leave of a pace (mrc_credit_rx_set_low)
 				 */
-	u8 lost;		/* internal: credit of msg_id was
-				 * reclaimed (granted bytes never came)
-				 */
 	u8 stalled;		/* internal: its credit is outside the cap
 				 * and it gets no more (credit.h)
 				 */
@@ -175,6 +172,10 @@ struct mrc_credit_rx_entry {
 	u32 seq;		/* of the latest grant; 1.. per message */
 	u32 unsched;		/* bytes of msg_id sent without a grant:
 				 * the window, or 0 for a chained message
+				 */
+	u32 end_seen;		/* internal: the end of msg_id's furthest
+				 * bytes that arrived (its last byte came:
+				 * requested)
 				 */
 	u64 expiry;		/* reclaim outstanding if nothing by then */
 	u32 lane_epoch;		/* internal: epoch (msg_id >> 32) of lane_n */

@@ -233,9 +233,12 @@ static bool mrc_credit_newer(const struct mrc_credit_rx_entry *e, u64 id)
 }
 
 /*
- * @e's message is replaced by another: if not all of its granted bytes
- * came (some are outstanding, or were reclaimed), its sender may still
- * want it scheduled (see mrc_credit_newer()), so its lane's n is opened.
+ * @e's message is replaced by another: unless its last byte came, its
+ * sender may still want it scheduled (see mrc_credit_newer()), so its
+ * lane's n is opened.  Its own bytes decide, not the entry's outstanding
+ * credit: any message's scheduled bytes settle that (a late resend of
+ * the one before), so a message given up with its grant unused may find
+ * it settled, and would be locked out for stale_ns.
  */
 static void mrc_credit_lane_leave(struct mrc_credit_rx_entry *e)
 {
@@ -245,7 +248,7 @@ static void mrc_credit_lane_leave(struct mrc_credit_rx_entry *e)
 	if ((u32)(e->msg_id >> 32) != e->lane_epoch ||
 	    !(*seen & MRC_CREDIT_LANE_SEEN) || (*seen & mask) != (n & mask))
 		return;
-	if (e->outstanding || e->lost)
+	if (e->end_seen < e->requested)
 		*seen |= MRC_CREDIT_LANE_OPEN;
 }
 
@@ -260,7 +263,7 @@ static void mrc_credit_lane_take(struct mrc_credit_rx_entry *e, u64 id)
 	}
 	e->lane_n[n >> MRC_CREDIT_LANE_SHIFT] = MRC_CREDIT_LANE_SEEN |
 		(n & MRC_CREDIT_SEQ_MASK);
-	e->lost = 0;
+	e->end_seen = 0;
 }
 
 static bool mrc_credit_waits(const struct mrc_credit_rx_entry *e)
@@ -555,6 +558,8 @@ int mrc_credit_rx_data(struct mrc_credit_rx *rx,
 			rx->tokens = -(s64)U32_MAX;
 		rx->stats.unsched_bytes += charge;
 	}
+	if (e && e->msg_id == msg_id && end > e->end_seen)
+		e->end_seen = (u32)end;
 	rx->since_pace = (u32)min_t(u64, (u64)rx->since_pace + len, U32_MAX);
 	rx->arrived += len;
 	rx->arrived_ns = now;
@@ -768,7 +773,6 @@ int mrc_credit_rx_pace(struct mrc_credit_rx *rx,
 			}
 			continue;
 		}
-		e->lost = 1;
 		e->loop_ns = 0;
 		e->reclaimed_bytes += e->outstanding;
 		rx->stats.reclaimed_bytes += e->outstanding;

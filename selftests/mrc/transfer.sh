@@ -70,7 +70,7 @@ phase() {
 }
 
 run_guest() {
-	local n=$MRC_NODE o=$((3 - MRC_NODE)) r0 nm0 f
+	local n=$MRC_NODE o=$((3 - MRC_NODE)) r0 nm0 rs0 f
 
 	case_title "mrc_echo with $NPORTS endpoints on both nodes, all paths up"
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$n"
@@ -124,12 +124,21 @@ run_guest() {
 	# in flight at once and two of them share a lane (the three
 	# endpoints' ports are three lanes).
 	case_title 'rx_msgs_per_peer 1, rx_buffer_mb 2: packets beyond refused, resent'
-	nm0=$(msg_stat rx_no_mem)
+	nm0=$(msg_stat rx_no_mem) rs0=$(pacer_stat req_stale)
 	ok 'mrcctl config set rx_msgs_per_peer 1' mrcctl config set rx_msgs_per_peer 1
 	echo 2 > /sys/kernel/mrc/rx_buffer_mb
 	phase tight "$o" 40 262144
 	chk_msg_stat 'the receiver refused packets of further messages' \
 		rx_no_mem '>' "$nm0"
+	# A message its receiver's endpoint held back (busy) gives its
+	# credit schedule up and asks again later, with the same id.  The
+	# credit table must take that request (core/credit_rx.c,
+	# mrc_credit_newer()): one taken as a replay (req_stale) is refused
+	# for stale_ns, 6 s here, and its sender waits that long.  A few
+	# may be requests overtaken on the way; a wait repeats its request
+	# every few tens of ms.
+	_chk_cmp "credit requests of messages given up and asked again are taken" \
+		req_stale "$(($(pacer_stat req_stale) - rs0))" '<=' 4
 	echo 64 > /sys/kernel/mrc/rx_msgs_per_peer
 	echo 256 > /sys/kernel/mrc/rx_buffer_mb
 

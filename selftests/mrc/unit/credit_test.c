@@ -447,6 +447,46 @@ static void rx__unfinished_asks_again(void)
 	      ULL(rx->stats.req_busy));
 }
 
+/*
+ * Any message's scheduled bytes settle the entry's outstanding credit (a
+ * late resend of the one before): no sign that the entry's own message
+ * finished.  One given up with its grant unused, its credit so settled,
+ * still asks again once another lane's message took the entry; it was
+ * stale for stale_ns, and its sender stalled that long.
+ */
+static void rx__settled_by_another_asks_again(void)
+{
+	struct mrc_credit_params p = defp();
+	struct mrc_credit_rx *rx = mkrx(4, &p);
+	u64 epoch = 0x65000000ULL << 32, now = 0;
+	u64 bulk = epoch | 2U << MRC_CREDIT_LANE_SHIFT | 20;
+	u32 len = p.unsched + 8 * KB;
+
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) == 0,
+	      "bulk 20");
+	now = grant_all(rx, &p, now);
+	/* bulk 19's scheduled bytes, resent late, settle bulk 20's credit */
+	CHECK(mrc_credit_rx_data(rx, &p, 1, bulk - 1, len, p.unsched, 8 * KB,
+				 now) == 0, "bulk 19 data");
+	CHECK(!rx->e[0].outstanding, "outstanding %u", rx->e[0].outstanding);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 5, len, now, NULL) == 0,
+	      "default 5 takes the idle entry");
+	now = grant_all(rx, &p, now);
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) == 0,
+	      "bulk 20 asks again: taken");
+	CHECK(rx->e[0].msg_id == bulk, "entry %llx", ULL(rx->e[0].msg_id));
+	now = grant_all(rx, &p, now);
+	/* its last byte came: a replay of its request is stale */
+	CHECK(mrc_credit_rx_data(rx, &p, 1, bulk, len, p.unsched, 8 * KB,
+				 now) == 0, "bulk data");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 6, len, now, NULL) == 0,
+	      "default 6");
+	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) ==
+	      -ESTALE, "bulk 20 again (a replay)");
+	CHECK(rx->stats.req_stale == 1, "req_stale %llu",
+	      ULL(rx->stats.req_stale));
+}
+
 static void rx__earlier_message_idle(void)
 {
 	struct mrc_credit_params p = defp();
@@ -1966,6 +2006,8 @@ int main(void)
 		  rx__earlier_message_other_lane },
 		{ "rx: an unfinished message asks again",
 		  rx__unfinished_asks_again },
+		{ "rx: a message settled by another's bytes asks again",
+		  rx__settled_by_another_asks_again },
 		{ "rx: an earlier message and a lately idle entry",
 		  rx__earlier_message_idle },
 		{ "rx: grants track the drain rate", rx__pacing_matches_rate },
