@@ -174,7 +174,9 @@ static void msg_path_params(struct mrc_msg_peer *mp,
  * echo, not the sender's books (ack_samples()): a packet's age there
  * also holds the time its SACK took, and after a lost SACK that is the
  * next one's wait; eight times one such age would hold every tail loss
- * back by as much.
+ * back by as much.  Kept whole: floor_of() clamps what it makes of it,
+ * and the RTO's floor follows the slowest answer up to rto_max_ms (a
+ * queue of 100 ms behind a slow last hop must not be resent at 40).
  */
 static void floor_sample(struct mrc_msg_peer *mp, u64 now, u64 echo)
 {
@@ -183,7 +185,7 @@ static void floor_sample(struct mrc_msg_peer *mp, u64 now, u64 echo)
 
 	if (echo > now)
 		return;
-	s = (u32)min_t(u64, now - echo, MRC_MSG_FLOOR_MAX_NS);
+	s = (u32)min_t(u64, now - echo, MRC_RTT_RTO_LIMIT_NS);
 	if (age >= MRC_MSG_FLOOR_WIN_NS || now < mp->rtt_win_ns) {
 		bool stale = age >= 2ULL * MRC_MSG_FLOOR_WIN_NS ||
 			     now < mp->rtt_win_ns;

@@ -287,6 +287,29 @@ static void floor__rto_above_twice_the_slowest_answer(void)
 }
 
 /*
+ * Answers slower than the fixed floor (a window queued behind a slow last
+ * hop): each counts whole, so the RTO's floor is twice the slowest of
+ * them, up to rto_max_ms.
+ */
+static void floor__rto_follows_a_slow_queue(void)
+{
+	u64 max;
+
+	pair();
+	max = A->knob[MRC_KNOB_rto_max_ms] * MS;
+	exchanges(2 * MRC_MSG_FLOOR_SAMPLES, 60 * MS);
+	CHECK(mrc_msg_loss_floor_ns(&A->mp, A->now) ==
+	      60 * MS * MRC_MSG_RTO_HI_MULT,
+	      "60 ms answers: an RTO floor of %u",
+	      mrc_msg_loss_floor_ns(&A->mp, A->now));
+	exchange(max);
+	CHECK(mrc_msg_loss_floor_ns(&A->mp, A->now) == max,
+	      "one as long as rto_max_ms: the floor is rto_max_ms, %u",
+	      mrc_msg_loss_floor_ns(&A->mp, A->now));
+	unpair();
+}
+
+/*
  * A packet overtaken by a later one that was acked: on this fast fabric
  * the stuck-packet rule finds it lost within the delivering path's srtt +
  * 4 rttvar, before the RTO's learned floor.  Both left in the same
@@ -425,6 +448,7 @@ static const struct tap_test tests[] = {
 	{ "floor__knob_fixes_the_floor", floor__knob_fixes_the_floor },
 	{ "floor__rto_above_twice_the_slowest_answer",
 	  floor__rto_above_twice_the_slowest_answer },
+	{ "floor__rto_follows_a_slow_queue", floor__rto_follows_a_slow_queue },
 	{ "floor__slow_answers_keep_the_fixed_floor",
 	  floor__slow_answers_keep_the_fixed_floor },
 	{ "floor__overtaken_packet_resent_soon",
