@@ -49,8 +49,8 @@
  *    mrc_credit_rx_waiting() counts the entries with grants to give;
  *  - REQUEST: the return code is the one the header's rules give for the
  *    entry's state, an id compared with the newest the entry took in
- *    its lane (that one again if it left the entry with credit
- *    outstanding or reclaimed; where serial numbers half the space apart
+ *    its lane (that one again if it left the entry before its last
+ *    byte arrived; where serial numbers half the space apart
  *    leave it open, one of those that fit), the matching stats counter moves by one and no other; a
  *    refusal changes nothing but that counter; RESEND's grant is the
  *    entry's; 0 takes the key's entry, else a free or idle one;
@@ -171,7 +171,9 @@ struct rshadow {
 	u32	lane_n[MRC_CREDIT_LANES];
 	/* that n left the entry unfinished: it may ask once more */
 	bool	lane_open[MRC_CREDIT_LANES];
-	bool	lost;		/* credit of msg_id was reclaimed */
+	u32	end_seen;	/* the end of msg_id's furthest bytes that
+				 * arrived (accepted by DATA)
+				 */
 };
 
 static struct mrc_credit_params p;
@@ -324,13 +326,11 @@ static int lane_order(int i, u64 id)
 }
 
 /*
- * Entry @i took the request for @id; @fresh: it was free or idle before;
- * @left_outstanding: the message it replaces had granted bytes that had
- * not come.  That message, if the newest of its lane, left unfinished
- * when some of its credit was outstanding or reclaimed: its lane is open
- * for it once more.
+ * Entry @i took the request for @id; @fresh: it was free or idle before.
+ * The message it replaces, if the newest of its lane, left unfinished
+ * unless its last byte arrived: its lane is open for it once more.
  */
-static void lane_take(int i, u64 id, bool fresh, bool left_outstanding)
+static void lane_take(int i, u64 id, bool fresh)
 {
 	u32 lane = (u32)id >> MRC_CREDIT_LANE_SHIFT;
 	u64 old = rs[i].msg_id;
@@ -339,7 +339,7 @@ static void lane_take(int i, u64 id, bool fresh, bool left_outstanding)
 	if (!fresh && (u32)(old >> 32) == rs[i].lane_epoch &&
 	    rs[i].lane_seen[ol] &&
 	    rs[i].lane_n[ol] == ((u32)old & SEQ_MASK) &&
-	    (left_outstanding || rs[i].lost))
+	    rs[i].end_seen < rs[i].len)
 		rs[i].lane_open[ol] = true;
 	if (fresh || (u32)(id >> 32) != rs[i].lane_epoch) {
 		memset(rs[i].lane_seen, 0, sizeof(rs[i].lane_seen));
@@ -349,7 +349,7 @@ static void lane_take(int i, u64 id, bool fresh, bool left_outstanding)
 	rs[i].lane_seen[lane] = true;
 	rs[i].lane_open[lane] = false;
 	rs[i].lane_n[lane] = (u32)id & SEQ_MASK;
-	rs[i].lost = false;
+	rs[i].end_seen = 0;
 }
 
 static u64 make_id(u32 epoch, u32 lane, u32 n)
@@ -507,7 +507,7 @@ static int do_request(u32 key, u64 id, u32 len, u32 un, bool with_out,
 	memcpy(&snap->e[j], &rx->e[j], sizeof(rx->e[j]));
 	take_index();
 	check_rx_unchanged("request (others)", rc);
-	lane_take(j, id, i < 0, i >= 0 && snap->e[j].outstanding);
+	lane_take(j, id, i < 0);
 	rs[j].valid = true;
 	rs[j].key = key;
 	rs[j].msg_id = id;
@@ -612,6 +612,9 @@ static void do_data(u32 key, u64 id, u32 msg_len, u32 off, u32 len)
 	} else {
 		ASSERT(!settled);
 	}
+	/* the entry's own message: how far its bytes came */
+	if (i >= 0 && rs[i].valid && rs[i].msg_id == id && end > rs[i].end_seen)
+		rs[i].end_seen = (u32)end;
 	snap->tokens = rx->tokens;
 	snap->total_outstanding = rx->total_outstanding;
 	/* arrivals are counted; they clock the pacer */
@@ -697,8 +700,6 @@ static void do_pace(u64 elapsed, bool short_out)
 			     (unsigned long long)e0->expiry,
 			     (unsigned long long)now);
 		reclaimed += r;
-		if (r)
-			rs[i].lost = true;
 		seen[i] = false;
 	}
 	ASSERT(rx->stats.reclaimed_bytes - snap->stats.reclaimed_bytes ==
