@@ -394,6 +394,24 @@ static void rx__earlier_message_other_lane(void)
 }
 
 /*
+ * @bulk's last bytes arrive, @next (another lane) takes the entry: from
+ * then on a request of @bulk is a replay (stale).
+ */
+static u64 finish_then_replay(struct mrc_credit_rx *rx,
+			      const struct mrc_credit_params *p, u64 bulk,
+			      u64 next, u32 len, u64 now)
+{
+	now = grant_all(rx, p, now);
+	CHECK(mrc_credit_rx_data(rx, p, 1, bulk, len, p->unsched, 8 * KB,
+				 now) == 0, "bulk data");
+	CHECK(mrc_credit_rx_request(rx, p, 1, next, len, now, NULL) == 0,
+	      "the next message %llx", ULL(next));
+	CHECK(mrc_credit_rx_request(rx, p, 1, bulk, len, now, NULL) ==
+	      -ESTALE, "bulk %llx again (a replay)", ULL(bulk));
+	return now;
+}
+
+/*
  * A message whose sender gave its schedule up (its receiver's endpoint
  * was busy) asks again with the same id after another lane's message
  * took the entry: taken, not stale.  Once it finished, a replay of its
@@ -426,14 +444,8 @@ static void rx__unfinished_asks_again(void)
 	CHECK(rx->e[0].msg_id == bulk && rx->e[0].granted == p.unsched,
 	      "entry %llx granted %u", ULL(rx->e[0].msg_id),
 	      rx->e[0].granted);
-	now = grant_all(rx, &p, now);
-	CHECK(mrc_credit_rx_data(rx, &p, 1, bulk, len, p.unsched, 8 * KB,
-				 now) == 0, "bulk data");
 	/* finished: its request is a replay from now on */
-	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 6, len, now, NULL) == 0,
-	      "default 6");
-	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) ==
-	      -ESTALE, "bulk 20 again (a replay)");
+	now = finish_then_replay(rx, &p, bulk, epoch | 6, len, now);
 	/* one that left with bytes outstanding may ask again, in turn */
 	now = grant_all(rx, &p, now);
 	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk + 1, len, now, NULL) == 0,
@@ -475,14 +487,8 @@ static void rx__settled_by_another_asks_again(void)
 	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) == 0,
 	      "bulk 20 asks again: taken");
 	CHECK(rx->e[0].msg_id == bulk, "entry %llx", ULL(rx->e[0].msg_id));
-	now = grant_all(rx, &p, now);
 	/* its last byte came: a replay of its request is stale */
-	CHECK(mrc_credit_rx_data(rx, &p, 1, bulk, len, p.unsched, 8 * KB,
-				 now) == 0, "bulk data");
-	CHECK(mrc_credit_rx_request(rx, &p, 1, epoch | 6, len, now, NULL) == 0,
-	      "default 6");
-	CHECK(mrc_credit_rx_request(rx, &p, 1, bulk, len, now, NULL) ==
-	      -ESTALE, "bulk 20 again (a replay)");
+	finish_then_replay(rx, &p, bulk, epoch | 6, len, now);
 	CHECK(rx->stats.req_stale == 1, "req_stale %llu",
 	      ULL(rx->stats.req_stale));
 }
