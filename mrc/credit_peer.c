@@ -12,7 +12,8 @@
  * retransmissions need no credit (their bytes were charged when first
  * sent).  The first credit_unsched_bytes of a message go at once; a
  * longer message sends a CREDIT_REQ with its first packet and then only
- * bytes below the offset of the latest GRANT.  Messages are scheduled
+ * bytes below the offset of the latest GRANT (at 0, every message sends
+ * its CREDIT_REQ alone and waits for a GRANT).  Messages are scheduled
  * one at a time per peer, in the order the sender serves them (msg.h's
  * lanes, each in queue order): the next message starts (and
  * sends its unscheduled window) only once every byte of the previous
@@ -97,10 +98,13 @@ u64 mrc_credit_rails_bps(void)
 	return mbps * 125000;
 }
 
+/* Whole grant units, at least one; 0 (no window) stays 0. */
 static u32 mrc_credit_unsched(void)
 {
 	u32 u = mrc_knob(MRC_KNOB_credit_unsched_bytes);
 
+	if (!u)
+		return 0;
 	return max_t(u32, MRC_CREDIT_UNIT, u - u % MRC_CREDIT_UNIT);
 }
 

@@ -51,9 +51,10 @@
 	/* receiver-driven credits (credit_peer.c) */			\
 	X(credit, MRC_CONFIG_A_CREDIT, 0, 1, 1, 0, "",			\
 	  "1: receiver-driven credits on; 0: off (send at once)")	\
-	X(credit_unsched_bytes, MRC_CONFIG_A_CREDIT_UNSCHED_BYTES, 4096, \
+	X(credit_unsched_bytes, MRC_CONFIG_A_CREDIT_UNSCHED_BYTES, 0,	\
 	  67108864, 131072, 0, "bytes",					\
-	  "bytes of a message sent without a grant (same on all nodes)") \
+	  "bytes of a message sent without a grant (same on all nodes); " \
+	  "0 = every message waits for one")				\
 	X(credit_rate_kbps, MRC_CONFIG_A_CREDIT_RATE_KBPS, 0, 1000000000, \
 	  0, 0, "kbit/s",						\
 	  "receiver's drain rate for grants; 0 = sum of its rails' speed") \

@@ -87,7 +87,9 @@ enum mrc_credit_policy {
 struct mrc_credit_params {
 	u64 rate;		/* receiver's drain rate, bytes/s */
 	u32 policy;		/* enum mrc_credit_policy */
-	u32 unsched;		/* unscheduled window per message, bytes */
+	u32 unsched;		/* unscheduled window per message, bytes;
+				 * 0: every message asks from byte 0
+				 */
 	u32 grant_unit;		/* grants are whole units (not the tail) */
 	u32 burst;		/* most pacing budget saved while idle */
 	u32 max_outstanding;	/* granted, not yet arrived, all senders */

@@ -18,6 +18,8 @@
 #   slow:  credit_rate_kbps at a twentieth: the same transfer takes longer
 #          (the drain-rate knob paces the senders).
 #   small: messages within credit_unsched_bytes ask for no credit.
+#   pull:  credit_unsched_bytes 0: every message asks for credit, of
+#          1000 bytes too, and every byte is sent against a grant.
 #   bounded: credit_max_outstanding_bytes at 2 grant units: the pacer
 #          never has more granted and not yet received (debugfs
 #          outstanding_max), and stops at the bound (paces_out_full).
@@ -262,6 +264,44 @@ run_guest() {
 		chk_credit_stat 'no message asked for credit' \
 			1 tx_msgs_sched = "$m0"
 	fi
+
+	case_title 'pull: credit_unsched_bytes 0, every byte against a grant'
+	ok 'credit_unsched_bytes 0 (mrcctl)' \
+		mrcctl config set credit_unsched_bytes 0
+	if is_node 1; then
+		for o in 2 3; do
+			put "pull-u0-node$o" "$(credit_stat $o rx_unsched_bytes)"
+			put "pull-s0-node$o" "$(credit_stat $o rx_sched_bytes)"
+		done
+	else
+		m0=$(credit_stat 1 tx_msgs_sched)
+		u0=$(credit_stat 1 tx_unsched_bytes)
+		s0=$(credit_stat 1 tx_sched_bytes)
+	fi
+	barrier pull-set
+	COUNT=2 phase pull $LEN
+	COUNT=2 phase pull-small 1000
+	if is_node 1; then
+		for o in 2 3; do
+			chk_credit_stat "nothing unscheduled from node$o" $o \
+				rx_unsched_bytes = "$(get "pull-u0-node$o")"
+			chk_credit_stat "every byte from node$o granted" $o \
+				rx_sched_bytes = \
+				$(($(get "pull-s0-node$o") + 2 * LEN + 2 * 1000))
+			chk_credit_stat "nothing beyond the grant from node$o" \
+				$o over_credit = 0
+		done
+	else
+		chk_credit_stat 'every message asked for credit, 1000 B ones too' \
+			1 tx_msgs_sched = $((m0 + 4))
+		chk_credit_stat 'no byte sent unscheduled' \
+			1 tx_unsched_bytes = "$u0"
+		chk_credit_stat 'every byte sent against a grant' \
+			1 tx_sched_bytes = $((s0 + 2 * LEN + 2 * 1000))
+	fi
+	ok "credit_unsched_bytes $UNSCHED again (mrcctl)" \
+		mrcctl config set credit_unsched_bytes $UNSCHED
+	barrier pull-done
 
 	case_title 'bounded: credit_max_outstanding_bytes bounds what is granted'
 	if is_node 1; then

@@ -45,6 +45,8 @@ static u32 credit_unsched(void)
 {
 	u32 u = g->knob[MRC_KNOB_credit_unsched_bytes];
 
+	if (!u)
+		return 0;
 	return max_t(u32, CREDIT_UNIT, u - u % CREDIT_UNIT);
 }
 

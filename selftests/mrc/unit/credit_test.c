@@ -1330,6 +1330,7 @@ struct sim_cfg {
 	u32 grant_loss_pct;
 	bool adversary;		/* inject forged/duplicate grants/requests */
 	bool credits;		/* false: no credits (everything unscheduled) */
+	bool no_window;		/* credits with unsched 0: all scheduled */
 	u32 late_max;		/* each pace up to this many periods late */
 	u64 max_ns;
 };
@@ -1418,6 +1419,8 @@ static void sim_run(const struct sim_cfg *c, struct sim_res *r)
 	p.rate = C_BPS;
 	p.policy = c->policy;
 	p.unsched = c->credits ? 3 * PKT : U32_MAX - 1;
+	if (c->no_window)
+		p.unsched = 0;
 	p.grant_unit = PKT;
 	p.burst = 2 * PKT;
 	p.max_outstanding = 6 * PKT;
@@ -1754,6 +1757,42 @@ static void sim__back_to_back_chain(void)
 	CHECK(r.over_credit == 0, "over credit %llu", ULL(r.over_credit));
 }
 
+/*
+ * No unscheduled window (credit_unsched_bytes 0): every message asks
+ * from byte 0, even the first of an exchange, so the bottleneck queue
+ * only ever holds granted bytes.  A queue of five packets, less than
+ * max_outstanding's six (part of the credit is always on the wire),
+ * holds with a late pacer; with the window (three senders starting
+ * at once, three packets each) the same queue overflows.
+ */
+static void sim__no_window_queue_holds_credit_only(void)
+{
+	struct sim_cfg c = incast_cfg();
+	struct sim_res r;
+	u32 s;
+
+	c.no_window = true;
+	c.queue = 5 * PKT;
+	c.late_max = 4;
+	sim_run(&c, &r);
+	report("incast 3->1 without a window, a queue of 5 packets", &r);
+	CHECK(r.all_done, "not all delivered");
+	CHECK(r.unsched == 0, "unscheduled %llu B", ULL(r.unsched));
+	for (s = 0; s < c.nsend; s++)
+		CHECK(ss[s].tx.unsched_bytes == 0 &&
+		      ss[s].tx.sched_bytes == 8 * 256 * KB + 28 * 1000,
+		      "sender %u: unsched %llu, sched %llu B", s,
+		      ULL(ss[s].tx.unsched_bytes), ULL(ss[s].tx.sched_bytes));
+	CHECK(r.drops == 0, "%llu drops", ULL(r.drops));
+	CHECK(r.goodput >= 0.90, "goodput %.3f", r.goodput);
+	CHECK(r.over_credit == 0, "over credit %llu", ULL(r.over_credit));
+	/* The same queue with the default window overflows. */
+	c.no_window = false;
+	sim_run(&c, &r);
+	report("incast 3->1 with the window, a queue of 5 packets", &r);
+	CHECK(r.drops > 0, "no drop with the window in that queue?");
+}
+
 /* The same incast without credits: the queue overflows (the baseline). */
 static void sim__incast_no_credits_drops(void)
 {
@@ -2058,6 +2097,8 @@ int main(void)
 		{ "sim: incast, late pacer", sim__incast_late_pacer },
 		{ "sim: back-to-back messages chain", sim__back_to_back_chain },
 		{ "sim: incast without credits drops", sim__incast_no_credits_drops },
+		{ "sim: no unscheduled window: a queue below the credit holds",
+		  sim__no_window_queue_holds_credit_only },
 		{ "sim: srpt finishes short first", sim__srpt_short_first },
 		{ "sim: lost grants recovered", sim__lost_grants },
 		{ "sim: forged and duplicate input", sim__adversary },
