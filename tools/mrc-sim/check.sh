@@ -11,8 +11,9 @@
 #     error, no completion time below the ideal;
 #   - 63:1 incast with receiver-driven credits: within 10% of N x S / R,
 #     no drops and a fair share (switch buffers that hold the unscheduled
-#     windows); in 256 KiB buffers, hardly a granted packet dropped; the
-#     same incast without credits drops at the last hop;
+#     windows); in 256 KiB buffers, hardly a granted packet dropped, and
+#     none at all without an unscheduled window; the same incast without
+#     credits drops at the last hop;
 #   - a link down from the start and a spine down mid-run (one with a
 #     ring all-reduce): the flows through them are retried on other paths
 #     and all finish; the ring's fault profile (profile.c) accounts for
@@ -124,6 +125,16 @@ sim cred256 --pattern incast --size 1048576 --jitter-ns 2000 --buf-kb 256 \
 ok "$(is cred256 "$EXACTLY_ONCE and ([.sched_drops[]] | add) * 50 <=
 	.config.incast_n * .config.size / 4096")" \
 	'63:1 incast with credits, 256 KiB buffers: at most 1 packet in 50 a granted one dropped'
+# With no unscheduled window (credit_unsched_bytes 0) every byte waits
+# for a grant, so the same shallow buffers hold only granted bytes: no
+# drop anywhere, and the round trip each message waits for its first
+# grant still fits within 10% of N x S / R.
+sim pull256 --pattern incast --size 1048576 --jitter-ns 2000 --buf-kb 256 \
+	--credits on --knob credit_unsched_bytes=0
+ok "$(is pull256 "$EXACTLY_ONCE and .credit.msgs_sched == 63 and
+	.credit.rx_unsched_bytes == 0 and .credit.over_credit == 0 and
+	([.drops[]] | add) == 0 and .span_us <= 1.1 * $INCAST_IDEAL")" \
+	'63:1 incast without an unscheduled window, 256 KiB buffers: no drop, within 10% of N x S / R'
 sim nocred --pattern incast --size 1048576 --jitter-ns 2000 --buf-kb 16384 \
 	--credits off
 ok "$(is nocred "$EXACTLY_ONCE and .credit.grants == 0 and
