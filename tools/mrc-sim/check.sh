@@ -9,6 +9,8 @@
 #   - permutation, 63:1 incast, all-to-all and ring all-reduce: every
 #     message delivered exactly once, every send completed without
 #     error, no completion time below the ideal;
+#   - --ctl-prio (control packets first at every port) shortens an
+#     8-plane permutation's median FCT;
 #   - 63:1 incast with receiver-driven credits: within 10% of N x S / R,
 #     no drops and a fair share (switch buffers that hold the unscheduled
 #     windows); in 256 KiB buffers, hardly a granted packet dropped, and
@@ -89,6 +91,17 @@ sim perm --pattern perm --jitter-ns 2000
 ok "$(is perm "$EXACTLY_ONCE")" \
 	'64-host permutation: every message delivered exactly once'
 ok "$(is perm "$NOT_BELOW")" '64-host permutation: no FCT below the ideal'
+
+# --ctl-prio: on 8 planes of 12.5 Gbit/s a data packet holds a port for
+# 2.6 us, and in a permutation every host's SACKs wait behind its own
+# data at its NIC and behind others' at each switch; served first, they
+# come back sooner, the window moves on sooner, and the median FCT drops
+# (seeds 1-3: 6-7%).
+sim permq --pattern perm --planes 8 --rate-gbps 12.5 --entropy 16
+sim permp --pattern perm --planes 8 --rate-gbps 12.5 --entropy 16 --ctl-prio
+ok "$(is permp "$EXACTLY_ONCE and $NOT_BELOW and .config.ctl_prio == 1 and
+	.fct_us.p50 < 0.97 * $(jq .fct_us.p50 "$TMP/permq.json" 2>/dev/null || echo 0)")" \
+	'8-plane permutation, control packets first at every port: delivered once, median FCT 3% lower than in FIFO ports'
 
 sim incast --pattern incast --size 262144 --jitter-ns 2000
 ok "$(is incast "$EXACTLY_ONCE")" \

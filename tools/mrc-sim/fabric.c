@@ -163,6 +163,36 @@ static uint64_t port_backlog(const struct port *pt)
 }
 
 /*
+ * --ctl-prio: control packet @p goes ahead of the data queued at @pt
+ * (strict priority, not preemptive).  Which data packet is on the wire
+ * is not kept, so it waits as if a whole one had just started (at most
+ * the backlog): the longest it could wait.  Control packets queue among
+ * themselves (ctl_until), at most a buffer's worth, and each delays the
+ * data behind it by its own serialisation.  Returns its departure, or
+ * 0 if the control lane is full (dropped, counted with the tier's).
+ */
+static uint64_t port_ctl_depart(struct port *pt, const struct spkt *p)
+{
+	uint64_t ser = fabric_ser_ps(p->wire_len, pt->rate_pm);
+	uint64_t data = pt->busy_until > g->now ? pt->busy_until - g->now : 0;
+	uint64_t mtu = fabric_ser_ps(MRC_WIRE_MAX_PKT, pt->rate_pm);
+	uint64_t start = g->now + (data < mtu ? data : mtu);
+
+	if (pt->ctl_until > g->now &&
+	    (uint64_t)((pt->ctl_until - g->now) * g->c.rate_gbps *
+		       pt->rate_pm / 8e6) + p->wire_len > g->c.buf_bytes)
+		return 0;
+	if (pt->ctl_until > start)
+		start = pt->ctl_until;
+	pt->ctl_until = start + ser;
+	if (data)
+		pt->busy_until += ser;
+	if (pt->busy_until < pt->ctl_until)
+		pt->busy_until = pt->ctl_until;
+	return pt->ctl_until;
+}
+
+/*
  * Queues @p on port @pi, or drops it (down, or drop-tail).  A port is
  * a FIFO at a fixed rate, so a packet's departure is known when it is
  * queued: the end of the port's backlog plus its own serialisation.  Its
@@ -172,13 +202,22 @@ static uint64_t port_backlog(const struct port *pt)
 static void port_enqueue(uint64_t pi, struct spkt *p)
 {
 	struct port *pt = &g->ports[pi];
-	uint64_t q, start;
+	uint64_t q, start, depart;
 
 	if (pt->down) {
 		g->st.fault_drops++;
 		prof_fault_drop(p);
 		pkt_free(p);
 		return;
+	}
+	if (g->c.ctl_prio && p->type != MRC_PKT_DATA) {
+		depart = port_ctl_depart(pt, p);
+		if (!depart) {
+			g->st.drops[pt->tier]++;
+			pkt_free(p);
+			return;
+		}
+		goto send;
 	}
 	q = port_backlog(pt);
 	if (pt->tier != TIER_NIC && q + p->wire_len > g->c.buf_bytes) {
@@ -196,11 +235,12 @@ static void port_enqueue(uint64_t pi, struct spkt *p)
 		g->st.maxq[pt->tier] = q + p->wire_len;
 	start = pt->busy_until > g->now ? pt->busy_until : g->now;
 	pt->busy_until = start + fabric_ser_ps(p->wire_len, pt->rate_pm);
+	depart = pt->busy_until;
+send:
 	p->port = (uint32_t)pi;
 	p->epoch = pt->epoch;
 	p->downs = g->port_downs;
-	evq_push(&g->q, pt->busy_until + g->c.hop_ps, EV_ARRIVE, p,
-		 port_far(pi));
+	evq_push(&g->q, depart + g->c.hop_ps, EV_ARRIVE, p, port_far(pi));
 }
 
 /* NIC ports never go down (faults are on switch links). */
@@ -300,6 +340,7 @@ static void port_set(uint64_t pi, bool down, uint16_t rate_pm)
 		pt->epoch++;	/* what it holds is lost */
 		g->port_downs++;
 		pt->busy_until = g->now;
+		pt->ctl_until = g->now;
 	}
 	pt->down = down;
 }

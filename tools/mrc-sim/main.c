@@ -23,6 +23,8 @@ static void usage(FILE *f)
 "  --buf-kb N         switch output buffer per port (256)\n"
 "  --ecn-kb N         ECN mark threshold, 0 = off (0)\n"
 "  --nic-ring N       NIC backlog in 4096-byte packets (4096)\n"
+"  --ctl-prio         every port sends control packets (all but DATA)\n"
+"                     before the data waiting there (strict priority)\n"
 "  --seed S           (1)\n"
 "  --pattern perm|incast|single|a2a|ring (perm)  --size BYTES (1048576)\n"
 "                     (ring: an all-reduce of --size bytes per host)\n"
@@ -170,7 +172,7 @@ static void parse(int argc, char **argv)
 		{ "knob", 1, NULL, 'k' }, { "progress", 0, NULL, 'g' },
 		{ "credits", 1, NULL, 'c' }, { "fct", 1, NULL, 'F' },
 		{ "series", 1, NULL, 'T' }, { "bin-us", 1, NULL, 'b' },
-		{ "probe-rearm", 1, NULL, 'r' },
+		{ "probe-rearm", 1, NULL, 'r' }, { "ctl-prio", 0, NULL, 'C' },
 		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -227,6 +229,9 @@ static void parse(int argc, char **argv)
 			break;
 		case 'n':
 			c->nic_ring = num("--nic-ring", optarg, 1, 1U << 24);
+			break;
+		case 'C':
+			c->ctl_prio = true;
 			break;
 		case 's':
 			c->seed = num("--seed", optarg, 0, UINT64_MAX);

@@ -261,7 +261,8 @@ static void write_json(FILE *f, const struct summary *s, double wall_s,
 		"\"buf_kb\": %u, \"ecn_kb\": %u, \"seed\": %llu, "
 		"\"pattern\": \"%s\", \"size\": %u, \"msgs\": %u, "
 		"\"incast_n\": %u, \"jitter_ns\": %g, \"policy\": %u, "
-		"\"credit\": %llu, \"faults\": %u, \"probe_rearm\": \"%s\"},\n",
+		"\"credit\": %llu, \"faults\": %u, \"probe_rearm\": \"%s\", "
+		"\"ctl_prio\": %u},\n",
 		g->c.hosts, g->c.planes, g->c.leaf_hosts, g->leaves,
 		g->c.spines, g->c.entropy, g->c.rate_gbps,
 		g->c.hop_ps / 1e3, g->c.buf_bytes / 1024,
@@ -269,7 +270,7 @@ static void write_json(FILE *f, const struct summary *s, double wall_s,
 		traffic_name(), g->c.msg_bytes, g->c.msgs, g->c.incast_n,
 		g->c.jitter_ps / 1e3, g->c.policy,
 		(unsigned long long)g->knob[MRC_KNOB_credit], g->c.nfaults,
-		g->c.probe_rearm_timer ? "timer" : "now");
+		g->c.probe_rearm_timer ? "timer" : "now", g->c.ctl_prio);
 	fprintf(f, "  \"knobs\": {");
 	for (t = 0; t < g->c.nknobs; t++)
 		fprintf(f, "%s\"%s\": %llu", t ? ", " : "",

@@ -71,6 +71,12 @@ struct sim_cfg {
 	 * peer's probe timer (mrc/msg.c's path_changed today)
 	 */
 	bool probe_rearm_timer;
+	/*
+	 * --ctl-prio: every output port serves control packets (all but
+	 * DATA) before the data waiting there, as htsim's composite queues
+	 * serve header-only packets (acks, nacks, pulls)
+	 */
+	bool ctl_prio;
 	unsigned int nfaults;
 	struct sim_fault fault[SIM_MAX_FAULTS];
 	unsigned int nknobs;		/* --knob NAME=VALUE */
@@ -101,6 +107,7 @@ struct spkt {
 
 struct port {
 	uint64_t busy_until;	/* ps: the end of its backlog */
+	uint64_t ctl_until;	/* ps: --ctl-prio: the end of its control lane */
 	uint32_t epoch;		/* + 1 each time it goes down */
 	uint16_t rate_pm;	/* rate in per mille of the link rate */
 	uint8_t down, tier;
