@@ -4,7 +4,8 @@
  * Clos.  Host h is on leaf h / leaf_hosts of every plane; every leaf has
  * one link to every spine.  Every link is a pair of output ports, each
  * with its own drop-tail buffer (ECN marking above a threshold, counted:
- * the engine does not read ECN yet), serialising at the link rate and
+ * the engine does not read ECN yet; with --ctl-prio, a control lane
+ * served first: port_ctl_depart()), serialising at the link rate and
  * handing the packet to the far end hop_ps later.  A port that goes down
  * loses what it holds and what is on its wire.  ECMP: a leaf sends a
  * packet for another leaf to spine hash(entropy, src, dst, leaf) mod S,
