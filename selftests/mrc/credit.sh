@@ -279,7 +279,7 @@ run_guest() {
 		s0=$(credit_stat 1 tx_sched_bytes)
 	fi
 	barrier pull-set
-	COUNT=2 phase pull $LEN
+	COUNT=2 phase pull "$LEN"
 	COUNT=2 phase pull-small 1000
 	if is_node 1; then
 		for o in 2 3; do
