@@ -96,7 +96,7 @@ ok "$(is perm "$NOT_BELOW")" '64-host permutation: no FCT below the ideal'
 # 2.6 us, and in a permutation every host's SACKs wait behind its own
 # data at its NIC and behind others' at each switch; served first, they
 # come back sooner, the window moves on sooner, and the median FCT drops
-# (seeds 1-3: 6-7%).
+# (seeds 1-3: 5-7%).
 sim permq --pattern perm --planes 8 --rate-gbps 12.5 --entropy 16
 sim permp --pattern perm --planes 8 --rate-gbps 12.5 --entropy 16 --ctl-prio
 ok "$(is permp "$EXACTLY_ONCE and $NOT_BELOW and .config.ctl_prio == 1 and
