@@ -154,13 +154,19 @@ void pkt_free(struct spkt *p)
 	*fl = p;
 }
 
+/* Bytes port @pt sends from now until @until (ps) at its rate. */
+static uint64_t port_bytes_until(const struct port *pt, uint64_t until)
+{
+	if (until <= g->now)
+		return 0;
+	return (uint64_t)((until - g->now) * g->c.rate_gbps * pt->rate_pm /
+			  8e6);
+}
+
 /* Bytes waiting at port @pt: its backlog of serialisation time. */
 static uint64_t port_backlog(const struct port *pt)
 {
-	if (pt->busy_until <= g->now)
-		return 0;
-	return (uint64_t)((pt->busy_until - g->now) * g->c.rate_gbps *
-			  pt->rate_pm / 8e6);
+	return port_bytes_until(pt, pt->busy_until);
 }
 
 /*
@@ -179,9 +185,8 @@ static uint64_t port_ctl_depart(struct port *pt, const struct spkt *p)
 	uint64_t mtu = fabric_ser_ps(MRC_WIRE_MAX_PKT, pt->rate_pm);
 	uint64_t start = g->now + (data < mtu ? data : mtu);
 
-	if (pt->ctl_until > g->now &&
-	    (uint64_t)((pt->ctl_until - g->now) * g->c.rate_gbps *
-		       pt->rate_pm / 8e6) + p->wire_len > g->c.buf_bytes)
+	if (port_bytes_until(pt, pt->ctl_until) + p->wire_len >
+	    g->c.buf_bytes)
 		return 0;
 	if (pt->ctl_until > start)
 		start = pt->ctl_until;
