@@ -130,7 +130,8 @@ phase() {
 }
 
 run_guest() {
-	local n=$MRC_NODE o g0 g1 q0 m0 b0 r0 v c
+	local n=$MRC_NODE o g0 g1 q0 m0 b0 r0 v c u0 s0
+	local -A pu0 ps0
 
 	case_title "incast of nodes 2 and 3 into node 1 behind a ${RATE_MBIT}mbit bottleneck"
 	ok 'modprobe mrc (credits on, window 16 KiB)' modprobe mrc \
@@ -270,8 +271,8 @@ run_guest() {
 		mrcctl config set credit_unsched_bytes 0
 	if is_node 1; then
 		for o in 2 3; do
-			put "pull-u0-node$o" "$(credit_stat $o rx_unsched_bytes)"
-			put "pull-s0-node$o" "$(credit_stat $o rx_sched_bytes)"
+			pu0[$o]=$(credit_stat $o rx_unsched_bytes)
+			ps0[$o]=$(credit_stat $o rx_sched_bytes)
 		done
 	else
 		m0=$(credit_stat 1 tx_msgs_sched)
@@ -284,10 +285,9 @@ run_guest() {
 	if is_node 1; then
 		for o in 2 3; do
 			chk_credit_stat "nothing unscheduled from node$o" $o \
-				rx_unsched_bytes = "$(get "pull-u0-node$o")"
+				rx_unsched_bytes = "${pu0[$o]}"
 			chk_credit_stat "every byte from node$o granted" $o \
-				rx_sched_bytes = \
-				$(($(get "pull-s0-node$o") + 2 * LEN + 2 * 1000))
+				rx_sched_bytes = $((ps0[$o] + 2 * LEN + 2 * 1000))
 			chk_credit_stat "nothing beyond the grant from node$o" \
 				$o over_credit = 0
 		done
