@@ -10,7 +10,8 @@
 #     message delivered exactly once, every send completed without
 #     error, no completion time below the ideal;
 #   - --ctl-prio (control packets first at every port) shortens an
-#     8-plane permutation's median FCT;
+#     8-plane permutation's median FCT, and a permutation through
+#     degraded links ends without an RTO;
 #   - 63:1 incast with receiver-driven credits: within 10% of N x S / R,
 #     no drops and a fair share (switch buffers that hold the unscheduled
 #     windows); in 256 KiB buffers, hardly a granted packet dropped, and
@@ -185,6 +186,18 @@ ok "$(is deg "$EXACTLY_ONCE and .engine.stuck_loss_pkts > 0 and
 	.fct_us.max <= 2 * $(jq .fct_us.max "$TMP/perm0.json" 2>/dev/null ||
 	echo 0)")" \
 	'two degraded core links: stuck packets resent, tail within 2x undegraded'
+# The same links with control packets first and 24 values: probes
+# travel with the data (fabric.c, pkt_ctl_lane()); in the control lane
+# they passed the slow queues, brought the paths through them back at
+# once, and RTOs followed (seeds 1-3: 1,833, 614, 655 us against 100-107
+# undegraded; now 114-122).
+sim permp24 --pattern perm --entropy 24 --ctl-prio
+sim degp --pattern perm --entropy 24 --ctl-prio \
+	--degrade 0:1:3:0.1@0 --degrade 0:5:6:0.1@0
+ok "$(is degp "$EXACTLY_ONCE and .engine.rto_pkts == 0 and
+	.fct_us.max <= 1.5 * $(jq .fct_us.max "$TMP/permp24.json" 2>/dev/null ||
+	echo 0)")" \
+	'two degraded core links, control packets first: no RTO, tail within 1.5x undegraded'
 # A fixed floor (data_rto_min_ms) turns the rule off.
 sim degfix --pattern perm --degrade 0:1:3:0.1@0 --degrade 0:5:6:0.1@0 \
 	--knob data_rto_min_ms=1

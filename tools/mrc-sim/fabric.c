@@ -5,7 +5,7 @@
  * one link to every spine.  Every link is a pair of output ports, each
  * with its own drop-tail buffer (ECN marking above a threshold, counted:
  * the engine does not read ECN yet; with --ctl-prio, a control lane
- * served first: port_ctl_depart()), serialising at the link rate and
+ * served first: pkt_ctl_lane(), port_ctl_depart()), serialising at the link rate and
  * handing the packet to the far end hop_ps later.  A port that goes down
  * loses what it holds and what is on its wire.  ECMP: a leaf sends a
  * packet for another leaf to spine hash(entropy, src, dst, leaf) mod S,
@@ -170,6 +170,29 @@ static uint64_t port_backlog(const struct port *pt)
 }
 
 /*
+ * --ctl-prio: which packets take the control lane.  Those that steer the
+ * data (SACK, NACK, CREDIT_REQ, GRANT, RAIL_DOWN), as htsim's composite
+ * queues serve acks, nacks and pulls first.  Path setup and probes
+ * (HELLO, PROBE and their replies) travel with the data: they tell the
+ * engine whether a path carries data and how fast, and a probe that
+ * passed the data queued at a degraded link would bring its path back
+ * at the RTT of an idle one.
+ */
+static bool pkt_ctl_lane(const struct spkt *p)
+{
+	switch (p->type) {
+	case MRC_PKT_DATA:
+	case MRC_PKT_HELLO:
+	case MRC_PKT_HELLO_REPLY:
+	case MRC_PKT_PROBE:
+	case MRC_PKT_PROBE_REPLY:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/*
  * --ctl-prio: control packet @p goes ahead of the data queued at @pt
  * (strict priority, not preemptive).  Which data packet is on the wire
  * is not kept, so it waits as if a whole one had just started (at most
@@ -216,7 +239,7 @@ static void port_enqueue(uint64_t pi, struct spkt *p)
 		pkt_free(p);
 		return;
 	}
-	if (g->c.ctl_prio && p->type != MRC_PKT_DATA) {
+	if (g->c.ctl_prio && pkt_ctl_lane(p)) {
 		depart = port_ctl_depart(pt, p);
 		if (!depart) {
 			g->st.drops[pt->tier]++;

@@ -72,9 +72,10 @@ struct sim_cfg {
 	 */
 	bool probe_rearm_timer;
 	/*
-	 * --ctl-prio: every output port serves control packets (all but
-	 * DATA) before the data waiting there, as htsim's composite queues
-	 * serve header-only packets (acks, nacks, pulls)
+	 * --ctl-prio: every output port serves control packets (SACK,
+	 * NACK, credit: fabric.c, pkt_ctl_lane()) before the data waiting
+	 * there, as htsim's composite queues serve header-only packets
+	 * (acks, nacks, pulls); probes and HELLOs travel with the data
 	 */
 	bool ctl_prio;
 	unsigned int nfaults;
