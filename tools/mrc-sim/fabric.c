@@ -2,16 +2,16 @@
 /*
  * fabric.c - the fabric: P planes, each an independent two-tier leaf/spine
  * Clos.  Host h is on leaf h / leaf_hosts of every plane; every leaf has
- * one link to every spine.  Every link is a pair of output ports, each
- * with its own drop-tail buffer (ECN marking above a threshold, counted:
- * the engine does not read ECN yet; with --ctl-prio, a control lane
- * served first: pkt_ctl_lane(), port_ctl_depart()), serialising at the link rate and
- * handing the packet to the far end hop_ps later.  A port that goes down
- * loses what it holds and what is on its wire.  ECMP: a leaf sends a
- * packet for another leaf to spine hash(entropy, src, dst, leaf) mod S,
- * so one entropy value is one path; spines and the last leaf have one
- * way down.  No rerouting around a failed link: the paths through it
- * black-hole until the engine retires them, as with static ECMP.
+ * one link to every spine.  Every link is a pair of output ports, each with
+ * its own drop-tail buffer (ECN marking above a threshold, counted: the
+ * engine does not read ECN yet; with --ctl-prio, a control lane served
+ * first: pkt_ctl_lane(), port_ctl_depart()), serialising at the link rate
+ * and handing the packet to the far end hop_ps later.  A port that goes
+ * down loses what it holds and what is on its wire.  ECMP: a leaf sends a
+ * packet for another leaf to spine hash(entropy, src, dst, leaf) mod S, so
+ * one entropy value is one path; spines and the last leaf have one way
+ * down.  No rerouting around a failed link: the paths through it black-hole
+ * until the engine retires them, as with static ECMP.
  */
 #include <stdio.h>
 #include <stdlib.h>
