@@ -214,6 +214,28 @@ static void on_signal(int sig)
 	(void)sig;
 }
 
+/*
+ * Joins the workers of @tid that have returned and signals the others;
+ * returns how many are still running.
+ */
+static unsigned int stop_workers(const pthread_t *tid, bool *joined,
+				 unsigned int n)
+{
+	unsigned int i, left = 0;
+
+	for (i = 0; i < n; i++) {
+		if (joined[i])
+			continue;
+		if (pthread_tryjoin_np(tid[i], NULL) != EBUSY) {
+			joined[i] = true;
+			continue;
+		}
+		pthread_kill(tid[i], SIGUSR1);
+		left++;
+	}
+	return left;
+}
+
 static void parse_addrs(char *s)
 {
 	char *a;
@@ -286,6 +308,7 @@ int main(int argc, char **argv)
 	};
 	unsigned int restore_ms = 3000, signal_ms = 50, i, ndev = 0, nw = 0;
 	pthread_t tid[2 * NF_MAX_THREADS + 1], dev_tid[NF_MAX_THREADS], ev;
+	bool dev_joined[NF_MAX_THREADS] = { false };
 	struct sigaction sa = { .sa_handler = on_signal };
 	double t0, next_restore, next_note, secs, stop_t;
 	unsigned long total;
@@ -386,22 +409,22 @@ int main(int argc, char **argv)
 	}
 	nf_stop = 1;
 	/*
-	 * Workers blocked in read, write, FLUSH or close: woken until gone.
-	 * Still there after 30 s: their kernel stacks, once (every such
-	 * wait is interruptible or bounded by peer_timeout_ms).
+	 * Workers blocked in read, write, FLUSH or close: every one still
+	 * running is woken until all are gone.  Waking only the one being
+	 * joined is not enough: it may wait on a slot's lock that another
+	 * holds across a close(), whose wait for its sends (up to a fuzzed
+	 * peer_timeout_ms) only a signal to that other one ends.  Still
+	 * there after 30 s: their kernel stacks, once (every such wait is
+	 * interruptible or bounded by peer_timeout_ms).
 	 */
 	stop_t = now();
-	for (i = 0; i < ndev; i++) {
-		while (pthread_tryjoin_np(dev_tid[i], NULL) == EBUSY) {
-			if (!dumped && now() - stop_t > 30) {
-				printf("# /dev/mrc worker %d still running 30 s after the stop\n",
-				       i);
-				dump_stacks();
-				dumped = 1;
-			}
-			pthread_kill(dev_tid[i], SIGUSR1);
-			usleep(20000);
+	while (stop_workers(dev_tid, dev_joined, ndev)) {
+		if (!dumped && now() - stop_t > 30) {
+			printf("# /dev/mrc workers still running 30 s after the stop\n");
+			dump_stacks();
+			dumped = 1;
 		}
+		usleep(20000);
 	}
 	if (dumped)
 		printf("# every worker stopped after %.0f s\n", now() - stop_t);
