@@ -171,25 +171,17 @@ static uint64_t port_backlog(const struct port *pt)
 
 /*
  * --ctl-prio: which packets take the control lane.  Those that steer the
- * data (SACK, NACK, CREDIT_REQ, GRANT, RAIL_DOWN), as htsim's composite
- * queues serve acks, nacks and pulls first.  Path setup and probes
- * (HELLO, PROBE and their replies) travel with the data: they tell the
- * engine whether a path carries data and how fast, and a probe that
- * passed the data queued at a degraded link would bring its path back
- * at the RTT of an idle one.
+ * data (SACK, NACK, CREDIT_REQ, GRANT), as htsim's composite queues serve
+ * acks, nacks and pulls first.  Probes and their replies travel with the
+ * data: they tell the engine whether a path carries data and how fast,
+ * and a probe that passed the data queued at a degraded link would bring
+ * its path back at the RTT of an idle one.  (The simulator sends no
+ * HELLO: its paths come up with a probe's RTT, host.c.)
  */
 static bool pkt_ctl_lane(const struct spkt *p)
 {
-	switch (p->type) {
-	case MRC_PKT_DATA:
-	case MRC_PKT_HELLO:
-	case MRC_PKT_HELLO_REPLY:
-	case MRC_PKT_PROBE:
-	case MRC_PKT_PROBE_REPLY:
-		return false;
-	default:
-		return true;
-	}
+	return p->type != MRC_PKT_DATA && p->type != MRC_PKT_PROBE &&
+	       p->type != MRC_PKT_PROBE_REPLY;
 }
 
 /*

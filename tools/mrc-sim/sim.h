@@ -75,7 +75,7 @@ struct sim_cfg {
 	 * --ctl-prio: every output port serves control packets (SACK,
 	 * NACK, credit: fabric.c, pkt_ctl_lane()) before the data waiting
 	 * there, as htsim's composite queues serve header-only packets
-	 * (acks, nacks, pulls); probes and HELLOs travel with the data
+	 * (acks, nacks, pulls); probes travel with the data
 	 */
 	bool ctl_prio;
 	unsigned int nfaults;
