@@ -12,20 +12,21 @@
  * from a configured peer's paths, so no remote input makes the table
  * grow; a CREDIT_REQ that finds it full is refused and repeated by its
  * sender.  A soft hrtimer fires every pace period while a sender waits
- * or credit is outstanding; its work turns the elapsed time into bytes
- * at the drain rate (credit_rate_kbps, or the sum of the active rails'
- * speeds), charges the unscheduled bytes that arrived, reclaims credit
- * unused for credit_grant_timeout_ms and sends the GRANTs the policy
- * (credit_policy) hands out.  Data arriving when a pace is due (the
- * timer or its worker is late: on a loaded or virtual host a pace can
- * come periods after the timer was armed, see "Timer defaults" in
- * Documentation/mrc/design-decisions.rst), or after
+ * or credit is outstanding, and paces in its softirq (in its work when
+ * the rails' speed is to be read again, which takes a mutex).  A pace
+ * turns the elapsed time into bytes at the drain rate (credit_rate_kbps,
+ * or the sum of the active rails' speeds), charges the unscheduled bytes
+ * that arrived, reclaims credit unused for credit_grant_timeout_ms and
+ * sends the GRANTs the policy (credit_policy) hands out.  Data arriving
+ * when a pace is due (the timer is late: on a loaded or virtual host a
+ * pace can come periods after the timer was armed, see "Timer defaults"
+ * in Documentation/mrc/design-decisions.rst), or after
  * MRC_CREDIT_PACE_DATA_UNITS grant units arrived since the last pace,
  * runs the pace itself, from the receive path, so arrivals clock the
  * grants: at a fast drain a period's grants at once would arrive as one
- * burst at the last hop.  Credit packets
- * to a peer always take its first usable path, so they arrive in order
- * (a reordered GRANT would be refused as stale).
+ * burst at the last hop.  Credit packets to a peer always take its first
+ * usable path, so they arrive in order (a reordered GRANT would be
+ * refused as stale).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,7 +74,11 @@ static struct work_struct mrc_credit_work;
 static void mrc_credit_arm_locked(u64 delay_ns)
 {
 	lockdep_assert_held(&mrc_credit_lock);
-	if (mrc_credit_stopping || hrtimer_active(&mrc_credit_timer))
+	/*
+	 * Queued, not active: a pace run by the timer's own callback arms
+	 * it again from there.
+	 */
+	if (mrc_credit_stopping || hrtimer_is_queued(&mrc_credit_timer))
 		return;
 	if (!mrc_credit_last_pace)
 		mrc_credit_last_pace = ktime_get_ns();
@@ -81,10 +86,22 @@ static void mrc_credit_arm_locked(u64 delay_ns)
 		      HRTIMER_MODE_REL_SOFT);
 }
 
-static enum hrtimer_restart mrc_credit_timer_fn(struct hrtimer *t)
+/*
+ * The rails' speed for a pace, bytes/s, in @bps (0: none known).  False
+ * if the work must re-read it first (that takes a mutex):
+ * credit_rate_kbps unset and the last reading older than
+ * MRC_CREDIT_SPEED_NS, or none yet.
+ */
+static bool mrc_credit_speed_fresh(u64 now, u64 *bps)
 {
-	queue_work(system_highpri_wq, &mrc_credit_work);
-	return HRTIMER_NORESTART;
+	u64 age;
+
+	spin_lock_bh(&mrc_credit_lock);
+	*bps = mrc_credit_speed_bps;
+	age = now - mrc_credit_speed_at;
+	spin_unlock_bh(&mrc_credit_lock);
+	return mrc_knob(MRC_KNOB_credit_rate_kbps) ||
+	       (*bps && age <= MRC_CREDIT_SPEED_NS);
 }
 
 /* Histogram bucket of a pace interval: < 250 us << i, last open. */
@@ -160,15 +177,10 @@ static void mrc_credit_pace(u64 bps)
 /* The timer's work: re-reads the rails' speed if due, then paces. */
 static void mrc_credit_pace_workfn(struct work_struct *work)
 {
-	u64 now = ktime_get_ns(), bps, age;
+	u64 now = ktime_get_ns(), bps;
 
 	/* The rails' speed, re-read once a second (takes a mutex). */
-	spin_lock_bh(&mrc_credit_lock);
-	bps = mrc_credit_speed_bps;
-	age = now - mrc_credit_speed_at;
-	spin_unlock_bh(&mrc_credit_lock);
-	if (!mrc_knob(MRC_KNOB_credit_rate_kbps) &&
-	    (!bps || age > MRC_CREDIT_SPEED_NS)) {
+	if (!mrc_credit_speed_fresh(now, &bps)) {
 		bps = mrc_credit_rails_bps();
 		spin_lock_bh(&mrc_credit_lock);
 		mrc_credit_speed_bps = bps;
@@ -176,6 +188,24 @@ static void mrc_credit_pace_workfn(struct work_struct *work)
 		spin_unlock_bh(&mrc_credit_lock);
 	}
 	mrc_credit_pace(bps);
+}
+
+/*
+ * Paces in the timer's softirq, as the arrival of data does in the
+ * receive path: a hop to a worker would put a context switch, and the
+ * wait for a vCPU busy with the receive path, into every timed pace
+ * (each is part of the credit loop).  Only a re-read of the rails'
+ * speed goes to the work.
+ */
+static enum hrtimer_restart mrc_credit_timer_fn(struct hrtimer *t)
+{
+	u64 bps;
+
+	if (mrc_credit_speed_fresh(ktime_get_ns(), &bps))
+		mrc_credit_pace(bps);
+	else
+		queue_work(system_highpri_wq, &mrc_credit_work);
+	return HRTIMER_NORESTART;
 }
 
 /**
