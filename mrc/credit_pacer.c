@@ -58,6 +58,7 @@ static bool mrc_credit_pacing;		/* a pace is sending its GRANTs */
 u64 mrc_credit_pace_hist[MRC_CREDIT_PACE_HIST];
 u64 mrc_credit_pace_ns;	/* the period of the last pace */
 u64 mrc_credit_data_paces;	/* paces run by a data arrival */
+static u64 mrc_credit_work_paces;	/* ... by the work (speed re-read) */
 /* GRANTs and CREDIT_REQs that could not be sent (ring full, no path). */
 atomic64_t mrc_credit_tx_errs;
 
@@ -187,6 +188,9 @@ static void mrc_credit_pace_workfn(struct work_struct *work)
 		mrc_credit_speed_at = now;
 		spin_unlock_bh(&mrc_credit_lock);
 	}
+	spin_lock_bh(&mrc_credit_lock);
+	mrc_credit_work_paces++;
+	spin_unlock_bh(&mrc_credit_lock);
 	mrc_credit_pace(bps);
 }
 
@@ -422,7 +426,8 @@ int mrc_credit_show(struct seq_file *s)
 	unsigned long idx;
 	u64 outstanding;
 	s64 tokens;
-	u64 hist[MRC_CREDIT_PACE_HIST], period, data_paces, out_cap;
+	u64 hist[MRC_CREDIT_PACE_HIST], period, data_paces, work_paces;
+	u64 out_cap;
 	u32 waiting, loop;
 	unsigned int i;
 
@@ -434,6 +439,7 @@ int mrc_credit_show(struct seq_file *s)
 	memcpy(hist, mrc_credit_pace_hist, sizeof(hist));
 	period = mrc_credit_pace_ns;
 	data_paces = mrc_credit_data_paces;
+	work_paces = mrc_credit_work_paces;
 	loop = mrc_credit_rx_loop_ns(mrc_credit_rx_tab);
 	out_cap = mrc_credit_rx_tab->out_cap;
 	spin_unlock_bh(&mrc_credit_lock);
@@ -449,12 +455,13 @@ int mrc_credit_show(struct seq_file *s)
 		   st.granted_bytes, st.unsched_bytes, st.reclaimed_bytes,
 		   outstanding, tokens, waiting);
 	seq_printf(s, "outstanding_max %llu\n"
-		   "paces %llu\npaces_by_data %llu\npaces_no_tokens %llu\n"
+		   "paces %llu\npaces_by_data %llu\npaces_by_work %llu\n"
+		   "paces_no_tokens %llu\n"
 		   "paces_out_full %llu\ncapped_bytes %llu\n"
 		   "pace_period_us %llu\ntx_errors %lld\n"
 		   "loop_us %u\noutstanding_cap %llu\n",
 		   st.outstanding_max,
-		   st.paces, data_paces, st.paces_no_tokens,
+		   st.paces, data_paces, work_paces, st.paces_no_tokens,
 		   st.paces_out_full, st.capped_bytes,
 		   div_u64(period, NSEC_PER_USEC),
 		   (s64)atomic64_read(&mrc_credit_tx_errs),
@@ -497,6 +504,7 @@ void mrc_credit_stats_reset(void)
 	st->paces_out_full = 0;
 	st->capped_bytes = 0;
 	mrc_credit_data_paces = 0;
+	mrc_credit_work_paces = 0;
 	memset(mrc_credit_pace_hist, 0, sizeof(mrc_credit_pace_hist));
 	spin_unlock_bh(&mrc_credit_lock);
 }

@@ -183,6 +183,12 @@ run_guest() {
 				$o rx_unsched_bytes = \
 				$(((COUNT - c) * (UNSCHED / UNIT * UNIT)))
 		done
+		# credit_rate_kbps is set: no pace needs the rails' speed,
+		# so the timer paces in its softirq and never in its work.
+		p=$(stat_of "$D/mrc/credit" paces)
+		w=$(sed -n 's/^paces_by_work //p' "$D/mrc/credit")
+		ok "paces in the timer's softirq or the receive path, none in a work item ($p paces, ${w:-no} by the work)" \
+			test "${p:-0}" -gt 0 -a "$w" = 0
 		diag "credit: $(tr '\n' ' ' < $D/mrc/credit)"
 	else
 		chk_credit_stat 'every message asked for credit' \
