@@ -23,6 +23,28 @@ listening() {	# PORT: a TCP socket listens on it
 
 run_guest() {
 	local p dev idx port pid rc ib=/sys/class/infiniband
+	local f g0 g1 h0 h1 pm
+
+	# A guest whose TSC was miscalibrated at boot keeps a clock that
+	# runs too fast or too slow, and so does every timeout in it (seen:
+	# twenty times too fast, "tsc: Using PIT calibration value"; the
+	# fabric now gives the guests the host's TSC rate).  Two files made
+	# in the shared folder two seconds apart by the guest's clock: the
+	# host's filesystem stamps them with the host's.
+	case_title "the guest's clock runs at the host's rate"
+	f=$MRC_SHARED/clock.$MRC_NODE
+	: >"$f.a"
+	g0=$EPOCHREALTIME
+	sleep 2
+	g1=$EPOCHREALTIME
+	: >"$f.b"
+	h0=$(stat -c %.9Y "$f.a")
+	h1=$(stat -c %.9Y "$f.b")
+	# host interval / guest interval, per mille
+	pm=$(( (${h1/./} - ${h0/./}) / ((${g1/./} - ${g0/./}) ? (${g1/./} - ${g0/./}) : 1) ))
+	ok "the host's clock counted $pm/1000 of 2 s of the guest's (0.8 to 1.25)" \
+		test "$pm" -ge 800 -a "$pm" -le 1250
+	diag "kernel: $(dmesg | grep -m 2 -E 'tsc: (Detected|Refined)' | tr '\n' ' ')"
 
 	case_title 'one ACTIVE Soft-RoCE device per plane, RoCEv2 GID, MTU 4096'
 	for ((p = 0; p < MRC_PLANES; p++)); do

@@ -83,7 +83,9 @@ Outputs: OUTDIR/node.N.out, node.N.rc, console.N.log, dmesg.N.log, boot.N.log.
 
 Environment: MRC_KVER overrides the guest kernel version (default: newest
 /lib/modules/*-amd64 with /boot/vmlinuz-VER, preferring one with headers),
-MRC_REPO the repo dir, MRC_APPEND extra guest kernel command line words,
+MRC_REPO the repo dir, MRC_APPEND extra guest kernel command line words
+(after tsc_early_khz=<the host's TSC rate, measured by tsc_khz.c, built
+with \${CC:-cc} into the cache>),
 MRC_BZIMAGE=1 boots the compressed bzImage instead of the unpacked vmlinux,
 MRC_VCPUS the vCPUs per VM (default 1; 1-4): the KCSAN lane uses 2, since a
 data race needs two CPUs to be seen (TCG is slower with more, fabric-notes.md).
@@ -694,7 +696,21 @@ done
 # ---------------------------------------------------------------- boot
 PDEATH=()
 setpriv --help 2>/dev/null | grep -q -- --pdeathsig && PDEATH=(setpriv --pdeathsig KILL --)
-msg "booting $NODES VM(s): kernel $KVER, $PLANES plane(s), MTU $MTU, netns $NETNS, out $OUTDIR"
+# The host's TSC rate, for the guests' tsc_early_khz: a guest that
+# calibrates its TSC against the emulated PIT on a loaded host has been
+# seen to come up with a twentieth of it (tsc_khz.c), and its every
+# timeout then fires twenty times early.  Measured by a helper built
+# into the cache; without it (no compiler, not x86) the guests calibrate.
+TSC_KHZ=
+tsc_helper=$CACHE/tsc_khz-$(stat -c %Y "$FABRIC_DIR/tsc_khz.c")
+if [ ! -x "$tsc_helper" ] && mkdir -p "$CACHE" &&
+	"${CC:-cc}" -O2 -o "$tsc_helper.$$" "$FABRIC_DIR/tsc_khz.c" 2>/dev/null; then
+	mv -f "$tsc_helper.$$" "$tsc_helper"
+fi
+if [ -x "$tsc_helper" ]; then
+	TSC_KHZ=$("$tsc_helper") || TSC_KHZ=
+fi
+msg "booting $NODES VM(s): kernel $KVER, $PLANES plane(s), MTU $MTU, netns $NETNS, out $OUTDIR, TSC ${TSC_KHZ:+$TSC_KHZ kHz}${TSC_KHZ:-calibrated by the guests}"
 declare -A BOOTED=() BOOTS=()	# when each VM's current boot started, boots
 boot_node() {
 	local n=$1 p args
@@ -710,7 +726,8 @@ boot_node() {
 		# ... marking unstable") and may move a guest to the HPET for
 		# good mid-run, where every clock read (ktime_get, hrtimers)
 		# is an emulated MMIO access: that node then runs slower.
-		-append "console=ttyS0 quiet panic=-1 no_timer_check tsc=reliable ${MRC_APPEND:-} mrcfab.node=$n"
+		# tsc_early_khz: the host's TSC rate (TSC_KHZ above).
+		-append "console=ttyS0 quiet panic=-1 no_timer_check tsc=reliable ${TSC_KHZ:+tsc_early_khz=$TSC_KHZ} ${MRC_APPEND:-} mrcfab.node=$n"
 		-fsdev "local,id=r,path=/,security_model=none,readonly=on,multidevs=remap"
 		-device "virtio-9p-pci,fsdev=r,mount_tag=hostroot"
 		-fsdev "local,id=o,path=$OUTDIR,security_model=none,multidevs=remap"
