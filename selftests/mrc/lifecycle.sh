@@ -26,7 +26,12 @@
 #    "Memory" below).
 # B. `rdma link delete rxe1` on node 1 mid-transfer: rail rxe1:1 leaves
 #    `mrcctl rail show`, its paths leave the spray set on both nodes and
-#    their packets in flight are sent again on plane 0 (path_down_pkts);
+#    their packets in flight are sent again on plane 0 (path_down_pkts).
+#    Node 1's eth1 delays what it sends by B_DELAY_MS (netem) from before
+#    the transfer until the rail is back, so that plane 1 has packets in
+#    flight when it goes: without it, the sender at times has nothing in
+#    flight there at that instant (between its bursts under TCG), and the
+#    check could not be made;
 #    after `rdma link add` the rail is back, all 16 paths are active again
 #    on both nodes, both transfers complete with nothing lost or
 #    duplicated, and a later transfer uses plane 1 again.
@@ -62,6 +67,7 @@ PERF_PORT=18515
 PEER_TIMEOUT_MS=1000	# phase C; the knob's default is 3000
 SLACK_MS=4000		# path detection (RTO <= rto_max_ms) + TCG polling
 DOWN_S=2		# phase B: seconds on plane 0 alone
+B_DELAY_MS=100		# phase B: node 1's plane-1 delay (netem)
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
@@ -368,6 +374,10 @@ phase_b() {
 	barrier b-ready
 
 	case_title 'B. rdma link delete rxe1 on node 1 mid-transfer, then add it back'
+	if is_node 1; then
+		ok "eth1 delayed by $B_DELAY_MS ms: plane 1 keeps packets in flight" \
+			tc qdisc add dev eth1 root netem delay ${B_DELAY_MS}ms
+	fi
 	T0=$SECONDS
 	send_both_ways 33
 	if is_node 1; then
@@ -385,6 +395,7 @@ phase_b() {
 		_sleep $DOWN_S
 		ok "plane-0 paths still active ($(plane_active "$OTHER" 0) of 8)" \
 			test "$(plane_active "$OTHER" 0)" -ge 1
+		ok 'eth1 no longer delayed' tc qdisc del dev eth1 root
 		ok 'rdma link add rxe1 type rxe netdev eth1' \
 			rdma link add rxe1 type rxe netdev eth1
 		put b-added 1
