@@ -477,13 +477,15 @@ static void mrc_msg_tx_workfn(struct work_struct *work)
  *
  * Every packet in flight on it is resent elsewhere.  Call before a path
  * is re-initialised or its link cleared.
+ *
+ * Return: how many packets were in flight on it.
  */
-void mrc_msg_path_down(struct mrc_peer *peer, unsigned int l, unsigned int i,
-		       bool release)
+unsigned int mrc_msg_path_down(struct mrc_peer *peer, unsigned int l,
+			       unsigned int i, bool release)
 {
 	lockdep_assert_held(&peer->lock);
-	mrc_msg_tx_path_down(&peer->mp, l * MRC_MSG_LINK_PATHS + i, release,
-			     ktime_get_ns());
+	return mrc_msg_tx_path_down(&peer->mp, l * MRC_MSG_LINK_PATHS + i,
+				    release, ktime_get_ns());
 }
 
 /**

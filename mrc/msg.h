@@ -67,8 +67,8 @@ void mrc_msg_peer_stop(struct mrc_peer *peer);
  * be torn down (@release): every packet in flight on it is resent
  * elsewhere.  Call before a path is re-initialised or its link cleared.
  */
-void mrc_msg_path_down(struct mrc_peer *peer, unsigned int l, unsigned int i,
-		       bool release);
+unsigned int mrc_msg_path_down(struct mrc_peer *peer, unsigned int l,
+			       unsigned int i, bool release);
 void mrc_msg_peer_restarted(struct mrc_peer *peer);
 
 /*

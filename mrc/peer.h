@@ -155,7 +155,7 @@ int mrc_peer_fill_path(struct sk_buff *skb, struct mrc_peer_link *link,
 struct mrc_peer *mrc_peer_get_nth(unsigned long idx);
 
 void mrc_peers_rail_changed(struct mrc_rail *rail, bool active);
-void mrc_peers_rail_removed(struct mrc_rail *rail);
+unsigned int mrc_peers_rail_removed(struct mrc_rail *rail);
 
 /*
  * Does @pkt carry the token this node gave @peer?  Called right after the

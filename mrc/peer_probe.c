@@ -285,11 +285,14 @@ void mrc_peers_rail_changed(struct mrc_rail *rail, bool active)
  * mrc_rails_lock to listed rails only).
  *
  * Context: process.
+ *
+ * Return: the packets that were in flight on its paths (sent again on
+ * the others).
  */
-void mrc_peers_rail_removed(struct mrc_rail *rail)
+unsigned int mrc_peers_rail_removed(struct mrc_rail *rail)
 {
 	struct mrc_peer *peer;
-	unsigned int l, i;
+	unsigned int l, i, n = 0;
 
 	mutex_lock(&mrc_peers_lock);
 	list_for_each_entry(peer, &mrc_peers, node) {
@@ -302,7 +305,7 @@ void mrc_peers_rail_removed(struct mrc_rail *rail)
 				for (i = 0; i < link->npaths; i++) {
 					u8 prev = link->paths[i].p.state;
 
-					mrc_msg_path_down(peer, l, i, true);
+					n += mrc_msg_path_down(peer, l, i, true);
 					link->paths[i].p.state = MRC_PATH_DEAD;
 					if (prev != MRC_PATH_DEAD)
 						mrc_nl_path_event(peer, link, i,
@@ -324,6 +327,7 @@ void mrc_peers_rail_removed(struct mrc_rail *rail)
 		}
 	}
 	mutex_unlock(&mrc_peers_lock);
+	return n;
 }
 
 /* ---- receive ---- */

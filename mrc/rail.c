@@ -507,6 +507,7 @@ static int mrc_ib_add(struct ib_device *ibdev)
 static void mrc_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct mrc_dev *mdev = client_data;
+	unsigned int n;
 	u32 i;
 
 	ib_unregister_event_handler(&mdev->event_handler);
@@ -525,7 +526,9 @@ static void mrc_ib_remove(struct ib_device *ibdev, void *client_data)
 		if (!mdev->rails[i])
 			continue;
 		mrc_sysfs_rail_del(mdev->rails[i]);
-		mrc_peers_rail_removed(mdev->rails[i]);
+		n = mrc_peers_rail_removed(mdev->rails[i]);
+		pr_info("rail %s: %u packets in flight on its paths, sent again on the others\n",
+			mdev->rails[i]->name, n);
 		mrc_ah_wait_all(mdev->rails[i]);	/* before the PD (ah.c) */
 		mrc_ud_destroy(mdev->rails[i]->ud);
 		mdev->rails[i]->ud = NULL;

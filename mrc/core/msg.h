@@ -496,9 +496,10 @@ u32 mrc_msg_loss_floor_ns(struct mrc_msg_peer *mp, u64 now);
 /*
  * Path @pi left the spray set (@release: or is about to be torn down):
  * every packet in flight on it is given back, to go out elsewhere.
+ * Returns how many.
  */
-void mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
-			  bool release, u64 now);
+unsigned int mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
+				  bool release, u64 now);
 /*
  * The peer restarted: every queued message starts over under a new epoch,
  * renumbered from 0 in queue order, with all its packets unsent.

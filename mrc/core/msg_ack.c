@@ -470,24 +470,28 @@ static void drain_left(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
  *
  * Every packet in flight on @pi goes out again on the remaining paths.
  * Call before a path is re-initialised or its link cleared.
+ *
+ * Return: how many packets were given back.
  */
-void mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
-			  bool release, u64 now)
+unsigned int mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
+				  bool release, u64 now)
 {
 	struct mrc_msg_cb cb;
 	struct mrc_msg_tx *m;
+	unsigned int n = 0;
 
 	if (pi >= MRC_MSG_NPATHS || !mp->path[pi] ||
 	    !mp->path[pi]->inflight_pkts)
-		return;
+		return 0;
 	mrc_msg_cb_init(&cb, mp, now);
 	cb.how = release ? MRC_PATH_DONE_RELEASED : MRC_PATH_DONE_LOST;
 	list_for_each_entry(m, &mp->sentq, sent_node) {
 		cb.m = m;
-		msg_count(mp, MRC_MS_PATH_DOWN_PKTS,
-			  mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn, &cb));
+		n += mrc_txsb_lose_path(&m->sb, pi, mrc_msg_cb_fn, &cb);
 	}
+	msg_count(mp, MRC_MS_PATH_DOWN_PKTS, n);
 	mp->node->ops->kick(mp);
+	return n;
 }
 
 /**
