@@ -50,6 +50,7 @@
 
 #include "cq.h"
 #include "events.h"
+#include "msg.h"
 
 static struct workqueue_struct *mrc_cq_wq;
 static DEFINE_XARRAY_ALLOC(mrc_cqs);
@@ -75,6 +76,8 @@ static unsigned int mrc_cq_poll(struct mrc_cq *mcq, unsigned int budget)
 			if (!WARN_ON_ONCE(!wc->wr_cqe))
 				wc->wr_cqe->done(mcq->cq, wc);
 		}
+		/* the SACKs the batch's DATA held back (core/msg_rx.c) */
+		mrc_msg_rx_batch_end();
 		done += n;
 		if (n < MRC_CQ_BATCH)
 			break;

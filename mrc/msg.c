@@ -433,7 +433,10 @@ static const struct mrc_msg_ops mrc_msg_ops = {
 };
 
 /* This node's engines. */
-struct mrc_msg_node mrc_msg_node = { .ops = &mrc_msg_ops };
+struct mrc_msg_node mrc_msg_node = {
+	.ops = &mrc_msg_ops,
+	.batch_done = true,	/* cq.c: mrc_msg_rx_batch_end() */
+};
 
 /* ---- sender ---- */
 

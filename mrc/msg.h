@@ -9,6 +9,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -36,8 +37,11 @@ struct mrc_msg_kpeer {
 	/*
 	 * MRC_MK_DELIVERING: someone pops and delivers (msg_rx.c); one at a
 	 * time, so that messages reach their endpoints in order.
+	 * MRC_MK_ACK_HELD: the peer is on mrc_msg_acks, completion SACKs
+	 * held for the end of a batch of completions (msg_rx.c).
 	 */
 	unsigned long flags;
+	struct llist_node ack_node;	/* on mrc_msg_acks (a reference) */
 	/*
 	 * Under rx_lock: the caller of the engine delivers what becomes
 	 * ready itself (rx_direct), and something did (rx_due).
@@ -47,6 +51,7 @@ struct mrc_msg_kpeer {
 };
 
 #define MRC_MK_DELIVERING	0
+#define MRC_MK_ACK_HELD		1
 
 void mrc_msg_exit(void);
 void mrc_msg_timeouts_changed(void);
@@ -76,6 +81,12 @@ void mrc_msg_peer_restarted(struct mrc_peer *peer);
  * (one workqueue hop less; tx_work gets what one push leaves).
  */
 void mrc_msg_push_now(struct mrc_peer *peer);
+
+/*
+ * From cq.c, after every batch of completions (process context, no lock
+ * held): the completion SACKs its DATA held back go out.
+ */
+void mrc_msg_rx_batch_end(void);
 
 /* From proto.c (process context): accepted DATA, SACK, NACK packets. */
 enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,

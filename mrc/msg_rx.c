@@ -48,6 +48,16 @@ static unsigned int mrc_msg_trace_n;	/* entries written, wraps */
 static u64 mrc_msg_trace_bytes;
 static DEFINE_SPINLOCK(mrc_msg_trace_lock);
 
+/*
+ * Peers with completion SACKs held for the end of the batch of
+ * completions that took their DATA (core/msg_rx.c, Answers), each with a
+ * reference and MRC_MK_ACK_HELD set.  Every batch (up to MRC_CQ_BATCH
+ * completions of one CQ) ends with mrc_msg_rx_batch_end(), which empties
+ * the list: a SACK waits at most for the rest of the batch it arrived
+ * in, whichever CQ's poller sends it.
+ */
+static LLIST_HEAD(mrc_msg_acks);
+
 /* ---- receive: common ---- */
 
 /**
@@ -307,9 +317,21 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 	if (out.fresh)
 		mrc_msg_rx_free(&mrc_msg_node, out.fresh);
 	if (out.sack || out.nholes) {
+		bool held;
+
 		spin_lock_bh(&peer->lock);
-		mrc_msg_rx_answer(&peer->mp, pi, pkt, &out, ktime_get_ns());
+		held = mrc_msg_rx_answer(&peer->mp, pi, pkt, &out,
+					 ktime_get_ns());
 		spin_unlock_bh(&peer->lock);
+		/*
+		 * After the unlock: a batch end that took the peer off the
+		 * list before this clears the bit, then takes the lock and
+		 * sends what was held, this SACK included.
+		 */
+		if (held && !test_and_set_bit(MRC_MK_ACK_HELD, &peer->mk.flags)) {
+			kref_get(&peer->ref);
+			llist_add(&peer->mk.ack_node, &mrc_msg_acks);
+		}
 	}
 	if (out.new_bytes) {	/* placed: copied into the message */
 		mrc_ev_add(MRC_EV_COPY_RX, pkt->len);
@@ -327,6 +349,29 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 					       true));
 	mrc_peer_put(peer);
 	return why;
+}
+
+/**
+ * mrc_msg_rx_batch_end() - a batch of completions was handled: send the
+ * SACKs it held back
+ *
+ * Context: process, no lock held; from cq.c after every batch.
+ */
+void mrc_msg_rx_batch_end(void)
+{
+	struct llist_node *list = llist_del_all(&mrc_msg_acks);
+	struct mrc_peer *peer, *tmp;
+
+	llist_for_each_entry_safe(peer, tmp, list, mk.ack_node) {
+		clear_bit(MRC_MK_ACK_HELD, &peer->mk.flags);
+		/* cleared before the lock: see mrc_msg_rx_data() */
+		smp_mb__after_atomic();
+		spin_lock_bh(&peer->lock);
+		if (!peer->dead)
+			mrc_msg_rx_flush(&peer->mp, ktime_get_ns());
+		spin_unlock_bh(&peer->lock);
+		mrc_peer_put(peer);
+	}
 }
 
 /**

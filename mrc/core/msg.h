@@ -141,7 +141,8 @@ enum mrc_msg_stat {
 	MRC_MS_NACKS_REPLAYED, MRC_MS_RX_REFUSED, MRC_MS_TX_REFUSED,
 	MRC_MS_RX_BUSY, MRC_MS_TX_BUSY, MRC_MS_RX_GONE_SACKS,
 	MRC_MS_TX_EPOCH_GONE, MRC_MS_RX_REFUSE_WAITS, MRC_MS_STUCK_LOSS_PKTS,
-	MRC_MS_RX_BUSY_HEADS, MRC_MS_RTO_QUEUE_PKTS,
+	MRC_MS_RX_BUSY_HEADS, MRC_MS_RTO_QUEUE_PKTS, MRC_MS_DONE_BATCHED,
+	MRC_MS_DONE_ACKED,
 	MRC_MS_NR
 };
 
@@ -262,6 +263,12 @@ struct mrc_msg_node {
 	 * shared resource as the fabric.
 	 */
 	u64 lat_ns;
+	/*
+	 * Set by a host that calls mrc_msg_rx_flush() at the end of each
+	 * batch of arrivals: the SACKs of the messages a batch completes
+	 * then go as one (msg_rx.c, Answers).  Else each goes at once.
+	 */
+	bool batch_done;
 };
 
 /*
@@ -401,6 +408,20 @@ struct mrc_msg_peer {
 	u64 rtt_win_ns;			/* when the current window began */
 	u32 rtt_hi_ns[2];		/* [0] current window, [1] previous */
 	u32 rtt_n[2];
+	/*
+	 * The receiver's completion SACKs waiting for the end of the batch
+	 * of arrivals (msg_rx.c, Answers): the last one's answer, the
+	 * others' sequence numbers (its epoch).  Under the tx lock, as
+	 * every answer is sent under it.
+	 */
+	struct {
+		bool valid;		/* last is set */
+		unsigned int pi;	/* the path last's DATA came on */
+		struct mrc_pkt last;	/* its DATA's header (no body) */
+		u32 npkts;		/* its packet count: the SACK's cum */
+		unsigned int n;		/* entries in seq[] */
+		u32 seq[MRC_WIRE_DONE_MAX];
+	} done_ack;
 
 	/* ---- receiver: everything here under the rx lock ---- */
 	bool rx_dead;			/* peer going away: nothing new */
@@ -441,6 +462,7 @@ struct mrc_msg_rx_out {
 	bool refused;			/* the SACK says MRC_WF_REFUSED */
 	bool busy;			/* the SACK says MRC_WF_BUSY */
 	bool gone;			/* the SACK says MRC_WF_GONE */
+	bool done;			/* the packet completed its message */
 	unsigned int nholes;		/* answer with a NACK of holes[] */
 	struct mrc_reasm_sack rs;
 	struct mrc_reasm_range holes[MRC_WIRE_NACK_MAX];
@@ -540,11 +562,19 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 				       struct mrc_msg_rx_out *out);
 /*
  * Tx lock held: sends the SACK and NACK that @out asks for in answer to
- * DATA packet @data, on the path @pi it arrived on.
+ * DATA packet @data, on the path @pi it arrived on; with
+ * node->batch_done, a completion's SACK waits for mrc_msg_rx_flush().
+ * Returns true when such a SACK is the first to wait: the host must call
+ * mrc_msg_rx_flush() for this peer at the end of its batch.
  */
-void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
+bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 		       const struct mrc_pkt *data,
 		       const struct mrc_msg_rx_out *out, u64 now);
+/*
+ * Tx lock held: the end of a batch of arrivals (node->batch_done): sends
+ * the completion SACKs the batch held back, as one.
+ */
+void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now);
 /* The next message to deliver, off every list (NULL: none). */
 struct mrc_msg_rx *mrc_msg_rx_pop(struct mrc_msg_peer *mp);
 const struct mrc_msg_rx *mrc_msg_rx_peek(struct mrc_msg_peer *mp);

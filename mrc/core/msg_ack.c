@@ -754,6 +754,47 @@ static bool ack_samples(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 	return got;
 }
 
+/*
+ * The done list of a SACK (MRC_WF_DONE_MORE, msg_rx.c Answers): each
+ * entry a message of the header's epoch that arrived whole, a SACK of all
+ * of it.  Its packets leave flight acked; the paths they were on get
+ * their ACK events (ack_samples()), the SACK's own path from the SACK
+ * itself.  An entry for a message no longer queued is late (sacks_stale);
+ * one that names packets never sent is dropped, as such a SACK is.
+ */
+static void done_list(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
+		      struct mrc_msg_cb *cb)
+{
+	static const u64 none[MRC_WIRE_SACK_BITS / 64];
+	unsigned int i, n = mrc_wire_done_n(pkt);
+	bool any = false;
+
+	mrc_bm_zero(mp->ack_seen, MRC_MSG_NPATHS);
+	for (i = 0; i < n; i++) {
+		u64 id = (pkt->msg_id & ~(u64)U32_MAX) |
+			 mrc_wire_get_done(pkt, i);
+		struct mrc_msg_tx *m = tx_find(mp, id);
+
+		if (!m) {
+			msg_count(mp, MRC_MS_SACKS_STALE, 1);
+			continue;
+		}
+		cb->m = m;
+		cb->how = MRC_PATH_DONE_ACKED;
+		if (mrc_txsb_sack(&m->sb, m->sb.npkts, 0, none, mrc_msg_cb_fn,
+				  cb) < 0)
+			continue;
+		any = true;
+		msg_count(mp, MRC_MS_DONE_ACKED, 1);
+		if (mrc_txsb_done(&m->sb))
+			msg_retire(mp, m);
+	}
+	if (!any)
+		return;
+	mp->progress_ns = cb->now;
+	ack_samples(mp, cb, MRC_MSG_NO_PATH);
+}
+
 /**
  * mrc_msg_tx_sack() - a SACK arrived
  * @mp: the peer's engine
@@ -772,13 +813,18 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	int n;
 
 	msg_count(mp, MRC_MS_SACKS_RX, 1);
+	mrc_msg_cb_init(&cb, mp, now);
+	if (pkt->flags & MRC_WF_DONE_MORE) {
+		done_list(mp, pkt, &cb);
+		if (!list_empty(&mp->txq))
+			mp->node->ops->kick(mp);
+	}
 	m = tx_find(mp, pkt->msg_id);
 	if (!m) {
 		msg_count(mp, MRC_MS_SACKS_STALE, 1);
 		return ack_stale(mp, pkt->msg_id);
 	}
 	mrc_wire_get_sack(pkt, &sack);
-	mrc_msg_cb_init(&cb, mp, now);
 	if (pi < MRC_MSG_NPATHS && mp->path[pi] &&
 	    (pkt->flags & (MRC_WF_BUSY | MRC_WF_REFUSED | MRC_WF_GONE)))
 		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,

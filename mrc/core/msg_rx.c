@@ -85,9 +85,21 @@
  * Answers.  A SACK goes back on the arrival path every MRC_MSG_SACK_EVERY
  * new packets, for LAST/ACK_NOW/RETRANS packets, on completion, for
  * duplicates and for the packet that closes a hole behind more packets
- * than a SACK can show (hole_closed()); a NACK lists the holes that outlived the reordering
- * allowance.  They are built here and sent by mrc_msg_rx_answer() under
- * the tx lock, after the rx lock is released.
+ * than a SACK can show (hole_closed()); a NACK lists the holes that
+ * outlived the reordering allowance.  They are built here and sent by
+ * mrc_msg_rx_answer() under the tx lock, after the rx lock is released.
+ * A host that takes arrivals in batches (a CQ poll) sets
+ * node->batch_done: then the SACKs of the messages a batch completes go
+ * as one, at its end (mrc_msg_rx_flush()), the last completion's with the
+ * sequence numbers of the others in its done list (MRC_WF_DONE_MORE, up
+ * to MRC_WIRE_DONE_MAX), each of which the sender takes as a SACK of all
+ * of that message.  With small messages each packet completes one, and
+ * one SACK per message is one packet back per packet received, the
+ * receiver's largest cost after the copy (a cumulative ack covers what
+ * arrived together, as in TCP).  Only completions wait, and only to the end
+ * of the batch they arrived in: the SACKs that steer the sender within a
+ * message, and those of refusals, back-pressure and given-up epochs, go
+ * at once.
  *
  * Order.  Complete messages are delivered in sequence order per lane:
  * seq == rx_next[lane] goes to the deliver list (and pulls the held ones
@@ -676,6 +688,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 	out->refused = false;
 	out->busy = false;
 	out->gone = false;
+	out->done = false;
 	out->nholes = 0;
 	if (mp->rx_dead)
 		return MRC_DROP_UNKNOWN_PEER;
@@ -751,6 +764,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		mp->rx_last_ns = now;
 		out->new_bytes = true;
 		out->sack = true;
+		out->done = true;
 		/* the SACK is taken before rm may be popped and freed */
 		rm->since_sack = 0;
 		mrc_reasm_sack(&rm->r, &out->rs);
@@ -782,6 +796,78 @@ no_memory:
 	return MRC_DROP_NO_MEMORY;
 }
 
+/*
+ * Sends a SACK of @rs in answer to DATA packet @data (its header) on path
+ * @pi, with @flags and the done list @seq of @n entries.
+ */
+static void send_sack(struct mrc_msg_peer *mp, unsigned int pi,
+		      const struct mrc_pkt *data,
+		      const struct mrc_reasm_sack *rs, u16 flags,
+		      const u32 *seq, unsigned int n, u64 now)
+{
+	u8 body[sizeof(struct mrc_wire_sack) +
+		MRC_WIRE_DONE_MAX * sizeof(__be32)];
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_SACK,
+		.flags = flags,
+		.src_port = data->dst_port,
+		.dst_port = data->src_port,
+		.msg_id = data->msg_id,
+		.entropy = data->entropy,
+		.tstamp = now,
+		.body = body,
+	};
+	struct mrc_pkt_sack sack = {
+		.cum = rs->cum,
+		.nbits = rs->nbits,
+		.echo_entropy = data->entropy,
+		.echo_path_seq = data->path_seq,
+		.echo_tstamp = data->tstamp,
+	};
+	int err;
+
+	memcpy(sack.bitmap, rs->bitmap, sizeof(sack.bitmap));
+	pkt.len = mrc_wire_put_sack(body, &sack);
+	if (n) {
+		pkt.flags |= MRC_WF_DONE_MORE;
+		pkt.len += mrc_wire_put_done(body + pkt.len, seq, n);
+	}
+	pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
+	err = mp->node->ops->send(mp, pi, &pkt, NULL);
+	count(mp, err ? MRC_MS_CTL_TX_ERRORS : MRC_MS_SACKS_TX, 1);
+	if (!err)
+		count(mp, MRC_MS_DONE_BATCHED, n);
+}
+
+/*
+ * Holds back the SACK of a message @data completed, for
+ * mrc_msg_rx_flush() (Answers): the last completion's answer goes with
+ * the sequence numbers of the others held.  One of another epoch, or a
+ * full list, sends what is held first.  Returns true if nothing was held
+ * before.
+ */
+static bool hold_done(struct mrc_msg_peer *mp, unsigned int pi,
+		      const struct mrc_pkt *data, u32 npkts, u64 now)
+{
+	bool first = !mp->done_ack.valid;
+
+	if (mp->done_ack.valid) {
+		if ((mp->done_ack.last.msg_id >> 32) != (data->msg_id >> 32) ||
+		    mp->done_ack.n == MRC_WIRE_DONE_MAX)
+			mrc_msg_rx_flush(mp, now);
+		else
+			mp->done_ack.seq[mp->done_ack.n++] =
+				(u32)mp->done_ack.last.msg_id;
+	}
+	mp->done_ack.valid = true;
+	mp->done_ack.pi = pi;
+	mp->done_ack.last = *data;
+	mp->done_ack.last.body = NULL;
+	mp->done_ack.npkts = npkts;
+	return first;
+}
+
 /**
  * mrc_msg_rx_answer() - send the SACK and NACK a DATA packet asked for
  * @mp: the peer's engine
@@ -790,16 +876,21 @@ no_memory:
  * @out: what mrc_msg_rx_packet() said
  * @now: the caller's clock, ns
  *
- * Tx lock held (the answers use the path's sequence numbers).
+ * With node->batch_done, the SACK of a message @data completed waits for
+ * mrc_msg_rx_flush() (Answers).  Tx lock held (the answers use the path's
+ * sequence numbers).
+ *
+ * Return: true if that SACK is the first to wait: the host calls
+ * mrc_msg_rx_flush() at the end of its batch.
  */
-void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
+bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 		       const struct mrc_pkt *data,
 		       const struct mrc_msg_rx_out *out, u64 now)
 {
-	u8 body[MRC_WIRE_NACK_MAX * sizeof(struct mrc_wire_nack_range) +
-		sizeof(struct mrc_wire_sack)];
+	u8 body[MRC_WIRE_NACK_MAX * sizeof(struct mrc_wire_nack_range)];
 	struct mrc_pkt pkt = {
 		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_NACK,
 		.src_port = data->dst_port,
 		.dst_port = data->src_port,
 		.msg_id = data->msg_id,
@@ -807,34 +898,26 @@ void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 		.tstamp = now,
 		.body = body,
 	};
+	bool first = false;
 	unsigned int i;
 	int err;
 
 	if (pi >= MRC_MSG_NPATHS || !mp->path[pi])
-		return;
-	if (out->sack) {
-		struct mrc_pkt_sack sack = {
-			.cum = out->rs.cum,
-			.nbits = out->rs.nbits,
-			.echo_entropy = data->entropy,
-			.echo_path_seq = data->path_seq,
-			.echo_tstamp = data->tstamp,
-		};
+		return false;
+	if (out->sack && out->done && mp->node->batch_done) {
+		first = hold_done(mp, pi, data, out->rs.cum, now);
+	} else if (out->sack) {
+		u16 flags = 0;
 
-		memcpy(sack.bitmap, out->rs.bitmap, sizeof(sack.bitmap));
-		pkt.type = MRC_PKT_SACK;
 		if (out->refused)
-			pkt.flags |= MRC_WF_REFUSED;
+			flags |= MRC_WF_REFUSED;
 		if (out->busy)
-			pkt.flags |= MRC_WF_BUSY;
+			flags |= MRC_WF_BUSY;
 		if (out->gone) {
-			pkt.flags |= MRC_WF_GONE;
+			flags |= MRC_WF_GONE;
 			count(mp, MRC_MS_RX_GONE_SACKS, 1);
 		}
-		pkt.len = mrc_wire_put_sack(body, &sack);
-		pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
-		err = mp->node->ops->send(mp, pi, &pkt, NULL);
-		count(mp, err ? MRC_MS_CTL_TX_ERRORS : MRC_MS_SACKS_TX, 1);
+		send_sack(mp, pi, data, &out->rs, flags, NULL, 0, now);
 	}
 	if (out->nholes) {
 		struct mrc_pkt_nack_range r[MRC_WIRE_NACK_MAX];
@@ -845,12 +928,42 @@ void mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 			r[i].first = out->holes[i].first;
 			r[i].count = out->holes[i].count;
 		}
-		pkt.type = MRC_PKT_NACK;
 		pkt.len = mrc_wire_put_nack(body, r, n);
 		pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
 		err = mp->node->ops->send(mp, pi, &pkt, NULL);
 		count(mp, err ? MRC_MS_CTL_TX_ERRORS : MRC_MS_NACKS_TX, 1);
 	}
+	return first;
+}
+
+/**
+ * mrc_msg_rx_flush() - send the completion SACKs held back
+ * @mp: the peer's engine
+ * @now: the caller's clock, ns
+ *
+ * At the end of the host's batch of arrivals (node->batch_done): one
+ * SACK, of the last message completed, with the others' sequence numbers
+ * in its done list (Answers).  If its path went away meanwhile, nothing
+ * goes (ctl_tx_errors): the sender resends, and the duplicate is acked.
+ * Tx lock held.
+ */
+void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now)
+{
+	struct mrc_reasm_sack rs;
+	unsigned int pi = mp->done_ack.pi;
+
+	if (!mp->done_ack.valid)
+		return;
+	mp->done_ack.valid = false;
+	if (pi >= MRC_MSG_NPATHS || !mp->path[pi]) {
+		count(mp, MRC_MS_CTL_TX_ERRORS, 1);
+	} else {
+		memset(&rs, 0, sizeof(rs));
+		rs.cum = mp->done_ack.npkts;
+		send_sack(mp, pi, &mp->done_ack.last, &rs, 0,
+			  mp->done_ack.seq, mp->done_ack.n, now);
+	}
+	mp->done_ack.n = 0;
 }
 
 /**

@@ -46,7 +46,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"rx_gone_pkts", "ctl_tx_errors", "params_refused",
 	"nacks_replayed", "rx_refused", "tx_refused", "rx_busy", "tx_busy",
 	"rx_gone_sacks", "tx_epoch_gone", "rx_refuse_waits", "stuck_loss_pkts",
-	"rx_busy_heads", "rto_queue_pkts",
+	"rx_busy_heads", "rto_queue_pkts", "done_batched", "done_acked",
 };
 
 /**
@@ -776,6 +776,9 @@ void mrc_msg_tx_restarted(struct mrc_msg_peer *mp, u64 now)
 		m->nack_ts = 0;		/* the new incarnation's clock */
 	}
 	mp->rack_valid = false;
+	/* answers held for the old incarnation's messages: nobody wants them */
+	mp->done_ack.valid = false;
+	mp->done_ack.n = 0;
 	mp->node->ops->credit_reset(mp);	/* grants were for old ids */
 	mp->node->ops->kick(mp);
 }

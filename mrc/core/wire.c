@@ -258,13 +258,25 @@ static enum mrc_drop_reason check_data(const struct mrc_pkt *p,
 	return MRC_DROP_NONE;
 }
 
-/* SACK: fixed size; the bitmap must not run past packet index U32_MAX. */
+/*
+ * SACK: fixed size, or with MRC_WF_DONE_MORE that and a done list of 1 to
+ * MRC_WIRE_DONE_MAX entries (not with REFUSED, BUSY or GONE); the bitmap
+ * must not run past packet index U32_MAX.
+ */
 static enum mrc_drop_reason check_sack(const struct mrc_pkt *p)
 {
+	const u32 base = sizeof(struct mrc_wire_sack);
 	u32 cum, nbits;
 
-	if (p->len != sizeof(struct mrc_wire_sack))
+	if (p->flags & MRC_WF_DONE_MORE) {
+		if (p->len <= base || (p->len - base) % sizeof(__be32) ||
+		    (p->len - base) / sizeof(__be32) > MRC_WIRE_DONE_MAX)
+			return MRC_DROP_BAD_LENGTH;
+		if (p->flags & (MRC_WF_REFUSED | MRC_WF_BUSY | MRC_WF_GONE))
+			return MRC_DROP_BAD_SACK;
+	} else if (p->len != base) {
 		return MRC_DROP_BAD_LENGTH;
+	}
 	cum = get32(AT(p->body, mrc_wire_sack, cum));
 	nbits = get32(AT(p->body, mrc_wire_sack, nbits));
 	if (nbits > MRC_WIRE_SACK_BITS)
@@ -458,6 +470,51 @@ u16 mrc_wire_put_sack(void *body, const struct mrc_pkt_sack *sack)
 	put32(AT(b, mrc_wire_sack, echo_path_seq), sack->echo_path_seq);
 	put64(AT(b, mrc_wire_sack, echo_tstamp), sack->echo_tstamp);
 	return sizeof(struct mrc_wire_sack);
+}
+
+/**
+ * mrc_wire_done_n() - the entries of an accepted SACK's done list
+ * @pkt: the packet
+ *
+ * Return: 0 without MRC_WF_DONE_MORE, else 1..MRC_WIRE_DONE_MAX.
+ */
+unsigned int mrc_wire_done_n(const struct mrc_pkt *pkt)
+{
+	if (!(pkt->flags & MRC_WF_DONE_MORE))
+		return 0;
+	return (pkt->len - sizeof(struct mrc_wire_sack)) / sizeof(__be32);
+}
+
+/**
+ * mrc_wire_get_done() - one entry of an accepted SACK's done list
+ * @pkt: the packet
+ * @i: the entry, below mrc_wire_done_n()
+ *
+ * Return: its sequence number (msg_id bits 31..0).
+ */
+u32 mrc_wire_get_done(const struct mrc_pkt *pkt, unsigned int i)
+{
+	return get32(pkt->body + sizeof(struct mrc_wire_sack) +
+		     i * sizeof(__be32));
+}
+
+/**
+ * mrc_wire_put_done() - write a done list after a SACK body
+ * @body: where the SACK body ends, room for @n entries
+ * @seq: the sequence numbers
+ * @n: how many, 1..MRC_WIRE_DONE_MAX
+ *
+ * Return: the bytes written, to add to the SACK's length (the caller
+ * sets MRC_WF_DONE_MORE).
+ */
+u16 mrc_wire_put_done(void *body, const u32 *seq, unsigned int n)
+{
+	u8 *b = body;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		put32(b + i * sizeof(__be32), seq[i]);
+	return n * sizeof(__be32);
 }
 
 /**

@@ -41,8 +41,9 @@
  * 2: msg_id lanes (msg.h).  3: the header grows to 64 bytes with the
  * per-peer token, struct mrc_wire_cm carries it.  4: struct mrc_wire_cm
  * is authenticated (ts, nonce, mac; 24-bit QPNs); packets unchanged.
+ * 6: a SACK may carry a done list (MRC_WF_DONE_MORE).
  */
-#define MRC_WIRE_VERSION	5
+#define MRC_WIRE_VERSION	6
 #define MRC_WIRE_HDR_LEN	64
 /* The largest datagram mrc sends or accepts (RDMA MTU 4096). */
 #define MRC_WIRE_MAX_PKT	4096
@@ -75,6 +76,7 @@ enum mrc_wire_type {
 #define MRC_WF_REFUSED		0x0008	/* SACK: no endpoint on the port */
 #define MRC_WF_BUSY		0x0010	/* SACK: the endpoint is full: later */
 #define MRC_WF_GONE		0x0020	/* SACK: its epoch was given up here */
+#define MRC_WF_DONE_MORE	0x0040	/* SACK: a done list follows the body */
 
 /* On-wire header.  Use the accessors in wire.c; never cast a buffer. */
 struct mrc_wire_hdr {
@@ -114,6 +116,16 @@ struct mrc_wire_sack {
 	__be32	echo_path_seq;
 	__be64	echo_tstamp;
 } __packed;
+
+/*
+ * Done list (version 6): a SACK flagged MRC_WF_DONE_MORE is followed by 1
+ * to MRC_WIRE_DONE_MAX big-endian 32-bit sequence numbers (msg_id bits
+ * 31..0; bits 63..32 are the header's), one per other message of the
+ * sender's that arrived whole: each is a SACK of all of that message.  A
+ * receiver answers the messages a batch of arrivals completed with one
+ * SACK (msg_rx.c, Answers).  Never with REFUSED, BUSY or GONE.
+ */
+#define MRC_WIRE_DONE_MAX	64
 
 /* NACK body: up to MRC_WIRE_NACK_MAX holes [first, first+count). */
 #define MRC_WIRE_NACK_MAX	32
@@ -309,6 +321,10 @@ struct mrc_pkt_hello {
 
 void mrc_wire_get_sack(const struct mrc_pkt *pkt, struct mrc_pkt_sack *sack);
 u16 mrc_wire_put_sack(void *body, const struct mrc_pkt_sack *sack);
+
+unsigned int mrc_wire_done_n(const struct mrc_pkt *pkt);
+u32 mrc_wire_get_done(const struct mrc_pkt *pkt, unsigned int i);
+u16 mrc_wire_put_done(void *body, const u32 *seq, unsigned int n);
 
 unsigned int mrc_wire_nack_nranges(const struct mrc_pkt *pkt);
 void mrc_wire_get_nack_range(const struct mrc_pkt *pkt, unsigned int i,

@@ -99,7 +99,9 @@ static void data(const char *name, u32 msg_len, u16 seg, u32 offset,
 	emit(name, buf, &p);
 }
 
-static void sack(const char *name, u32 cum, u32 nbits, u64 pattern)
+/* A SACK, with a done list of @ndone entries if not 0. */
+static void sack(const char *name, u32 cum, u32 nbits, u64 pattern,
+		 unsigned int ndone)
 {
 	static u8 buf[MRC_WIRE_MAX_PKT];
 	struct mrc_pkt p = hdr(MRC_PKT_SACK);
@@ -109,8 +111,17 @@ static void sack(const char *name, u32 cum, u32 nbits, u64 pattern)
 		.echo_entropy = 3, .echo_path_seq = 40,
 		.echo_tstamp = 1700000000000000000ULL,
 	};
+	u32 seq[MRC_WIRE_DONE_MAX];
+	unsigned int i;
 
 	p.len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &s);
+	if (ndone) {
+		for (i = 0; i < ndone; i++)
+			seq[i] = 1000 + i;
+		p.flags |= MRC_WF_DONE_MORE;
+		p.len += mrc_wire_put_done(buf + MRC_WIRE_HDR_LEN + p.len,
+					   seq, ndone);
+	}
 	emit(name, buf, &p);
 }
 
@@ -945,9 +956,11 @@ int main(int argc, char **argv)
 	data("data-full-last", 2 * SEG, SEG, SEG, MRC_WF_RETRANS);
 	data("data-min-seg", 1000, MRC_WIRE_MIN_SEG, 4 * MRC_WIRE_MIN_SEG, 0);
 	data("data-cap", 64U << 20, SEG, (64U << 20) / SEG * SEG, 0);
-	sack("sack-empty", 0, 0, 0);
-	sack("sack-some", 17, 5, 0x15);
-	sack("sack-full", 1000, MRC_WIRE_SACK_BITS, 0xaaaaaaaaaaaaaaaaULL);
+	sack("sack-empty", 0, 0, 0, 0);
+	sack("sack-some", 17, 5, 0x15, 0);
+	sack("sack-full", 1000, MRC_WIRE_SACK_BITS, 0xaaaaaaaaaaaaaaaaULL, 0);
+	sack("sack-done-1", 1, 0, 0, 1);
+	sack("sack-done-max", 1, 0, 0, MRC_WIRE_DONE_MAX);
 	nack("nack-1", 1);
 	nack("nack-5", 5);
 	nack("nack-32", MRC_WIRE_NACK_MAX);

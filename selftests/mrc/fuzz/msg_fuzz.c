@@ -242,6 +242,16 @@ static void hostile(struct host *h, struct input *in)
 		pkt.msg_id = (u64)(h->mp.epoch + 1 + r % 1000) << 32 |
 			     get32(in);
 		len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &s);
+		if (r & 16) {			/* with a done list */
+			u32 seq[8];
+			unsigned int i, n = 1 + (r >> 5) % 8;
+
+			for (i = 0; i < n; i++)
+				seq[i] = get32(in);
+			pkt.flags |= MRC_WF_DONE_MORE;
+			len += mrc_wire_put_done(buf + MRC_WIRE_HDR_LEN + len,
+						 seq, n);
+		}
 		break;
 	}
 	case 1: {				/* NACK of any range */
@@ -474,6 +484,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			send_msg(side, 1 + get16(&in) % MAX_LEN, (x >> 1) % 4);
 			break;
 		case 2:
+			/* each side's batch of arrivals ends (node.batch_done) */
+			host_batch_end(F.h[0]);
+			host_batch_end(F.h[1]);
 			F.now += (u64)get16(&in) * 1000;
 			break;
 		case 3:

@@ -84,7 +84,19 @@ static void check_accepted(const struct mrc_pkt *p, const u8 *data,
 		struct mrc_pkt_sack s;
 		unsigned int i;
 
-		ASSERT(p->len == sizeof(struct mrc_wire_sack));
+		if (p->flags & MRC_WF_DONE_MORE) {
+			unsigned int n = mrc_wire_done_n(p);
+
+			ASSERT(n >= 1 && n <= MRC_WIRE_DONE_MAX);
+			ASSERT(p->len == sizeof(struct mrc_wire_sack) + 4 * n);
+			ASSERT(!(p->flags & (MRC_WF_REFUSED | MRC_WF_BUSY |
+					     MRC_WF_GONE)));
+			for (i = 0; i < n; i++)
+				(void)mrc_wire_get_done(p, i);
+		} else {
+			ASSERT(p->len == sizeof(struct mrc_wire_sack));
+			ASSERT(mrc_wire_done_n(p) == 0);
+		}
 		mrc_wire_get_sack(p, &s);
 		ASSERT(s.nbits <= MRC_WIRE_SACK_BITS);
 		ASSERT((u64)s.cum + s.nbits <= U32_MAX);
@@ -172,6 +184,17 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 					       echo_path_seq),
 			       p->body + offsetof(struct mrc_wire_sack,
 						  echo_path_seq), 12));
+		if (p->flags & MRC_WF_DONE_MORE) {
+			u32 seq[MRC_WIRE_DONE_MAX];
+			unsigned int i, n = mrc_wire_done_n(p);
+
+			for (i = 0; i < n; i++)
+				seq[i] = mrc_wire_get_done(p, i);
+			len += mrc_wire_put_done(body + len, seq, n);
+			ASSERT(!memcmp(body + sizeof(struct mrc_wire_sack),
+				       p->body + sizeof(struct mrc_wire_sack),
+				       4 * n));
+		}
 		break;
 	}
 	case MRC_PKT_NACK: {

@@ -410,6 +410,7 @@ static void karn__resent_ack_is_no_loss_evidence(void)
 		goto out;
 	/* its first send arrives: M1 completes, acked on resend.pi */
 	host_input(B, orig.pi, orig.buf, orig.len);
+	host_batch_end(B);
 	host_pump(B);
 	CHECK(d1.calls == 1 && d1.status == 0, "M1 completes");
 	for (i = 0; i < n; i++) {

@@ -91,6 +91,7 @@ struct host {
 	unsigned int credit_gones;
 	u64 credit_gone_id;
 	u32 credit_stop;	/* != 0: new bytes only below it (a window) */
+	bool ack_held;		/* node.batch_done: a flush is due */
 };
 
 static inline struct host *host_of_node(struct mrc_msg_node *node)
@@ -361,6 +362,12 @@ static const struct mrc_msg_ops host_ops = {
 /* ---- setup and teardown ---- */
 
 /*
+ * Whether new hosts hold completion SACKs for the end of a batch
+ * (node.batch_done), as the kernel's does; a test may clear it first.
+ */
+static bool host_batch_done = true;
+
+/*
  * A host of node @node_id with @nlinks links of @nqps paths each, all
  * ACTIVE, rails of MTU @mtu, the knobs at their defaults; clock at @now.
  */
@@ -377,6 +384,7 @@ static inline struct host *host_new(u32 node_id, unsigned int nlinks,
 	if (!h->out)
 		abort();
 	h->node.ops = &host_ops;
+	h->node.batch_done = host_batch_done;
 	h->node_id = node_id;
 	h->nlinks = nlinks;
 	h->nqps = nqps;
@@ -571,8 +579,9 @@ static inline enum mrc_drop_reason host_input(struct host *h, unsigned int pi,
 			h->stats[MRC_MS_RX_DUP]++;
 		if (out.fresh)
 			mrc_msg_rx_free(&h->node, out.fresh);
-		if (out.sack || out.nholes)
-			mrc_msg_rx_answer(&h->mp, pi, &pkt, &out, h->now);
+		if ((out.sack || out.nholes) &&
+		    mrc_msg_rx_answer(&h->mp, pi, &pkt, &out, h->now))
+			h->ack_held = true;
 		break;
 	case MRC_PKT_SACK:
 		why = mrc_msg_tx_sack(&h->mp, pi, &pkt, h->now);
@@ -601,13 +610,35 @@ static inline struct host_pkt *host_take(struct host *h)
 	return hp;
 }
 
-/* Carries every packet @from sent to its peer, in order, losslessly. */
+/*
+ * The end of @h's batch of arrivals: with node.batch_done, the completion
+ * SACKs it held go out (mrc_msg_rx_flush()).
+ */
+static inline void host_batch_end(struct host *h)
+{
+	if (!h->ack_held)
+		return;
+	h->ack_held = false;
+	mrc_msg_rx_flush(&h->mp, h->now);
+}
+
+/* Whether @h holds completion SACKs (its batch's end would send them). */
+static inline bool host_batch_end_flushes(const struct host *h)
+{
+	return h->mp.done_ack.valid;
+}
+
+/*
+ * Carries every packet @from sent to its peer, in order, losslessly: one
+ * batch of arrivals for the peer.
+ */
 static inline void host_pump(struct host *from)
 {
 	struct host_pkt *hp;
 
 	while ((hp = host_take(from)))
 		host_input(from->peer, hp->pi, hp->buf, hp->len);
+	host_batch_end(from->peer);
 }
 
 /*

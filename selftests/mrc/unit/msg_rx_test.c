@@ -106,7 +106,10 @@ static void whole(u64 id, u32 msg_len)
 		data(idx % 4, id, msg_len, idx, 0);
 }
 
-/* The answers R sent since the last call: how many of @type, the last. */
+/*
+ * The answers R sent since the last call, its batch of arrivals ended
+ * first: how many of @type, the last.
+ */
 static unsigned int answers(u8 type, struct mrc_pkt *last, u8 *body)
 {
 	struct mrc_wire_limits lim = { MRC_MSG_MAX_BYTES, 0 };
@@ -114,6 +117,7 @@ static unsigned int answers(u8 type, struct mrc_pkt *last, u8 *body)
 	unsigned int n = 0;
 	struct mrc_pkt pkt;
 
+	host_batch_end(R);
 	while ((hp = host_take(R))) {
 		if (mrc_wire_parse(hp->buf, hp->len, &lim, &pkt) !=
 		    MRC_DROP_NONE || pkt.type != type)
@@ -775,6 +779,7 @@ static void rx_packet__refusals_bounded(void)
 	R->closed_port = 0;
 	data(1, id_of(EPOCH, 0, 0), 2 * SEG, 1, 0);	/* n 0 complete */
 	host_run(R);
+	answers(MRC_PKT_SACK, NULL, NULL);		/* its batch ends */
 	CHECK(ndelivered_ids == 1, "n 0 delivered, the refused skipped");
 	CHECK(R->mp.rx_refused_ahead[mrc_msg_lane(0, dport)] == 0 &&
 	      R->mp.rx_refused_bm[mrc_msg_lane(0, dport)] ==
@@ -971,6 +976,105 @@ out:
 }
 
 /*
+ * The SACKs of the messages one batch of arrivals completes go as one:
+ * the last message's, with the others' sequence numbers in its done list
+ * (in completion order); a message still incomplete is answered at once,
+ * as every SACK but a completion's is.
+ */
+static void rx_answer__batch_one_sack(void)
+{
+	u8 body[HOST_DGRAM_MAX];
+	struct mrc_pkt_sack s;
+	struct mrc_pkt sack;
+	unsigned int i;
+
+	setup();
+	for (i = 0; i < 3; i++)
+		data(i, id_of(EPOCH, 0, i), 100, 0, 0);
+	CHECK(R->nout == 0, "nothing sent within the batch: %u", R->nout);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1, "one SACK");
+	if (failed_checks)
+		goto out;
+	mrc_wire_get_sack(&sack, &s);
+	CHECK(sack.msg_id == id_of(EPOCH, 0, 2) && s.cum == 1 && !s.nbits,
+	      "of the last message, all of it: %#llx cum %u",
+	      (unsigned long long)sack.msg_id, s.cum);
+	CHECK(sack.flags == MRC_WF_DONE_MORE && mrc_wire_done_n(&sack) == 2 &&
+	      mrc_wire_get_done(&sack, 0) == (u32)id_of(EPOCH, 0, 0) &&
+	      mrc_wire_get_done(&sack, 1) == (u32)id_of(EPOCH, 0, 1),
+	      "the other two in its done list: flags %#x, %u entries",
+	      sack.flags, mrc_wire_done_n(&sack));
+	CHECK(R->stats[MRC_MS_SACKS_TX] == 1 &&
+	      R->stats[MRC_MS_DONE_BATCHED] == 2,
+	      "sacks_tx %llu done_batched %llu",
+	      (unsigned long long)R->stats[MRC_MS_SACKS_TX],
+	      (unsigned long long)R->stats[MRC_MS_DONE_BATCHED]);
+	host_run(R);
+	CHECK(ndelivered_ids == 3, "all three delivered: %u", ndelivered_ids);
+	/* one alone: a plain SACK; a LAST-less middle packet: at once */
+	data(0, id_of(EPOCH, 0, 3), 100, 0, 0);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1 && !sack.flags,
+	      "one completion: a plain SACK (flags %#x)", sack.flags);
+	data(0, id_of(EPOCH, 0, 4), 3 * SEG, 0, MRC_WF_ACK_NOW);
+	CHECK(R->nout == 1, "ACK_NOW answered within the batch: %u",
+	      R->nout);
+	CHECK(!host_batch_end_flushes(R), "nothing held for it");
+	answers(MRC_PKT_SACK, NULL, NULL);
+	data(0, id_of(EPOCH, 0, 4), 3 * SEG, 1, 0);
+	data(0, id_of(EPOCH, 0, 4), 3 * SEG, 2, MRC_WF_LAST);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1 && !sack.flags,
+	      "its completion: one plain SACK (flags %#x)", sack.flags);
+out:
+	teardown();
+}
+
+/*
+ * A batch holds at most MRC_WIRE_DONE_MAX + 1 completions in one SACK; one
+ * more sends what is held, and a completion of a newer epoch, too: a done
+ * list names messages of its header's epoch only.  Without batch_done
+ * every completion is answered at once.
+ */
+static void rx_answer__batch_bounds(void)
+{
+	u8 body[HOST_DGRAM_MAX];
+	struct mrc_pkt sack;
+	unsigned int i, n = MRC_WIRE_DONE_MAX + 2;
+
+	setup();
+	for (i = 0; i < n; i++)
+		data(i % 4, id_of(EPOCH, 0, i), 100, 0, 0);
+	CHECK(R->stats[MRC_MS_SACKS_TX] == 1, "one sent within the batch, "
+	      "its list full: %llu",
+	      (unsigned long long)R->stats[MRC_MS_SACKS_TX]);
+	CHECK(host_batch_end_flushes(R), "the last held");
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 2 &&
+	      R->stats[MRC_MS_DONE_BATCHED] == MRC_WIRE_DONE_MAX,
+	      "%u completions: 2 SACKs (sacks_tx %llu), %u in a done list "
+	      "(done_batched %llu)", n,
+	      (unsigned long long)R->stats[MRC_MS_SACKS_TX],
+	      MRC_WIRE_DONE_MAX,
+	      (unsigned long long)R->stats[MRC_MS_DONE_BATCHED]);
+	CHECK(sack.msg_id == id_of(EPOCH, 0, n - 1) && !sack.flags,
+	      "the last alone");
+	/* a newer epoch mid-batch */
+	data(0, id_of(EPOCH, 0, n), 100, 0, 0);
+	data(0, id_of(EPOCH + 1, 0, 0), 100, 0, 0);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 2 && !sack.flags &&
+	      sack.msg_id == id_of(EPOCH + 1, 0, 0),
+	      "two epochs: two SACKs, the newer last");
+	teardown();
+
+	host_batch_done = false;
+	setup();
+	for (i = 0; i < 3; i++)
+		data(i, id_of(EPOCH, 0, i), 100, 0, 0);
+	CHECK(R->nout == 3 && !R->ack_held, "batch_done off: %u SACKs at once",
+	      R->nout);
+	teardown();
+	host_batch_done = true;
+}
+
+/*
  * Ports in different buckets are different lanes: a message to one
  * endpoint does not wait behind an incomplete one to another; two to
  * the same port do.
@@ -1051,6 +1155,8 @@ static const struct tap_test tests[] = {
 	  rx_packet__refused_behind_remembered },
 	{ "rx_packet__busy_endpoint_holds_back",
 	  rx_packet__busy_endpoint_holds_back },
+	{ "rx_answer__batch_one_sack", rx_answer__batch_one_sack },
+	{ "rx_answer__batch_bounds", rx_answer__batch_bounds },
 	{ "rx_packet__port_buckets_are_lanes",
 	  rx_packet__port_buckets_are_lanes },
 };

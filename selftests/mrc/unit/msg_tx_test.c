@@ -475,6 +475,110 @@ static enum mrc_drop_reason sack_to_a(u64 id, u32 cum)
 	return host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len);
 }
 
+/*
+ * Messages completed in one batch at B are acked by one SACK: its done
+ * list completes all but the last, whose packets leave flight too.
+ */
+static void tx_sack__done_list_completes(void)
+{
+	struct done_rec d[5] = { 0 };
+	unsigned int i, p, inflight = 0;
+	int err;
+
+	pair();
+	for (i = 0; i < ARRAY_SIZE(d); i++)
+		host_send_msg(A, NULL, 100, 0, done_fn, &d[i], &err);
+	host_settle(A, B, T0 + 100 * MS);
+	for (i = 0; i < ARRAY_SIZE(d); i++)
+		CHECK(d[i].calls == 1 && d[i].status == 0, "message %u: %d %d",
+		      i, d[i].calls, d[i].status);
+	CHECK(B->stats[MRC_MS_SACKS_TX] == 1 &&
+	      B->stats[MRC_MS_DONE_BATCHED] == 4,
+	      "B answered with one SACK (%llu), 4 in its done list (%llu)",
+	      (unsigned long long)B->stats[MRC_MS_SACKS_TX],
+	      (unsigned long long)B->stats[MRC_MS_DONE_BATCHED]);
+	CHECK(A->stats[MRC_MS_SACKS_RX] == 1 &&
+	      A->stats[MRC_MS_DONE_ACKED] == 4,
+	      "sacks_rx %llu done_acked %llu",
+	      (unsigned long long)A->stats[MRC_MS_SACKS_RX],
+	      (unsigned long long)A->stats[MRC_MS_DONE_ACKED]);
+	for (p = 0; p < MRC_MSG_NPATHS; p++)
+		inflight += A->path[p].inflight_pkts;
+	CHECK(A->mp.inflight == 0 && inflight == 0 && A->mp.ntx == 0,
+	      "nothing left in flight: %u, paths %u, queued %u",
+	      A->mp.inflight, inflight, A->mp.ntx);
+	unpair();
+}
+
+/* Sends B's SACK of @id with a done list of @n entries @seq to A. */
+static enum mrc_drop_reason done_to_a(u64 id, u32 cum, const u32 *seq,
+				      unsigned int n)
+{
+	u8 buf[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_sack) +
+	       MRC_WIRE_DONE_MAX * 4];
+	struct mrc_pkt_sack sack = { .cum = cum };
+	struct mrc_pkt pkt = {
+		.version = MRC_WIRE_VERSION,
+		.type = MRC_PKT_SACK,
+		.flags = MRC_WF_DONE_MORE,
+		.src_node = 2,
+		.dst_node = 1,
+		.msg_id = id,
+	};
+
+	pkt.len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &sack);
+	pkt.len += mrc_wire_put_done(buf + MRC_WIRE_HDR_LEN + pkt.len, seq, n);
+	mrc_wire_put_hdr(buf, &pkt);
+	return host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len);
+}
+
+/*
+ * A done list's entries stand apart: a message no longer queued is late
+ * (sacks_stale), one with packets never sent is not completed (a SACK
+ * may not name them), and neither keeps the others or the header's
+ * message from being taken.
+ */
+static void tx_sack__done_list_forged(void)
+{
+	struct mrc_msg_tx *done_m, *unsent, *sent;
+	u32 seq[3];
+	int err;
+
+	pair();
+	done_m = host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(done_m, "queued");
+	if (!done_m)
+		goto out;
+	seq[0] = (u32)done_m->msg_id;		/* completed: freed below */
+	host_settle(A, B, T0 + 100 * MS);
+	A->credit_stop = SEG;		/* the first packet of each only */
+	sent = host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	unsent = host_send_msg(A, NULL, 3 * SEG, 0, NULL, NULL, &err);
+	CHECK(sent && unsent, "queued");
+	if (!sent || !unsent)
+		goto out;
+	drop_all(A);
+	CHECK(unsent->sb.hi_sent < unsent->sb.npkts, "the second not all sent");
+	seq[1] = (u32)unsent->msg_id;
+	seq[2] = (u32)sent->msg_id;
+	CHECK(done_to_a(unsent->msg_id, 1, seq, 3) == MRC_DROP_NONE,
+	      "taken, with its header's SACK of what was sent");
+	CHECK(mrc_txsb_acked(&unsent->sb) == 1,
+	      "the header's SACK acked the first packet");
+	CHECK(A->stats[MRC_MS_SACKS_STALE] == 1 &&
+	      A->stats[MRC_MS_DONE_ACKED] == 1 && A->mp.ntx == 1,
+	      "one stale (%llu), one completed (%llu), one left (%u)",
+	      (unsigned long long)A->stats[MRC_MS_SACKS_STALE],
+	      (unsigned long long)A->stats[MRC_MS_DONE_ACKED], A->mp.ntx);
+	host_finish(A);
+out:
+	A->credit_stop = 0;
+	A->kicks++;
+	host_settle(A, B, A->now + 1000 * MS);
+	CHECK(A->mp.ntx == 0, "then the rest completes: %u", A->mp.ntx);
+	unpair();
+}
+
 static void tx_sack__stale_and_forged(void)
 {
 	/* host_send_msg()'s lane: the default class, port 9 */
@@ -1175,6 +1279,7 @@ out:
 
 static void tx_restarted__renumbers_and_resends(void)
 {
+	struct host_pkt *hp;
 	struct mrc_msg_tx *m1, *m2;
 	struct done_rec d = { 0 };
 	u32 epoch;
@@ -1184,8 +1289,15 @@ static void tx_restarted__renumbers_and_resends(void)
 	m1 = host_send_msg(A, NULL, 3 * SEG, 0, done_fn, &d, &err);
 	m2 = host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
 	drop_all(A);
+	/* A holds the answer to a message of B's, its batch not ended */
+	host_send_msg(B, NULL, 100, 0, NULL, NULL, &err);
+	hp = host_take(B);
+	CHECK(hp && host_input(A, hp->pi, hp->buf, hp->len) ==
+	      MRC_DROP_NONE && host_batch_end_flushes(A), "an answer held");
+	A->ack_held = false;
 	epoch = A->mp.epoch;
 	mrc_msg_tx_restarted(&A->mp, A->now);
+	CHECK(!host_batch_end_flushes(A), "the held answer dropped");
 	CHECK(A->mp.epoch != epoch, "a new epoch");
 	CHECK(m1 && m2 && (u32)m1->msg_id == 9U << MRC_MSG_LANE_SHIFT &&
 	      (u32)m2->msg_id == (9U << MRC_MSG_LANE_SHIFT | 1),
@@ -1242,6 +1354,8 @@ static const struct tap_test tests[] = {
 	{ "tx_sack__last_ack_no_kick", tx_sack__last_ack_no_kick },
 	{ "tx_sack__completes_and_frees", tx_sack__completes_and_frees },
 	{ "tx_sack__stale_and_forged", tx_sack__stale_and_forged },
+	{ "tx_sack__done_list_completes", tx_sack__done_list_completes },
+	{ "tx_sack__done_list_forged", tx_sack__done_list_forged },
 	{ "tx_sack__every_acked_path_sampled",
 	  tx_sack__every_acked_path_sampled },
 	{ "tx_run__rto_resends", tx_run__rto_resends },

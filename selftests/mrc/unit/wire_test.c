@@ -162,7 +162,7 @@ static void layout__sizes(void)
 	CHECK(sizeof(struct mrc_wire_hdr) == 64, "%zu",
 	      sizeof(struct mrc_wire_hdr));
 	CHECK(MRC_WIRE_HDR_LEN == 64, "%d", MRC_WIRE_HDR_LEN);
-	CHECK(MRC_WIRE_VERSION == 5, "%d", MRC_WIRE_VERSION);
+	CHECK(MRC_WIRE_VERSION == 6, "%d", MRC_WIRE_VERSION);
 	/* the SIDR private data, in the 136 bytes a SIDR reply holds */
 	CHECK(sizeof(struct mrc_wire_cm) == 136, "%zu",
 	      sizeof(struct mrc_wire_cm));
@@ -262,7 +262,7 @@ static void layout__put_hdr_bytes(void)
 static void layout__parse_bytes(void)
 {
 	static const u8 hdr[MRC_WIRE_HDR_LEN] = {
-		0x05, 0x04, 0x80, 0x01,			/* v5 HELLO flags */
+		0x06, 0x04, 0x80, 0x01,			/* v6 HELLO flags */
 		0xb1, 0xb2, 0xb3, 0xb4,			/* src_node */
 		0x0a, 0x0b, 0x0c, 0x0d,			/* dst_node = local */
 		0xd1, 0xd2, 0xe1, 0xe2,			/* src/dst_port */
@@ -292,7 +292,7 @@ static void layout__parse_bytes(void)
 	CHECK(r == MRC_DROP_NONE, "%s", why(r));
 	if (r)
 		return;
-	CHECK(p.version == 5 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
+	CHECK(p.version == 6 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
 	      p.type);
 	CHECK(p.flags == 0x8001, "%#x", p.flags);
 	CHECK(p.src_node == 0xb1b2b3b4, "%#x", p.src_node);
@@ -1039,6 +1039,63 @@ static void sack__overflow(void)
 	EXPECT(MRC_WIRE_HDR_LEN + 56, &lim, MRC_DROP_BAD_SACK, "U32_MAX + 1");
 }
 
+/*
+ * A done list (MRC_WF_DONE_MORE) round-trips after the SACK body, 1 to
+ * MRC_WIRE_DONE_MAX entries; anything else with the flag, or the list
+ * without it, is dropped, and so is the flag with REFUSED, BUSY or GONE.
+ */
+static void sack__done_list(void)
+{
+	static const u16 bad_flags[] = { MRC_WF_REFUSED, MRC_WF_BUSY,
+					 MRC_WF_GONE };
+	u32 seq[MRC_WIRE_DONE_MAX], i, n;
+	struct mrc_pkt_sack sack = { .cum = 3 };
+	struct mrc_pkt p, out;
+	u16 len;
+
+	for (i = 0; i < MRC_WIRE_DONE_MAX; i++)
+		seq[i] = 0x80000001u * (i + 1);
+	for (n = 1; n <= MRC_WIRE_DONE_MAX; n += MRC_WIRE_DONE_MAX - 1) {
+		p = mk(MRC_PKT_SACK, 0);
+		p.flags = MRC_WF_DONE_MORE;
+		len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &sack);
+		len += mrc_wire_put_done(buf + MRC_WIRE_HDR_LEN + len, seq, n);
+		CHECK(len == 56 + 4 * n, "%u entries: len %u", n, len);
+		p.len = len;
+		CHECK(mrc_wire_parse(buf, emit_hdr(&p), &lim, &out) ==
+		      MRC_DROP_NONE, "%u entries", n);
+		CHECK(mrc_wire_done_n(&out) == n, "%u entries: %u", n,
+		      mrc_wire_done_n(&out));
+		for (i = 0; i < n; i++)
+			CHECK(mrc_wire_get_done(&out, i) == seq[i],
+			      "entry %u: %#x", i, mrc_wire_get_done(&out, i));
+		/* the list without the flag: a SACK of the wrong length */
+		p.flags = 0;
+		EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH,
+		       "%u entries, no flag", n);
+		for (i = 0; i < ARRAY_SIZE(bad_flags); i++) {
+			p.flags = MRC_WF_DONE_MORE | bad_flags[i];
+			EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_SACK,
+			       "with flag %#x", bad_flags[i]);
+		}
+	}
+	/* the flag without a list, a partial entry, one entry too many */
+	p = mk(MRC_PKT_SACK, 0);
+	emit(&p);
+	p.flags = MRC_WF_DONE_MORE;
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "flag, no list");
+	p.len = 56 + 6;
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "6 bytes of list");
+	p.len = 56 + 4 * (MRC_WIRE_DONE_MAX + 1);
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "%u entries",
+	       MRC_WIRE_DONE_MAX + 1);
+	/* a SACK without the flag has no list */
+	p = mk(MRC_PKT_SACK, 0);
+	emit(&p);
+	CHECK(mrc_wire_parse(buf, MRC_WIRE_HDR_LEN + 56, &lim, &out) ==
+	      MRC_DROP_NONE && mrc_wire_done_n(&out) == 0, "plain SACK");
+}
+
 /* Writes @n ranges as given (no helper checks) and parses them. */
 static enum mrc_drop_reason nack_raw(const u32 *fc, unsigned int n)
 {
@@ -1404,6 +1461,7 @@ static const struct tap_test tests[] = {
 	T(sack__len),
 	T(sack__nbits),
 	T(sack__overflow),
+	T(sack__done_list),
 	T(nack__len),
 	T(nack__count_zero),
 	T(nack__overflow),
