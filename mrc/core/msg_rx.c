@@ -796,6 +796,21 @@ no_memory:
 	return MRC_DROP_NO_MEMORY;
 }
 
+/* The header of an answer of @type to DATA packet @data (its header). */
+static void answer_hdr(struct mrc_pkt *pkt, const struct mrc_pkt *data,
+		       u8 type, u8 *body, u64 now)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->version = MRC_WIRE_VERSION;
+	pkt->type = type;
+	pkt->src_port = data->dst_port;
+	pkt->dst_port = data->src_port;
+	pkt->msg_id = data->msg_id;
+	pkt->entropy = data->entropy;
+	pkt->tstamp = now;
+	pkt->body = body;
+}
+
 /*
  * Sends a SACK of @rs in answer to DATA packet @data (its header) on path
  * @pi, with @flags and the done list @seq of @n entries.
@@ -807,17 +822,6 @@ static void send_sack(struct mrc_msg_peer *mp, unsigned int pi,
 {
 	u8 body[sizeof(struct mrc_wire_sack) +
 		MRC_WIRE_DONE_MAX * sizeof(__be32)];
-	struct mrc_pkt pkt = {
-		.version = MRC_WIRE_VERSION,
-		.type = MRC_PKT_SACK,
-		.flags = flags,
-		.src_port = data->dst_port,
-		.dst_port = data->src_port,
-		.msg_id = data->msg_id,
-		.entropy = data->entropy,
-		.tstamp = now,
-		.body = body,
-	};
 	struct mrc_pkt_sack sack = {
 		.cum = rs->cum,
 		.nbits = rs->nbits,
@@ -825,8 +829,11 @@ static void send_sack(struct mrc_msg_peer *mp, unsigned int pi,
 		.echo_path_seq = data->path_seq,
 		.echo_tstamp = data->tstamp,
 	};
+	struct mrc_pkt pkt;
 	int err;
 
+	answer_hdr(&pkt, data, MRC_PKT_SACK, body, now);
+	pkt.flags = flags;
 	memcpy(sack.bitmap, rs->bitmap, sizeof(sack.bitmap));
 	pkt.len = mrc_wire_put_sack(body, &sack);
 	if (n) {
@@ -838,6 +845,29 @@ static void send_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	count(mp, err ? MRC_MS_CTL_TX_ERRORS : MRC_MS_SACKS_TX, 1);
 	if (!err)
 		count(mp, MRC_MS_DONE_BATCHED, n);
+}
+
+/* Sends a NACK of @out's holes in answer to DATA packet @data on path @pi. */
+static void send_nack(struct mrc_msg_peer *mp, unsigned int pi,
+		      const struct mrc_pkt *data,
+		      const struct mrc_msg_rx_out *out, u64 now)
+{
+	u8 body[MRC_WIRE_NACK_MAX * sizeof(struct mrc_wire_nack_range)];
+	struct mrc_pkt_nack_range r[MRC_WIRE_NACK_MAX];
+	unsigned int i, n = min_t(unsigned int, out->nholes,
+				  MRC_WIRE_NACK_MAX);
+	struct mrc_pkt pkt;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		r[i].first = out->holes[i].first;
+		r[i].count = out->holes[i].count;
+	}
+	answer_hdr(&pkt, data, MRC_PKT_NACK, body, now);
+	pkt.len = mrc_wire_put_nack(body, r, n);
+	pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
+	err = mp->node->ops->send(mp, pi, &pkt, NULL);
+	count(mp, err ? MRC_MS_CTL_TX_ERRORS : MRC_MS_NACKS_TX, 1);
 }
 
 /*
@@ -887,20 +917,7 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 		       const struct mrc_pkt *data,
 		       const struct mrc_msg_rx_out *out, u64 now)
 {
-	u8 body[MRC_WIRE_NACK_MAX * sizeof(struct mrc_wire_nack_range)];
-	struct mrc_pkt pkt = {
-		.version = MRC_WIRE_VERSION,
-		.type = MRC_PKT_NACK,
-		.src_port = data->dst_port,
-		.dst_port = data->src_port,
-		.msg_id = data->msg_id,
-		.entropy = data->entropy,
-		.tstamp = now,
-		.body = body,
-	};
 	bool first = false;
-	unsigned int i;
-	int err;
 
 	if (pi >= MRC_MSG_NPATHS || !mp->path[pi])
 		return false;
@@ -919,20 +936,8 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 		}
 		send_sack(mp, pi, data, &out->rs, flags, NULL, 0, now);
 	}
-	if (out->nholes) {
-		struct mrc_pkt_nack_range r[MRC_WIRE_NACK_MAX];
-		unsigned int n = min_t(unsigned int, out->nholes,
-				       MRC_WIRE_NACK_MAX);
-
-		for (i = 0; i < n; i++) {
-			r[i].first = out->holes[i].first;
-			r[i].count = out->holes[i].count;
-		}
-		pkt.len = mrc_wire_put_nack(body, r, n);
-		pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
-		err = mp->node->ops->send(mp, pi, &pkt, NULL);
-		count(mp, err ? MRC_MS_CTL_TX_ERRORS : MRC_MS_NACKS_TX, 1);
-	}
+	if (out->nholes)
+		send_nack(mp, pi, data, out, now);
 	return first;
 }
 

@@ -457,10 +457,15 @@ static void tx_sack__last_ack_no_kick(void)
 	unpair();
 }
 
-/* Sends a SACK for @id on path 0 from B to A through the wire code. */
-static enum mrc_drop_reason sack_to_a(u64 id, u32 cum)
+/*
+ * Sends B's SACK of @id to A on path 0 through the wire code, with a done
+ * list of the @n entries @seq if @n.
+ */
+static enum mrc_drop_reason done_to_a(u64 id, u32 cum, const u32 *seq,
+				      unsigned int n)
 {
-	u8 buf[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_sack)];
+	u8 buf[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_sack) +
+	       MRC_WIRE_DONE_MAX * 4];
 	struct mrc_pkt_sack sack = { .cum = cum };
 	struct mrc_pkt pkt = {
 		.version = MRC_WIRE_VERSION,
@@ -471,8 +476,19 @@ static enum mrc_drop_reason sack_to_a(u64 id, u32 cum)
 	};
 
 	pkt.len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &sack);
+	if (n) {
+		pkt.flags = MRC_WF_DONE_MORE;
+		pkt.len += mrc_wire_put_done(buf + MRC_WIRE_HDR_LEN + pkt.len,
+					     seq, n);
+	}
 	mrc_wire_put_hdr(buf, &pkt);
 	return host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len);
+}
+
+/* Sends a SACK for @id on path 0 from B to A through the wire code. */
+static enum mrc_drop_reason sack_to_a(u64 id, u32 cum)
+{
+	return done_to_a(id, cum, NULL, 0);
 }
 
 /*
@@ -508,28 +524,6 @@ static void tx_sack__done_list_completes(void)
 	      "nothing left in flight: %u, paths %u, queued %u",
 	      A->mp.inflight, inflight, A->mp.ntx);
 	unpair();
-}
-
-/* Sends B's SACK of @id with a done list of @n entries @seq to A. */
-static enum mrc_drop_reason done_to_a(u64 id, u32 cum, const u32 *seq,
-				      unsigned int n)
-{
-	u8 buf[MRC_WIRE_HDR_LEN + sizeof(struct mrc_wire_sack) +
-	       MRC_WIRE_DONE_MAX * 4];
-	struct mrc_pkt_sack sack = { .cum = cum };
-	struct mrc_pkt pkt = {
-		.version = MRC_WIRE_VERSION,
-		.type = MRC_PKT_SACK,
-		.flags = MRC_WF_DONE_MORE,
-		.src_node = 2,
-		.dst_node = 1,
-		.msg_id = id,
-	};
-
-	pkt.len = mrc_wire_put_sack(buf + MRC_WIRE_HDR_LEN, &sack);
-	pkt.len += mrc_wire_put_done(buf + MRC_WIRE_HDR_LEN + pkt.len, seq, n);
-	mrc_wire_put_hdr(buf, &pkt);
-	return host_input(A, 0, buf, MRC_WIRE_HDR_LEN + pkt.len);
 }
 
 /*
