@@ -185,9 +185,18 @@ static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 	pkt->dst_node = peer->node_id;
 	pkt->token = peer->tx_token;	/* token branch */
 	mrc_wire_put_hdr(hdr, pkt);
-	err = mrc_ud_send(link->rail->ud, ev, link->ah,
-			  link->paths[ev].remote_qpn, hdr, sizeof(hdr),
-			  payload ? payload : pkt->body, pkt->len);
+	if (pkt->type == MRC_PKT_DATA) {
+		/* posted as a chain at the run's end (mrc_msg_op_flush()) */
+		err = mrc_ud_stage(link->rail->ud, ev, link->ah,
+				   link->paths[ev].remote_qpn, hdr,
+				   sizeof(hdr), payload, pkt->len);
+		if (!err)
+			__set_bit(pi, peer->mk.staged);
+	} else {
+		err = mrc_ud_send(link->rail->ud, ev, link->ah,
+				  link->paths[ev].remote_qpn, hdr, sizeof(hdr),
+				  payload ? payload : pkt->body, pkt->len);
+	}
 	if (err) {
 		if (err != -EAGAIN && err != -ENETDOWN)
 			pr_debug("send to %u: %d\n", peer->node_id, err);
@@ -195,6 +204,22 @@ static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 	}
 	mrc_msg_count_tx(peer->node_id, pi, pkt);
 	return 0;
+}
+
+/* Posts the DATA packets mrc_msg_op_send() staged, per QP one chain. */
+static void mrc_msg_op_flush(struct mrc_msg_peer *mp)
+{
+	struct mrc_peer *peer = mrc_msg_to_peer(mp);
+	unsigned int pi;
+
+	lockdep_assert_held(&peer->lock);
+	for_each_set_bit(pi, peer->mk.staged, MRC_MSG_NPATHS) {
+		struct mrc_peer_link *link = mrc_msg_link(peer, pi);
+
+		__clear_bit(pi, peer->mk.staged);
+		if (link->rail)
+			mrc_ud_flush(link->rail->ud, pi % MRC_MSG_LINK_PATHS);
+	}
 }
 
 static void mrc_msg_op_kick(struct mrc_msg_peer *mp)
@@ -414,6 +439,7 @@ static const struct mrc_msg_ops mrc_msg_ops = {
 	.count = mrc_msg_op_count,
 	.paths = mrc_msg_op_paths,
 	.send = mrc_msg_op_send,
+	.flush = mrc_msg_op_flush,
 	.kick = mrc_msg_op_kick,
 	.arm = mrc_msg_op_arm,
 	.path_changed = mrc_msg_op_path_changed,

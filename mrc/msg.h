@@ -48,6 +48,11 @@ struct mrc_msg_kpeer {
 	 */
 	bool rx_direct;
 	bool rx_due;
+	/*
+	 * Under peer->lock: the paths whose QPs got DATA packets staged
+	 * (mrc_ud_stage()) since the engine's last flush.
+	 */
+	DECLARE_BITMAP(staged, MRC_MSG_NPATHS);
 };
 
 #define MRC_MK_DELIVERING	0

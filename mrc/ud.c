@@ -13,7 +13,16 @@
  *
  * Completions.  One CQ per rail (cq.c), polled in process context: by a
  * work item, or by a /dev/mrc reader that busy polls.  Each work request
- * carries an ib_cqe; a completion returns exactly its buffer.
+ * carries an ib_cqe.  A receive completion returns exactly its buffer.
+ * Sends are signalled selectively: the engine's DATA packets are staged
+ * per QP during a run (mrc_ud_stage()) and posted as one chain of at most
+ * MRC_UD_CHAIN work requests whose last one alone is signalled; a send
+ * queue completes in order, so that completion returns every slot posted
+ * up to it (the posted slots are kept in posting order, tx_fifo).  Every
+ * chain ends signalled, so nothing posted waits for a later send to come
+ * back; a chain the provider took only part of gets its QP recovered,
+ * whose flush completes every request, signalled or not.  Control
+ * packets are posted at once, signalled (mrc_ud_send()).
  *
  * Recovery.  Any error completion other than a flush, or a fatal QP event,
  * marks the QP broken (state ERROR) and queues its recover_work, which moves
@@ -298,6 +307,7 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mrc_ud_tx *tx = container_of(wc->wr_cqe, struct mrc_ud_tx, cqe);
 	struct mrc_ud_qp *uqp = tx->uqp;
+	struct mrc_ud_tx *t;
 	bool requeue;
 
 	mrc_ev_inc(MRC_EV_TX_CQE);
@@ -308,10 +318,19 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 
 	spin_lock_bh(&uqp->lock);
-	tx->posted = false;
-	uqp->tx_posted--;
-	uqp->tx_completed++;
-	uqp->tx_free[uqp->ntx_free++] = tx - uqp->tx;
+	if (WARN_ON_ONCE(!tx->posted)) {
+		spin_unlock_bh(&uqp->lock);
+		return;
+	}
+	/* It and the unsignalled sends posted before it: all back. */
+	do {
+		t = &uqp->tx[uqp->tx_fifo[uqp->fifo_head]];
+		uqp->fifo_head = (uqp->fifo_head + 1) % MRC_UD_NTX;
+		t->posted = false;
+		uqp->tx_posted--;
+		uqp->tx_completed++;
+		uqp->tx_free[uqp->ntx_free++] = t - uqp->tx;
+	} while (t != tx);
 	requeue = mrc_ud_drained_locked(uqp);
 	spin_unlock_bh(&uqp->lock);
 	/* A fence (mrc_ud_tx_fence()) may wait: count before its check. */
@@ -321,8 +340,155 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		queue_delayed_work(system_highpri_wq, &uqp->recover_work, 0);
 }
 
+/*
+ * Takes a free slot of @uqp and fills it with the datagram and its work
+ * request (not signalled, not linked).  NULL if the ring is full.
+ */
+static struct mrc_ud_tx *mrc_ud_tx_fill(struct mrc_ud_qp *uqp,
+					struct ib_ah *ah, u32 rqpn,
+					const void *hdr, unsigned int hlen,
+					const void *payload, unsigned int plen)
+{
+	struct mrc_ud *ud = uqp->ud;
+	struct mrc_ud_tx *tx;
+
+	lockdep_assert_held(&uqp->lock);
+	if (!uqp->ntx_free)
+		return NULL;
+	tx = &uqp->tx[uqp->tx_free[--uqp->ntx_free]];
+	memcpy(tx->buf, hdr, hlen);
+	if (plen)
+		memcpy(tx->buf + hlen, payload, plen);
+	ib_dma_sync_single_for_device(ud->ibdev, tx->dma, hlen + plen,
+				      DMA_TO_DEVICE);
+	tx->sge.addr = tx->dma;
+	tx->sge.length = hlen + plen;
+	tx->sge.lkey = ud->pd->local_dma_lkey;
+	memset(&tx->wr, 0, sizeof(tx->wr));
+	tx->wr.wr.wr_cqe = &tx->cqe;
+	tx->wr.wr.sg_list = &tx->sge;
+	tx->wr.wr.num_sge = 1;
+	tx->wr.wr.opcode = IB_WR_SEND;
+	tx->wr.ah = ah;
+	tx->wr.remote_qpn = rqpn;
+	tx->wr.remote_qkey = MRC_UD_QKEY;
+	return tx;
+}
+
+/*
+ * Posts the chain of sends from @first to @last (linked by wr.wr.next),
+ * only the last one signalled: its completion returns them all.  Sends the
+ * provider refused go back to the free slots, counted as send errors.
+ * Returns 0, or the post's error with the number of sends that did go
+ * in *@posted.
+ */
+static int mrc_ud_post_chain(struct mrc_ud_qp *uqp, struct mrc_ud_tx *first,
+			     struct mrc_ud_tx *last, unsigned int *posted)
+{
+	struct mrc_rail *rail = uqp->ud->rail;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *wr, *next;
+	unsigned int bytes = 0;
+	bool refused = false;
+	int err;
+
+	lockdep_assert_held(&uqp->lock);
+	last->wr.wr.next = NULL;
+	last->wr.wr.send_flags = IB_SEND_SIGNALED;
+	err = ib_post_send(uqp->qp, &first->wr.wr, &bad);
+	if (err && !bad)
+		bad = &first->wr.wr;	/* none went */
+	*posted = 0;
+	for (wr = &first->wr.wr; wr; wr = next) {
+		struct mrc_ud_tx *tx = container_of(wr, struct mrc_ud_tx,
+						    wr.wr);
+
+		next = wr->next;
+		if (err && wr == bad)
+			refused = true;
+		if (refused) {	/* from the refused one on: still ours */
+			uqp->tx_free[uqp->ntx_free++] = tx - uqp->tx;
+			mrc_rail_stat_inc(rail, MRC_RAIL_STAT_TX_ERRORS);
+			continue;
+		}
+		uqp->tx_fifo[(uqp->fifo_head + uqp->tx_posted) % MRC_UD_NTX] =
+			tx - uqp->tx;
+		tx->posted = true;
+		uqp->tx_posted++;
+		(*posted)++;
+		bytes += tx->sge.length;
+		mrc_ev_inc(MRC_EV_TX_POST);
+	}
+	if (*posted) {
+		this_cpu_add(rail->pcpu->c[MRC_RAIL_STAT_TX_PACKETS], *posted);
+		this_cpu_add(rail->pcpu->c[MRC_RAIL_STAT_TX_BYTES], bytes);
+		if (!err)
+			mrc_ev_inc(MRC_EV_TX_SIGNALED);
+	}
+	return err;
+}
+
+/* Posts what is staged on @uqp; see mrc_ud_flush().  uqp->lock held. */
+static bool mrc_ud_flush_locked(struct mrc_ud_qp *uqp)
+{
+	struct mrc_ud_tx *first = uqp->stage_first, *last = uqp->stage_last;
+	unsigned int n = uqp->nstaged, posted;
+	struct ib_send_wr *wr;
+	int err;
+
+	lockdep_assert_held(&uqp->lock);
+	if (!n)
+		return false;
+	uqp->stage_first = NULL;
+	uqp->stage_last = NULL;
+	uqp->nstaged = 0;
+	if (uqp->state != MRC_UQP_READY) {
+		/* Lost with the QP, as if posted and flushed. */
+		for (wr = &first->wr.wr; wr; wr = wr->next) {
+			struct mrc_ud_tx *tx = container_of(wr,
+							    struct mrc_ud_tx,
+							    wr.wr);
+
+			uqp->tx_free[uqp->ntx_free++] = tx - uqp->tx;
+			mrc_rail_stat_inc(uqp->ud->rail,
+					  MRC_RAIL_STAT_TX_ERRORS);
+		}
+		return false;
+	}
+	last->wr.wr.next = NULL;
+	err = mrc_ud_post_chain(uqp, first, last, &posted);
+	/*
+	 * Part of a chain posted without its signalled end would never come
+	 * back while the QP stays idle: recover the QP, which flushes them.
+	 */
+	return err && posted;
+}
+
+/*
+ * The QP of @ev, locked, if it takes sends: 0, or -EINVAL, -EMSGSIZE,
+ * -ENETDOWN (not READY: unlocked again).
+ */
+static int mrc_ud_tx_lock(struct mrc_ud *ud, unsigned int ev,
+			  unsigned int len, struct mrc_ud_qp **uqpp)
+{
+	struct mrc_ud_qp *uqp;
+
+	if (ev >= ud->nqp)
+		return -EINVAL;
+	if (len > MRC_WIRE_MAX_PKT)
+		return -EMSGSIZE;
+	uqp = &ud->qps[ev];
+	spin_lock_bh(&uqp->lock);
+	if (uqp->state != MRC_UQP_READY) {
+		spin_unlock_bh(&uqp->lock);
+		return -ENETDOWN;
+	}
+	*uqpp = uqp;
+	return 0;
+}
+
 /**
- * mrc_ud_send() - send one datagram
+ * mrc_ud_send() - send one datagram now
  * @ud: the rail's UD state
  * @ev: the QP (entropy value) to send from
  * @ah: the address handle of the destination
@@ -331,6 +497,8 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * @hlen: its length
  * @payload: the payload, copied after the header
  * @plen: its length
+ *
+ * Posted at once and signalled (control packets, probes, credits).
  *
  * Context: any.
  *
@@ -343,57 +511,103 @@ int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 {
 	struct mrc_ud_qp *uqp;
 	struct mrc_ud_tx *tx;
-	struct ib_sge sge;
-	struct ib_ud_wr wr = {};
+	unsigned int posted;
+	bool broken;
 	int err;
 
-	if (ev >= ud->nqp)
-		return -EINVAL;
-	if (hlen + plen > MRC_WIRE_MAX_PKT)
-		return -EMSGSIZE;
-	uqp = &ud->qps[ev];
-
-	spin_lock_bh(&uqp->lock);
-	if (uqp->state != MRC_UQP_READY) {
-		err = -ENETDOWN;
-		goto out;
+	err = mrc_ud_tx_lock(ud, ev, hlen + plen, &uqp);
+	if (err)
+		return err;
+	tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen);
+	if (!tx) {
+		err = -EAGAIN;
+	} else {
+		tx->wr.wr.next = NULL;
+		err = mrc_ud_post_chain(uqp, tx, tx, &posted);
 	}
-	if (!uqp->ntx_free) {
+	/* What another context staged on this QP does not wait for its flush */
+	broken = mrc_ud_flush_locked(uqp);
+	spin_unlock_bh(&uqp->lock);
+	if (broken)
+		mrc_ud_qp_broken(uqp);
+	return err;
+}
+
+/**
+ * mrc_ud_stage() - send one datagram with the next ones
+ * @ud: the rail's UD state
+ * @ev: the QP (entropy value) to send from
+ * @ah: the address handle of the destination
+ * @rqpn: the destination QPN
+ * @hdr: the header, copied
+ * @hlen: its length
+ * @payload: the payload, copied after the header
+ * @plen: its length
+ *
+ * As mrc_ud_send(), but the datagram waits in the QP's chain of staged
+ * sends, posted with one ib_post_send() when MRC_UD_CHAIN are staged or at
+ * mrc_ud_flush(), with only the chain's last send signalled: one
+ * completion, one pass through the CQ, per chain instead of per packet.
+ * The caller must call mrc_ud_flush() for @ev before it lets go of what
+ * keeps @ah alive (for the engine: before it drops the peer's lock).  A
+ * staged send that the provider then refuses, or that a QP in recovery
+ * drops, is counted as a send error and is lost like a packet on the wire.
+ *
+ * Context: any.
+ *
+ * Return: as mrc_ud_send().
+ */
+int mrc_ud_stage(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
+		 u32 rqpn, const void *hdr, unsigned int hlen,
+		 const void *payload, unsigned int plen)
+{
+	struct mrc_ud_qp *uqp;
+	struct mrc_ud_tx *tx;
+	bool broken = false;
+	int err;
+
+	err = mrc_ud_tx_lock(ud, ev, hlen + plen, &uqp);
+	if (err)
+		return err;
+	tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen);
+	if (!tx) {
 		err = -EAGAIN;
 		goto out;
 	}
-	tx = &uqp->tx[uqp->tx_free[--uqp->ntx_free]];
-	memcpy(tx->buf, hdr, hlen);
-	if (plen)
-		memcpy(tx->buf + hlen, payload, plen);
-	ib_dma_sync_single_for_device(ud->ibdev, tx->dma, hlen + plen,
-				      DMA_TO_DEVICE);
-	sge.addr = tx->dma;
-	sge.length = hlen + plen;
-	sge.lkey = ud->pd->local_dma_lkey;
-	wr.wr.wr_cqe = &tx->cqe;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
-	wr.wr.opcode = IB_WR_SEND;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.ah = ah;
-	wr.remote_qpn = rqpn;
-	wr.remote_qkey = MRC_UD_QKEY;
-	err = ib_post_send(uqp->qp, &wr.wr, NULL);
-	if (err) {
-		uqp->tx_free[uqp->ntx_free++] = tx - uqp->tx;
-		mrc_rail_stat_inc(ud->rail, MRC_RAIL_STAT_TX_ERRORS);
-		goto out;
-	}
-	tx->posted = true;
-	uqp->tx_posted++;
-	mrc_rail_stat_inc(ud->rail, MRC_RAIL_STAT_TX_PACKETS);
-	mrc_ev_inc(MRC_EV_TX_POST);
-	mrc_ev_inc(MRC_EV_TX_SIGNALED);
-	this_cpu_add(ud->rail->pcpu->c[MRC_RAIL_STAT_TX_BYTES], hlen + plen);
+	if (uqp->stage_last)
+		uqp->stage_last->wr.wr.next = &tx->wr.wr;
+	else
+		uqp->stage_first = tx;
+	uqp->stage_last = tx;
+	if (++uqp->nstaged >= MRC_UD_CHAIN)
+		broken = mrc_ud_flush_locked(uqp);
 out:
 	spin_unlock_bh(&uqp->lock);
+	if (broken)
+		mrc_ud_qp_broken(uqp);
 	return err;
+}
+
+/**
+ * mrc_ud_flush() - post the sends staged on a QP
+ * @ud: the rail's UD state
+ * @ev: the QP (entropy value)
+ *
+ * Context: any.
+ */
+void mrc_ud_flush(struct mrc_ud *ud, unsigned int ev)
+{
+	struct mrc_ud_qp *uqp;
+	bool broken;
+
+	if (ev >= ud->nqp)
+		return;
+	uqp = &ud->qps[ev];
+	spin_lock_bh(&uqp->lock);
+	broken = mrc_ud_flush_locked(uqp);
+	spin_unlock_bh(&uqp->lock);
+	if (broken)
+		mrc_ud_qp_broken(uqp);
 }
 
 /**
@@ -545,7 +759,7 @@ static int mrc_ud_qp_create(struct mrc_ud *ud, unsigned int ev)
 			.max_send_sge	= 1,
 			.max_recv_sge	= 1,
 		},
-		.sq_sig_type	= IB_SIGNAL_ALL_WR,
+		.sq_sig_type	= IB_SIGNAL_REQ_WR,
 		.qp_type	= IB_QPT_UD,
 		.port_num	= ud->rail->port,
 	};

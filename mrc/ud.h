@@ -23,6 +23,7 @@
 #define MRC_UD_RX_LEN	(sizeof(struct ib_grh) + MRC_WIRE_MAX_PKT)
 #define MRC_UD_NRX	128	/* receives posted per QP */
 #define MRC_UD_NTX	64	/* sends in flight per QP (rxe's limit) */
+#define MRC_UD_CHAIN	16	/* staged sends posted as one chain, at most */
 
 struct mrc_rail;
 struct mrc_ud;
@@ -42,7 +43,10 @@ struct mrc_ud_tx {
 	struct mrc_ud_qp *uqp;
 	void *buf;
 	u64 dma;
-	bool posted;		/* under uqp->lock */
+	/* Under uqp->lock: the work request, while staged or posted. */
+	struct ib_ud_wr wr;
+	struct ib_sge sge;
+	bool posted;
 };
 
 enum mrc_uqp_state {
@@ -67,6 +71,16 @@ struct mrc_ud_qp {
 					 */
 	u16 tx_free[MRC_UD_NTX];	/* stack of free tx slot indices */
 	unsigned int ntx_free;
+	/*
+	 * Posted sends in posting order (a ring of slot indices): a send
+	 * queue completes in order, so a signalled completion returns its
+	 * slot and every slot posted before it.
+	 */
+	u16 tx_fifo[MRC_UD_NTX];
+	unsigned int fifo_head;		/* oldest posted */
+	/* Staged sends (mrc_ud_stage()), linked by wr.wr.next. */
+	struct mrc_ud_tx *stage_first, *stage_last;
+	unsigned int nstaged;
 	u64 recovered_ns;		/* last back in READY, or 0 */
 	unsigned int recover_delay_ms;	/* of the last recovery (backoff) */
 	struct delayed_work recover_work;
@@ -94,6 +108,11 @@ void mrc_ud_destroy(struct mrc_ud *ud);
 int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 		u32 rqpn, const void *hdr, unsigned int hlen,
 		const void *payload, unsigned int plen);
+
+int mrc_ud_stage(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
+		 u32 rqpn, const void *hdr, unsigned int hlen,
+		 const void *payload, unsigned int plen);
+void mrc_ud_flush(struct mrc_ud *ud, unsigned int ev);
 
 int mrc_ud_inject_error(struct mrc_ud *ud, unsigned int ev);
 void mrc_ud_tx_fence(struct mrc_ud *ud);

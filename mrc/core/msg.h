@@ -203,6 +203,13 @@ struct mrc_msg_ops {
 	 */
 	int (*send)(struct mrc_msg_peer *mp, unsigned int pi,
 		    struct mrc_pkt *pkt, const void *payload);
+	/*
+	 * Optional.  The end of a run of DATA sends: a host that holds the
+	 * packets send() took, to post them together, posts them now.
+	 * Called before the engine returns from every run that may have
+	 * sent, with the host's lock still held.
+	 */
+	void (*flush)(struct mrc_msg_peer *mp);
 	/* Run mrc_msg_tx_run() soon; at @delay_ns from now at the latest. */
 	void (*kick)(struct mrc_msg_peer *mp);
 	void (*arm)(struct mrc_msg_peer *mp, u64 delay_ns);

@@ -374,7 +374,8 @@ static bool push_lane(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
  * after the one it stopped in, so that one endpoint's long queue does not
  * hold back another's messages.
  */
-static void push(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb, bool *more)
+static void push_all(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
+		     bool *more)
 {
 	struct mrc_msg_run run = { .budget = MRC_MSG_BUDGET };
 	unsigned int rank, i, k, n;
@@ -397,6 +398,14 @@ static void push(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb, bool *more)
 	}
 	if (run.no_path && !mp->stuck_ns)
 		mp->stuck_ns = cb->now ? cb->now : 1;
+}
+
+/* push_all(), then the host posts what it held (ops->flush). */
+static void push(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb, bool *more)
+{
+	push_all(mp, cb, more);
+	if (mp->node->ops->flush)
+		mp->node->ops->flush(mp);
 }
 
 /**

@@ -79,6 +79,8 @@ struct host {
 	int send_err;			/* the next sends fail with this */
 	unsigned int send_err_n;	/* ... this many of them */
 	unsigned int sent, sent_data;	/* packets posted */
+	unsigned int staged;		/* DATA sent since the last flush */
+	unsigned int flushes;		/* flushes that ended a run of them */
 	unsigned int kicks;		/* pending kick */
 	bool armed;
 	u64 arm_at;
@@ -215,9 +217,21 @@ static int host_send(struct mrc_msg_peer *mp, unsigned int pi,
 	hp->len = MRC_WIRE_HDR_LEN + pkt->len;
 	hp->pi = pi;
 	h->sent++;
-	if (pkt->type == MRC_PKT_DATA)
+	if (pkt->type == MRC_PKT_DATA) {
 		h->sent_data++;
+		h->staged++;
+	}
 	return 0;
+}
+
+/* The engine's end of a run of sends: what a host held goes now. */
+static void host_flush(struct mrc_msg_peer *mp)
+{
+	struct host *h = host_of(mp);
+
+	if (h->staged)
+		h->flushes++;
+	h->staged = 0;
 }
 
 static void host_kick(struct mrc_msg_peer *mp)
@@ -341,6 +355,7 @@ static const struct mrc_msg_ops host_ops = {
 	.count = host_count,
 	.paths = host_paths,
 	.send = host_send,
+	.flush = host_flush,
 	.kick = host_kick,
 	.arm = host_arm,
 	.path_changed = host_path_changed,
@@ -604,6 +619,9 @@ static inline struct host_pkt *host_take(struct host *h)
 
 	if (!h->nout)
 		return NULL;
+	/* A run that sent DATA returned without ops->flush: a lost send. */
+	if (h->staged)
+		__builtin_trap();
 	hp = &h->out[h->out_head];
 	h->out_head = (h->out_head + 1) % HOST_OUT_MAX;
 	h->nout--;

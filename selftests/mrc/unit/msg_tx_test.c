@@ -1126,6 +1126,37 @@ static void tx_push__ring_full_retries(void)
 	unpair();
 }
 
+/*
+ * The host may hold the DATA packets of a run to post them together
+ * (ops->flush): every run that sent ends with one flush, also a run the
+ * full ring stopped, and a run that sends nothing calls for none.
+ */
+static void tx_push__run_ends_in_flush(void)
+{
+	struct done_rec d = { 0 };
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 6 * SEG, 0, done_fn, &d, &err);
+	CHECK(!err && A->sent_data == 6 && A->staged == 0 && A->flushes == 1,
+	      "6 packets sent in one run, flushed once: sent %u, held %u, "
+	      "flushes %u", A->sent_data, A->staged, A->flushes);
+	run_at(A, A->now + 1);
+	CHECK(A->flushes == 1, "a run that sends nothing flushes nothing: %u",
+	      A->flushes);
+	A->send_err = -EAGAIN;
+	A->send_err_n = 1;
+	A->sent_data = 0;
+	host_send_msg(A, NULL, 2 * SEG, 0, NULL, NULL, &err);
+	CHECK(A->mp.ring_full && A->staged == 0,
+	      "a run the full ring stopped is flushed too (held %u)",
+	      A->staged);
+	host_settle(A, B, T0 + 100 * MS);
+	CHECK(d.calls == 1 && d.status == 0 && B->ndelivered == 2,
+	      "both delivered: %d %d, %u", d.calls, d.status, B->ndelivered);
+	unpair();
+}
+
 static void tx_push__latency_first(void)
 {
 	struct mrc_msg_tx *bulk, *lat;
@@ -1369,6 +1400,7 @@ static const struct tap_test tests[] = {
 	{ "tx_push__lane_window", tx_push__lane_window },
 	{ "tx_push__lanes_take_turns", tx_push__lanes_take_turns },
 	{ "tx_push__ring_full_retries", tx_push__ring_full_retries },
+	{ "tx_push__run_ends_in_flush", tx_push__run_ends_in_flush },
 	{ "tx_push__latency_first", tx_push__latency_first },
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
 	{ "tx_nack__resends_ranges", tx_nack__resends_ranges },
