@@ -494,6 +494,20 @@ unsigned int mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
 	return n;
 }
 
+/*
+ * How long a packet in flight on @p may have been overtaken before it
+ * counts as lost: srtt + max(4 * rttvar, srtt, @floor), at most @rto (the
+ * RTO alone while @p has no RTT sample).
+ */
+static u64 reo_allowance(const struct mrc_path *p, u64 rto, u64 floor)
+{
+	if (!p->rtt.srtt_ns)
+		return rto;
+	return min(rto, (u64)p->rtt.srtt_ns +
+			max3(4ULL * p->rtt.rttvar_ns, (u64)p->rtt.srtt_ns,
+			     floor));
+}
+
 /**
  * mrc_msg_loss_scan() - find the packets lost in flight (every run)
  * @mp: the peer's engine
@@ -539,13 +553,9 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 		if (!p || !p->inflight_pkts)
 			continue;
 		rto = mrc_path_rto(p, &cb->pp);
-		reo = p->rtt.srtt_ns ?
-		      (u64)p->rtt.srtt_ns +
-		      max3(4ULL * p->rtt.rttvar_ns, (u64)p->rtt.srtt_ns,
-			   reo_floor) : rto;
+		reo = reo_allowance(p, rto, reo_floor);
 		mp->rto_cut_us[pi] = now - (u32)div_u64(rto, NSEC_PER_USEC);
-		mp->reo_cut_us[pi] = now - (u32)div_u64(min(reo, rto),
-							NSEC_PER_USEC);
+		mp->reo_cut_us[pi] = now - (u32)div_u64(reo, NSEC_PER_USEC);
 		any = true;
 	}
 	if (!any)
@@ -886,14 +896,37 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	return MRC_DROP_NONE;
 }
 
+/*
+ * Whether packet @idx of @sb, in flight, is too young for a NACK of it to
+ * mean it is lost: sent less than its own path's reordering allowance ago
+ * (reo_allowance(), as the loss scan judges it).  The receiver times its
+ * holes by the path the later packets came on and cannot tell a packet
+ * lost from one still on a slower path (one plane behind a deep queue).
+ * If it is lost, the loss scan or the receiver's next NACK finds it.
+ */
+static bool nack_early(struct mrc_msg_peer *mp, const struct mrc_txsb *sb,
+		       u32 idx, const struct mrc_msg_cb *cb, u64 floor)
+{
+	const struct mrc_path *p = sb->path[idx] < MRC_MSG_NPATHS ?
+				   mp->path[sb->path[idx]] : NULL;
+	u32 age_us = msg_now_us(cb->now) - sb->sent_us[idx];
+
+	if (!p || !p->rtt.srtt_ns)
+		return false;
+	return (u64)age_us * NSEC_PER_USEC <
+	       reo_allowance(p, mrc_path_rto(p, &cb->pp), floor);
+}
+
 /**
  * mrc_msg_tx_nack() - a NACK arrived
  * @mp: the peer's engine
  * @pkt: the NACK, parsed by mrc_wire_parse()
  * @now: the caller's clock, ns
  *
- * Resends what the receiver misses; which path is to blame is the
- * sender's own evidence's call (loss scan, per-path SACK order).  A NACK
+ * Resends what the receiver misses, except packets sent too recently on
+ * their own path to be taken for lost (nack_early(), counted in
+ * nack_early_pkts); which path is to blame is the sender's own evidence's
+ * call (loss scan, per-path SACK order).  A NACK
  * of a message is taken only if its tstamp (the receiver's clock) is
  * later than the last one taken: a replayed NACK would resend packets
  * for nothing, as often as it is sent (MRC_DROP_REPLAYED, counted in
@@ -909,6 +942,8 @@ enum mrc_drop_reason mrc_msg_tx_nack(struct mrc_msg_peer *mp,
 	struct mrc_msg_cb cb;
 	struct mrc_msg_tx *m;
 	unsigned int i;
+	u64 floor;
+	u32 idx;
 
 	msg_count(mp, MRC_MS_NACKS_RX, 1);
 	m = tx_find(mp, pkt->msg_id);
@@ -922,11 +957,22 @@ enum mrc_drop_reason mrc_msg_tx_nack(struct mrc_msg_peer *mp,
 	mrc_msg_cb_init(&cb, mp, now);
 	cb.m = m;
 	cb.how = MRC_PATH_DONE_LOST;
+	floor = msg_knob(mp, MRC_KNOB_data_rto_min_ms) ? MRC_MSG_REO_MIN_NS :
+		mrc_msg_floor_ns(mp, now);
 	for (i = 0; i < mrc_wire_nack_nranges(pkt); i++) {
 		mrc_wire_get_nack_range(pkt, i, &r);
-		if (mrc_txsb_nack(&m->sb, r.first, r.count, mrc_msg_cb_fn, &cb) < 0) {
+		if (!r.count || (u64)r.first + r.count > m->sb.hi_sent) {
 			why = MRC_DROP_BAD_SACK;
 			break;
+		}
+		for (idx = r.first; idx < r.first + r.count; idx++) {
+			if (mrc_txsb_state(&m->sb, idx) != MRC_TXSB_INFLIGHT)
+				continue;
+			if (nack_early(mp, &m->sb, idx, &cb, floor)) {
+				msg_count(mp, MRC_MS_NACK_EARLY_PKTS, 1);
+				continue;
+			}
+			mrc_txsb_nack(&m->sb, idx, 1, mrc_msg_cb_fn, &cb);
 		}
 	}
 	drain_left(mp, &cb);

@@ -47,6 +47,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"nacks_replayed", "rx_refused", "tx_refused", "rx_busy", "tx_busy",
 	"rx_gone_sacks", "tx_epoch_gone", "rx_refuse_waits", "stuck_loss_pkts",
 	"rx_busy_heads", "rto_queue_pkts", "done_batched", "done_acked",
+	"nack_early_pkts",
 };
 
 /**

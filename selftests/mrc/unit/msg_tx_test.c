@@ -1256,6 +1256,49 @@ out:
 }
 
 /*
+ * A NACK of packets sent less than their own path's reordering allowance
+ * ago (srtt 100 ms: a plane behind a deep queue, while the receiver timed
+ * the holes by a fast plane) resends nothing: they may still be on their
+ * way (nack_early_pkts).  The same holes NACKed once the allowance has
+ * passed are lost.
+ */
+static void tx_nack__early_on_slow_path(void)
+{
+	u8 buf[MRC_WIRE_HDR_LEN + 8 * MRC_WIRE_NACK_MAX];
+	struct mrc_msg_tx *m;
+	struct mrc_pkt pkt;
+	u32 len, i;
+
+	m = nack_prep(buf, &pkt, 1000, &len);
+	if (!m)
+		goto out;
+	for (i = 1; i <= 2; i++) {
+		struct mrc_path *p = A->mp.path[m->sb.path[i]];
+
+		p->rtt.srtt_ns = 100 * MS;
+		p->rtt.rttvar_ns = 1 * MS;
+	}
+	A->now += 30 * MS;
+	CHECK(host_input(A, 0, buf, len) == MRC_DROP_NONE, "taken");
+	CHECK(mrc_txsb_state(&m->sb, 1) == MRC_TXSB_INFLIGHT &&
+	      mrc_txsb_state(&m->sb, 2) == MRC_TXSB_INFLIGHT,
+	      "30 ms after they went: still in flight");
+	CHECK(A->stats[MRC_MS_NACK_EARLY_PKTS] == 2, "nack_early_pkts %llu",
+	      (unsigned long long)A->stats[MRC_MS_NACK_EARLY_PKTS]);
+	A->now += 200 * MS;
+	pkt.tstamp = 2000;
+	mrc_wire_put_hdr(buf, &pkt);
+	CHECK(host_input(A, 0, buf, len) == MRC_DROP_NONE, "the next taken");
+	CHECK(mrc_txsb_state(&m->sb, 1) == MRC_TXSB_LOST &&
+	      mrc_txsb_state(&m->sb, 2) == MRC_TXSB_LOST,
+	      "230 ms after they went: lost");
+	CHECK(A->stats[MRC_MS_NACK_EARLY_PKTS] == 2, "not early: %llu",
+	      (unsigned long long)A->stats[MRC_MS_NACK_EARLY_PKTS]);
+out:
+	unpair();
+}
+
+/*
  * The same NACK again (recorded and replayed), or an older one, resends
  * nothing (MRC_DROP_REPLAYED, nacks_replayed); a later one does.
  */
@@ -1405,6 +1448,7 @@ static const struct tap_test tests[] = {
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
 	{ "tx_nack__resends_ranges", tx_nack__resends_ranges },
 	{ "tx_nack__replay_dropped", tx_nack__replay_dropped },
+	{ "tx_nack__early_on_slow_path", tx_nack__early_on_slow_path },
 	{ "tx_restarted__renumbers_and_resends",
 	  tx_restarted__renumbers_and_resends },
 	{ "tx_fail_all__releases_everything", tx_fail_all__releases_everything },
