@@ -464,27 +464,13 @@ static bool mrc_ud_flush_locked(struct mrc_ud_qp *uqp)
 	return err && posted;
 }
 
-/*
- * The QP of @ev, locked, if it takes sends: 0, or -EINVAL, -EMSGSIZE,
- * -ENETDOWN (not READY: unlocked again).
- */
-static int mrc_ud_tx_lock(struct mrc_ud *ud, unsigned int ev,
-			  unsigned int len, struct mrc_ud_qp **uqpp)
+/* Whether @ud has QP @ev and a datagram of @len bytes fits a buffer. */
+static int mrc_ud_tx_check(const struct mrc_ud *ud, unsigned int ev,
+			   unsigned int len)
 {
-	struct mrc_ud_qp *uqp;
-
 	if (ev >= ud->nqp)
 		return -EINVAL;
-	if (len > MRC_WIRE_MAX_PKT)
-		return -EMSGSIZE;
-	uqp = &ud->qps[ev];
-	spin_lock_bh(&uqp->lock);
-	if (uqp->state != MRC_UQP_READY) {
-		spin_unlock_bh(&uqp->lock);
-		return -ENETDOWN;
-	}
-	*uqpp = uqp;
-	return 0;
+	return len > MRC_WIRE_MAX_PKT ? -EMSGSIZE : 0;
 }
 
 /**
@@ -515,15 +501,21 @@ int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 	bool broken;
 	int err;
 
-	err = mrc_ud_tx_lock(ud, ev, hlen + plen, &uqp);
+	err = mrc_ud_tx_check(ud, ev, hlen + plen);
 	if (err)
 		return err;
-	tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen);
-	if (!tx) {
-		err = -EAGAIN;
+	uqp = &ud->qps[ev];
+	spin_lock_bh(&uqp->lock);
+	if (uqp->state != MRC_UQP_READY) {
+		err = -ENETDOWN;
 	} else {
-		tx->wr.wr.next = NULL;
-		err = mrc_ud_post_chain(uqp, tx, tx, &posted);
+		tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen);
+		if (tx) {
+			tx->wr.wr.next = NULL;
+			err = mrc_ud_post_chain(uqp, tx, tx, &posted);
+		} else {
+			err = -EAGAIN;
+		}
 	}
 	/* What another context staged on this QP does not wait for its flush */
 	broken = mrc_ud_flush_locked(uqp);
@@ -566,9 +558,15 @@ int mrc_ud_stage(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 	bool broken = false;
 	int err;
 
-	err = mrc_ud_tx_lock(ud, ev, hlen + plen, &uqp);
+	err = mrc_ud_tx_check(ud, ev, hlen + plen);
 	if (err)
 		return err;
+	uqp = &ud->qps[ev];
+	spin_lock_bh(&uqp->lock);
+	if (uqp->state != MRC_UQP_READY) {
+		err = -ENETDOWN;
+		goto out;
+	}
 	tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen);
 	if (!tx) {
 		err = -EAGAIN;
