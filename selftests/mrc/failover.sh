@@ -9,7 +9,10 @@
 # re-added).  Every message arrives exactly once, intact and in
 # order, every send completes with status 0, and all 16 paths are active
 # again on both nodes; a second, short transfer then goes over plane 1
-# too (its paths carry packets again).  The receiver's longest stall
+# too (its paths carry packets again).  Then plane 1 turns slow instead
+# of dead (a hot link: node 1's eth1 delays by HOT_DELAY_MS) during a
+# third transfer: it completes intact, in order, with fewer than
+# HOT_RESENT_MAX_PCT percent of its packets sent again.  The receiver's longest stall
 # (largest gap between two deliveries) is reported as a diagnostic and
 # only bounded generously.  Each node that loses its rail of plane 1 tells
 # the other over plane 0 (RAIL_DOWN; rail counters down_notices_tx/rx), so
@@ -24,6 +27,9 @@ SIZE=${MRC_FAILOVER_SIZE:-4194304}
 # debug kernels (MRC_TIMEOUT_SCALE); the stall itself is measured by bench/.
 STALL_MAX_MS=${MRC_FAILOVER_STALL_MAX_MS:-$((10000 * _MRC_TSCALE))}
 DOWN_S=3	# how long plane 1 stays down after the rail is deleted
+HOT_DELAY_MS=100	# the hot link: plane 1's delay (netem on node 1's eth1)
+HOT_COUNT=12		# ... while node 1 sends this many messages of SIZE
+HOT_RESENT_MAX_PCT=5	# ... and sends fewer than this % of packets again
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
@@ -31,11 +37,13 @@ plane0_active() { [ "$(plane_active "$OTHER" 0)" -ge 1 ]; }
 # notices NAME: RAIL_DOWN counter of plane 0's rail (down_notices_tx/rx)
 notices() { cat /sys/kernel/mrc/rails/rxe0:1/stats/down_notices_$1; }
 notices_ge() { [ "$(notices "$1")" -ge "$2" ]; }
+# msg_stat NAME: a debugfs mrc/msg counter
+msg_stat() { stat_of $D/mrc/msg "$1"; }
 
 run_guest() {
 	OTHER=$((3 - MRC_NODE))
 	local a="$(node_ip $OTHER 0),$(node_ip $OTHER 1)"
-	local t0 n0 t_down t_up r0 r1 gap span rx tx0
+	local t0 n0 t_down t_up r0 r1 gap span rx tx0 pk0 re0 ea0 na0 pk re
 
 	case_title 'mrc_echo on both nodes, all 16 paths up'
 	ok 'modprobe mrc node_id' modprobe mrc node_id="$MRC_NODE"
@@ -154,8 +162,47 @@ run_guest() {
 		chk_echo_stat 'and in order' rx_order = 0
 	fi
 
-	case_title 'everything unloads, receive buffers back to 0'
+	# A hot link: plane 1 slow instead of dead.  The receiver NACKs holes
+	# by the timing of the fast plane's packets, which overtake the slow
+	# plane's by HOT_DELAY_MS; the sender resends a NACKed packet only
+	# once it is overdue on its own path (nack_early_pkts).
+	case_title "plane 1 of node 1 ${HOT_DELAY_MS} ms slower: few packets sent twice"
 	barrier second-done
+	echo reset > $D/mrc_echo/ctl
+	barrier hot-start
+	if is_node 1; then
+		ok "eth1 delayed by $HOT_DELAY_MS ms (netem)" \
+			tc qdisc add dev eth1 root netem delay ${HOT_DELAY_MS}ms
+		t0=$(now_ms)
+		pk0=$(msg_stat tx_pkts)
+		re0=$(msg_stat tx_retrans)
+		ea0=$(msg_stat nack_early_pkts)
+		na0=$(msg_stat nacks_rx)
+		ok "send $HOT_COUNT x $SIZE B to node$OTHER" \
+			sh -c "echo send $OTHER 7 $HOT_COUNT $SIZE 99 1 > $D/mrc_echo/ctl"
+		wait_for "all $HOT_COUNT sends completed" 300 sh -c \
+			"grep -qx 'done_ok $HOT_COUNT' $D/mrc_echo/stats"
+		chk_echo_stat 'no send failed' done_err = 0
+		pk=$(($(msg_stat tx_pkts) - pk0))
+		re=$(($(msg_stat tx_retrans) - re0))
+		diag "$HOT_COUNT x $SIZE B in $(($(now_ms) - t0)) ms: $re of $pk" \
+		     "packets sent again; $(($(msg_stat nacks_rx) - na0)) NACKs," \
+		     "$(($(msg_stat nack_early_pkts) - ea0)) NACKed packets still" \
+		     "on their way"
+		ok "under $HOT_RESENT_MAX_PCT% of the packets sent again ($re of $pk)" \
+			test $((re * 100)) -lt $((pk * HOT_RESENT_MAX_PCT))
+		ok 'eth1 no longer delayed' tc qdisc del dev eth1 root
+	else
+		wait_for "$HOT_COUNT messages received" 300 \
+			received_at_least "$HOT_COUNT"
+		chk_echo_stat "exactly $HOT_COUNT messages delivered" \
+			rx = "$HOT_COUNT"
+		chk_echo_stat 'all intact' rx_bad = 0
+		chk_echo_stat 'and in order' rx_order = 0
+	fi
+
+	case_title 'everything unloads, receive buffers back to 0'
+	barrier hot-done
 	ok 'rmmod mrc_echo' rmmod mrc_echo
 	chk_rx_buffers_free
 	ok 'modprobe -r mrc' modprobe -r mrc
