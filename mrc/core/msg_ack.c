@@ -495,6 +495,16 @@ unsigned int mrc_msg_tx_path_down(struct mrc_msg_peer *mp, unsigned int pi,
 }
 
 /*
+ * The floor of the reordering allowance (Floors, above): MRC_MSG_REO_MIN_NS
+ * with the data_rto_min_ms knob set, else the floor learned for @mp.
+ */
+static u64 reo_floor_ns(struct mrc_msg_peer *mp, u64 now)
+{
+	return msg_knob(mp, MRC_KNOB_data_rto_min_ms) ? MRC_MSG_REO_MIN_NS :
+		mrc_msg_floor_ns(mp, now);
+}
+
+/*
  * How long a packet in flight on @p may have been overtaken before it
  * counts as lost: srtt + max(4 * rttvar, srtt, @floor), at most @rto (the
  * RTO alone while @p has no RTT sample).
@@ -545,7 +555,7 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	if (!mp->inflight)
 		return;
 	fixed = msg_knob(mp, MRC_KNOB_data_rto_min_ms);
-	reo_floor = fixed ? MRC_MSG_REO_MIN_NS : mrc_msg_floor_ns(mp, cb->now);
+	reo_floor = reo_floor_ns(mp, cb->now);
 	for (pi = 0; pi < MRC_MSG_NPATHS; pi++) {
 		struct mrc_path *p = mp->path[pi];
 		u64 rto, reo;
@@ -957,8 +967,7 @@ enum mrc_drop_reason mrc_msg_tx_nack(struct mrc_msg_peer *mp,
 	mrc_msg_cb_init(&cb, mp, now);
 	cb.m = m;
 	cb.how = MRC_PATH_DONE_LOST;
-	floor = msg_knob(mp, MRC_KNOB_data_rto_min_ms) ? MRC_MSG_REO_MIN_NS :
-		mrc_msg_floor_ns(mp, now);
+	floor = reo_floor_ns(mp, now);
 	for (i = 0; i < mrc_wire_nack_nranges(pkt); i++) {
 		mrc_wire_get_nack_range(pkt, i, &r);
 		if (!r.count || (u64)r.first + r.count > m->sb.hi_sent) {
