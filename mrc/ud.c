@@ -432,12 +432,12 @@ static int mrc_ud_post_chain(struct mrc_ud_qp *uqp, struct mrc_ud_tx *first,
 static bool mrc_ud_flush_locked(struct mrc_ud_qp *uqp)
 {
 	struct mrc_ud_tx *first = uqp->stage_first, *last = uqp->stage_last;
-	unsigned int n = uqp->nstaged, posted;
 	struct ib_send_wr *wr;
+	unsigned int posted;
 	int err;
 
 	lockdep_assert_held(&uqp->lock);
-	if (!n)
+	if (!first)
 		return false;
 	uqp->stage_first = NULL;
 	uqp->stage_last = NULL;
@@ -455,7 +455,6 @@ static bool mrc_ud_flush_locked(struct mrc_ud_qp *uqp)
 		}
 		return false;
 	}
-	last->wr.wr.next = NULL;
 	err = mrc_ud_post_chain(uqp, first, last, &posted);
 	/*
 	 * Part of a chain posted without its signalled end would never come
@@ -510,12 +509,7 @@ int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 		err = -ENETDOWN;
 	} else {
 		tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen);
-		if (tx) {
-			tx->wr.wr.next = NULL;
-			err = mrc_ud_post_chain(uqp, tx, tx, &posted);
-		} else {
-			err = -EAGAIN;
-		}
+		err = tx ? mrc_ud_post_chain(uqp, tx, tx, &posted) : -EAGAIN;
 	}
 	/* What another context staged on this QP does not wait for its flush */
 	broken = mrc_ud_flush_locked(uqp);
