@@ -36,6 +36,17 @@
  * work item of each that still holds completions, as NAPI does when busy
  * polling defers a device's interrupts.
  *
+ * Lazy CQs.  A send completion only returns a ring slot, and is not
+ * urgent: waking the work item for it costs two context switches per
+ * chain of sends, on the path of every latency-bound exchange.  So a CQ
+ * created lazy (a rail's send CQ) is reaped by the ones who post to it,
+ * with mrc_cq_reap() right after they post (rxe has usually completed the
+ * send by then), and its signal only schedules the work item @lazy
+ * jiffies later, as a sweep for what no poster reaped (an idle rail, a
+ * QP in recovery waiting for its flushed sends).  A lazy CQ's handlers
+ * never send (no mrc_msg_rx_batch_end()), so it may be reaped under the
+ * engine's locks.
+ *
  * Lookup.  Busy pollers find the CQs in the xarray mrc_cqs under RCU.
  * Teardown erases the entry, waits for an RCU grace period (after which
  * no poller can still reach the CQ without owning it), takes the bit for
@@ -77,7 +88,8 @@ static unsigned int mrc_cq_poll(struct mrc_cq *mcq, unsigned int budget)
 				wc->wr_cqe->done(mcq->cq, wc);
 		}
 		/* the SACKs the batch's DATA held back (core/msg_rx.c) */
-		mrc_msg_rx_batch_end();
+		if (!mcq->lazy)
+			mrc_msg_rx_batch_end();
 		done += n;
 		if (n < MRC_CQ_BATCH)
 			break;
@@ -85,12 +97,21 @@ static unsigned int mrc_cq_poll(struct mrc_cq *mcq, unsigned int budget)
 	return done;
 }
 
-/* Arms @mcq; if completions wait (or @more), its work item runs now. */
+/* Runs @mcq's work item: now, or a lazy CQ's sweep later. */
+static void mrc_cq_kick(struct mrc_cq *mcq)
+{
+	if (mcq->lazy)
+		queue_delayed_work(mrc_cq_wq, &mcq->work, mcq->lazy);
+	else
+		mod_delayed_work(mrc_cq_wq, &mcq->work, 0);
+}
+
+/* Arms @mcq; if completions wait (or @more), its work item runs. */
 static void mrc_cq_arm(struct mrc_cq *mcq, bool more)
 {
 	if (ib_req_notify_cq(mcq->cq, IB_CQ_NEXT_COMP |
 			     IB_CQ_REPORT_MISSED_EVENTS) > 0 || more)
-		mod_delayed_work(mrc_cq_wq, &mcq->work, 0);
+		mrc_cq_kick(mcq);
 }
 
 /*
@@ -121,6 +142,11 @@ static void mrc_cq_comp(struct ib_cq *cq, void *ctx)
 {
 	struct mrc_cq *mcq = cq->cq_context;
 
+	if (mcq->lazy) {
+		/* the posters reap it; this is the sweep behind them */
+		queue_delayed_work(mrc_cq_wq, &mcq->work, mcq->lazy);
+		return;
+	}
 	if (atomic_read(&mrc_cq_busy)) {
 		/* busy pollers take it; the work item only if they do not */
 		set_bit(MRC_CQ_MISSED, &mcq->flags);
@@ -140,14 +166,19 @@ static void mrc_cq_event(struct ib_event *event, void *ctx)
  * mrc_cq_create() - create a completion queue polled by mrc
  * @dev: the device
  * @ncqe: its size
+ * @lazy: 0, or for a CQ that only send queues use: its posters reap it
+ *	with mrc_cq_reap() and its signal runs the work item this many
+ *	jiffies later; its completion handlers must not send
  *
- * The CQ's completions are handled in process context, one poller at a
- * time: by a work item after the device signals, or by mrc_cq_busy_poll().
- * Each work request must carry an ib_cqe.
+ * The CQ's completions are handled one poller at a time: by a work item
+ * after the device signals (in process context), by mrc_cq_busy_poll(),
+ * or for a lazy CQ by mrc_cq_reap().  Each work request must carry an
+ * ib_cqe.
  *
  * Return: the CQ or an ERR_PTR().
  */
-struct mrc_cq *mrc_cq_create(struct ib_device *dev, unsigned int ncqe)
+struct mrc_cq *mrc_cq_create(struct ib_device *dev, unsigned int ncqe,
+			     unsigned int lazy)
 {
 	struct ib_cq_init_attr attr = { .cqe = ncqe };
 	struct mrc_cq *mcq;
@@ -157,6 +188,7 @@ struct mrc_cq *mrc_cq_create(struct ib_device *dev, unsigned int ncqe)
 	if (!mcq)
 		return ERR_PTR(-ENOMEM);
 	INIT_DELAYED_WORK(&mcq->work, mrc_cq_workfn);
+	mcq->lazy = lazy;
 	mcq->cq = ib_create_cq(dev, mrc_cq_comp, mrc_cq_event, mcq, &attr);
 	if (IS_ERR(mcq->cq)) {
 		err = PTR_ERR(mcq->cq);
@@ -227,7 +259,8 @@ void mrc_cq_busy_end(void)
 		 * that just got its message) for an empty CQ.  A CQ owned
 		 * now is armed by its owner when it lets go.
 		 */
-		if (test_and_clear_bit(MRC_CQ_MISSED, &mcq->flags))
+		if (!mcq->lazy &&
+		    test_and_clear_bit(MRC_CQ_MISSED, &mcq->flags))
 			cancel_delayed_work(&mcq->work);
 		mrc_cq_arm(mcq, false);
 	}
@@ -272,6 +305,31 @@ unsigned int mrc_cq_busy_poll(unsigned int budget)
 	mrc_ev_inc(MRC_EV_BUSY_POLL);
 	mrc_ev_add(MRC_EV_BUSY_CQE, done);
 	return done;
+}
+
+/**
+ * mrc_cq_reap() - poll a lazy CQ, here, after posting to it
+ * @mcq: the CQ, created lazy
+ * @budget: completions to handle at most
+ *
+ * Does nothing if someone else polls @mcq at the moment (they take what
+ * waits).  Re-arms it after, so that what comes later gets its sweep.
+ *
+ * Context: any but hard IRQ; no lock held that a completion handler of
+ * @mcq takes (for the UD send CQ: no QP's lock).
+ * Return: how many completions were handled.
+ */
+unsigned int mrc_cq_reap(struct mrc_cq *mcq, unsigned int budget)
+{
+	unsigned int n;
+
+	if (WARN_ON_ONCE(!mcq->lazy) ||
+	    test_and_set_bit_lock(MRC_CQ_OWNED, &mcq->flags))
+		return 0;
+	n = mrc_cq_poll(mcq, budget);
+	mrc_cq_release(mcq, false);
+	mrc_ev_add(MRC_EV_TX_REAP, n);
+	return n;
 }
 
 /**

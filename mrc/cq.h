@@ -30,12 +30,19 @@ enum {
 struct mrc_cq {
 	struct ib_cq *cq;
 	u32 id;				/* index in mrc_cqs */
+	/*
+	 * 0, or a send CQ reaped by its posters (mrc_cq_reap()): its signal
+	 * only schedules the work item this many jiffies later (cq.c, Lazy).
+	 */
+	unsigned int lazy;
 	unsigned long flags;		/* MRC_CQ_OWNED, atomic bitops */
 	struct delayed_work work;
 	struct ib_wc wcs[MRC_CQ_BATCH];	/* the owner's */
 };
 
-struct mrc_cq *mrc_cq_create(struct ib_device *dev, unsigned int ncqe);
+struct mrc_cq *mrc_cq_create(struct ib_device *dev, unsigned int ncqe,
+			     unsigned int lazy);
+unsigned int mrc_cq_reap(struct mrc_cq *mcq, unsigned int budget);
 void mrc_cq_destroy(struct mrc_cq *mcq);
 void mrc_cq_busy_begin(void);
 unsigned int mrc_cq_busy_poll(unsigned int budget);

@@ -44,6 +44,7 @@ static const char *const mrc_ev_names[MRC_EV_NR] = {
 	[MRC_EV_COPY_TX] = "copy_tx_bytes",
 	[MRC_EV_COPY_RX] = "copy_rx_bytes",
 	[MRC_EV_CQ_WORK] = "cq_work",
+	[MRC_EV_TX_REAP] = "tx_reap",
 	[MRC_EV_BUSY_POLL] = "busy_poll",
 	[MRC_EV_BUSY_CQE] = "busy_cqe",
 	[MRC_EV_BUSY_HIT] = "busy_hit",

@@ -41,6 +41,7 @@ enum mrc_ev {
 	MRC_EV_COPY_TX,		/* payload bytes copied on the send side */
 	MRC_EV_COPY_RX,		/* payload bytes copied on the receive side */
 	MRC_EV_CQ_WORK,		/* CQ work item runs that polled */
+	MRC_EV_TX_REAP,		/* send completions reaped by their posters */
 	MRC_EV_BUSY_POLL,	/* busy-poll passes over every CQ */
 	MRC_EV_BUSY_CQE,	/* completions handled by busy pollers */
 	MRC_EV_BUSY_HIT,	/* busy polls that found a message */

@@ -11,9 +11,15 @@
  * of the QP's ring (MRC_UD_NTX slots, rxe keeps at most 64 sends in flight
  * per QP).  Every buffer is freed only when the QP is destroyed.
  *
- * Completions.  One CQ per rail (cq.c), polled in process context: by a
- * work item, or by a /dev/mrc reader that busy polls.  Each work request
- * carries an ib_cqe.  A receive completion returns exactly its buffer.
+ * Completions.  Two CQs per rail (cq.c).  The receive CQ is polled in
+ * process context: by a work item, or by a /dev/mrc reader that busy
+ * polls.  The send CQ is lazy: whoever posts reaps it right after
+ * (mrc_cq_reap(), with no QP lock held), and its signal only schedules a
+ * sweep MRC_UD_SWEEP_MS later, for the completions no post came after
+ * (an idle rail, a fence, a QP in recovery waiting for its flushed
+ * sends).  So a send completion costs no wake-up of a work item.  Each
+ * work request carries an ib_cqe.  A receive completion returns exactly
+ * its buffer.
  * Sends are signalled selectively: the engine's DATA packets are staged
  * per QP during a run (mrc_ud_stage()) and posted as one chain of at most
  * MRC_UD_CHAIN work requests whose last one alone is signalled; a send
@@ -208,6 +214,9 @@ static void mrc_ud_recover_workfn(struct work_struct *work)
 			uqp->state = MRC_UQP_DRAINING;
 		drained = mrc_ud_drained_locked(uqp);
 		spin_unlock_bh(&uqp->lock);
+		/* the flushed sends rxe has returned; the sweep takes later ones */
+		if (!drained)
+			mrc_cq_reap(uqp->ud->scq, MRC_UD_REAP);
 		if (drained)
 			queue_delayed_work(system_highpri_wq, &uqp->recover_work, 0);
 		break;
@@ -516,6 +525,7 @@ int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 	spin_unlock_bh(&uqp->lock);
 	if (broken)
 		mrc_ud_qp_broken(uqp);
+	mrc_cq_reap(ud->scq, MRC_UD_REAP);
 	return err;
 }
 
@@ -556,6 +566,9 @@ int mrc_ud_stage(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 	if (err)
 		return err;
 	uqp = &ud->qps[ev];
+	/* a ring short of slots may have sends back that nobody reaped */
+	if (data_race(READ_ONCE(uqp->ntx_free)) < MRC_UD_CHAIN)
+		mrc_cq_reap(ud->scq, MRC_UD_REAP);
 	spin_lock_bh(&uqp->lock);
 	if (uqp->state != MRC_UQP_READY) {
 		err = -ENETDOWN;
@@ -600,6 +613,7 @@ void mrc_ud_flush(struct mrc_ud *ud, unsigned int ev)
 	spin_unlock_bh(&uqp->lock);
 	if (broken)
 		mrc_ud_qp_broken(uqp);
+	mrc_cq_reap(ud->scq, MRC_UD_REAP);
 }
 
 /**
@@ -667,6 +681,7 @@ void mrc_ud_tx_fence(struct mrc_ud *ud)
 		spin_lock_bh(&uqp->lock);
 		target = uqp->tx_completed + uqp->tx_posted;
 		spin_unlock_bh(&uqp->lock);
+		mrc_cq_reap(ud->scq, MRC_UD_REAP);
 		while (!wait_var_event_timeout(&uqp->tx_completed,
 					       mrc_ud_tx_passed(uqp, target),
 					       5 * HZ))
@@ -743,7 +758,7 @@ static int mrc_ud_qp_create(struct mrc_ud *ud, unsigned int ev)
 	struct ib_qp_init_attr init = {
 		.event_handler	= mrc_ud_qp_event,
 		.qp_context	= uqp,
-		.send_cq	= ud->cq,
+		.send_cq	= ud->scq->cq,
 		.recv_cq	= ud->cq,
 		.cap = {
 			.max_send_wr	= MRC_UD_NTX,
@@ -798,7 +813,7 @@ static void mrc_ud_qp_destroy(struct mrc_ud_qp *uqp)
  * @rail: the rail
  * @nqp: how many QPs (entropy values)
  *
- * Creates the rail's PD, CQ and @nqp QPs, all receives posted.
+ * Creates the rail's PD, CQs and @nqp QPs, all receives posted.
  *
  * Return: the UD state, or an ERR_PTR().
  */
@@ -826,13 +841,20 @@ struct mrc_ud *mrc_ud_create(struct mrc_rail *rail, unsigned int nqp)
 		ud->pd = NULL;
 		goto err_free;
 	}
-	ud->mcq = mrc_cq_create(dev, nqp * (MRC_UD_NRX + MRC_UD_NTX));
+	ud->mcq = mrc_cq_create(dev, nqp * MRC_UD_NRX, 0);
 	if (IS_ERR(ud->mcq)) {
 		err = PTR_ERR(ud->mcq);
 		ud->mcq = NULL;
 		goto err_free;
 	}
 	ud->cq = ud->mcq->cq;
+	ud->scq = mrc_cq_create(dev, nqp * MRC_UD_NTX,
+				max(1UL, msecs_to_jiffies(MRC_UD_SWEEP_MS)));
+	if (IS_ERR(ud->scq)) {
+		err = PTR_ERR(ud->scq);
+		ud->scq = NULL;
+		goto err_free;
+	}
 	for (i = 0; i < nqp; i++) {
 		err = mrc_ud_qp_create(ud, i);
 		if (err)
@@ -862,8 +884,9 @@ void mrc_ud_destroy(struct mrc_ud *ud)
 		for (i = 0; i < ud->nqp; i++)
 			mrc_ud_qp_destroy(&ud->qps[i]);
 	}
-	/* No QP left: the CQ gets no more entries; freeing it stops its polling. */
+	/* No QP left: the CQs get no more entries; freeing stops their polling. */
 	mrc_cq_destroy(ud->mcq);
+	mrc_cq_destroy(ud->scq);
 	if (ud->qps) {
 		for (i = 0; i < ud->nqp; i++) {
 			if (ud->qps[i].ud)

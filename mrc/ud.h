@@ -2,7 +2,7 @@
 /*
  * ud.h - the UD queue pairs of a rail.
  *
- * Each rail has one PD, one CQ and one UD QP per entropy value (on rxe the
+ * Each rail has one PD, a receive CQ, a send CQ and one UD QP per entropy value (on rxe the
  * UDP source port is fixed per QP, so a QP *is* an entropy value: a path
  * through an ECMP fabric).  Every QP keeps MRC_UD_NRX receive buffers of
  * GRH + MRC_WIRE_MAX_PKT bytes posted, so no datagram mrc accepts can be
@@ -24,6 +24,10 @@
 #define MRC_UD_NRX	128	/* receives posted per QP */
 #define MRC_UD_NTX	64	/* sends in flight per QP (rxe's limit) */
 #define MRC_UD_CHAIN	16	/* staged sends posted as one chain, at most */
+/* Send completions reaped per mrc_cq_reap() after a post. */
+#define MRC_UD_REAP	64
+/* The send CQ's sweep, behind its posters' reaping (cq.c, Lazy). */
+#define MRC_UD_SWEEP_MS	4
 
 struct mrc_rail;
 struct mrc_ud;
@@ -93,8 +97,9 @@ struct mrc_ud {
 	struct mrc_rail *rail;
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
-	struct mrc_cq *mcq;
+	struct mrc_cq *mcq;		/* receives */
 	struct ib_cq *cq;		/* mcq->cq */
+	struct mrc_cq *scq;		/* sends: lazy, reaped after posts */
 	unsigned int nqp;
 	struct mrc_ud_qp *qps;		/* nqp entries */
 };

@@ -169,7 +169,8 @@ run_guest() {
 	barrier abi-done 300
 
 	case_title 'mrc-perf lat 4 KiB x 300: sleeping readers, then busy-polling ones'
-	for k in busy_poll busy_cqe busy_hit rx_cqe tx_cqe; do
+	for k in busy_poll busy_cqe busy_hit rx_cqe tx_cqe tx_reap cq_work \
+		deliver; do
 		e0[$k]=$(ev_stat "$k")
 	done
 	barrier lat-before
@@ -178,6 +179,13 @@ run_guest() {
 	barrier lat-sleep-done 300
 	ok_eq "node$n: nothing busy polled (busy_poll unchanged)" \
 		"${e0[busy_poll]}" "$(ev_stat busy_poll)"
+	# The send CQ is reaped by whoever posts, right after (mrc/cq.c,
+	# Lazy CQs): a send completion wakes no work item.
+	local reap
+	reap=$(($(ev_stat tx_reap) - e0[tx_reap]))
+	diag "node$n: tx_reap $reap of $(($(ev_stat tx_cqe) - e0[tx_cqe])) send completions; cq_work $(($(ev_stat cq_work) - e0[cq_work])) for $(($(ev_stat deliver) - e0[deliver])) messages delivered"
+	_chk_cmp "node$n: send completions reaped by their posters" tx_reap \
+		"$reap" '>' 0
 	for k in busy_poll busy_cqe busy_hit rx_cqe tx_cqe cq_work deliver; do
 		e0[$k]=$(ev_stat "$k")
 	done
