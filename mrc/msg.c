@@ -239,7 +239,12 @@ static void mrc_msg_op_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 	lockdep_assert_held(&peer->lock);
 	if (peer->dead)
 		return;
-	if (hrtimer_active(t) &&
+	/*
+	 * A sooner expiry already queued stands.  Not hrtimer_active(): from
+	 * the timer's own callback (a run in mrc_msg_timer()) the timer is
+	 * active but not queued, and must be started again.
+	 */
+	if (hrtimer_is_queued(t) &&
 	    ktime_to_ns(hrtimer_get_remaining(t)) <= (s64)delay_ns)
 		return;
 	hrtimer_start(t, ns_to_ktime(delay_ns), HRTIMER_MODE_REL_SOFT);
@@ -473,11 +478,15 @@ static enum hrtimer_restart mrc_msg_timer(struct hrtimer *t)
 	mrc_ev_inc(MRC_EV_TIMER);
 	spin_lock_bh(&peer->lock);
 	/*
-	 * Armed for the last send's loss detection, but its SACK came
-	 * first and nothing is queued: no run to do, no hop to tx_work.
+	 * A short queue's run here, in the timer's softirq (bounded like
+	 * any run); a longer queue's in tx_work.  Messages it finishes
+	 * (fails) are tx_work's to hand back, in process context.
 	 */
-	if (!mrc_msg_tx_idle(&peer->mp))
-		mrc_msg_op_kick(&peer->mp);
+	if (!peer->dead) {
+		mrc_msg_tx_timer(&peer->mp, ktime_get_ns());
+		if (!list_empty(&peer->mp.done))
+			mrc_msg_op_kick(&peer->mp);
+	}
 	spin_unlock_bh(&peer->lock);
 	return HRTIMER_NORESTART;
 }

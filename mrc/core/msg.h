@@ -507,6 +507,7 @@ bool mrc_msg_tx_idle(const struct mrc_msg_peer *mp);
  * queue if the peer is unreachable or stalled, arm the timer again.
  */
 void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now);
+void mrc_msg_tx_timer(struct mrc_msg_peer *mp, u64 now);
 /* Something may go now (a GRANT came, a send is queued): send it here. */
 void mrc_msg_tx_push_now(struct mrc_msg_peer *mp, u64 now);
 /*

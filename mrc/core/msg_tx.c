@@ -567,6 +567,28 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
 }
 
 /**
+ * mrc_msg_tx_timer() - the sender's timer came due
+ * @mp: the peer's engine
+ * @now: the caller's clock, ns
+ *
+ * With a short queue (at most MRC_MSG_PUSH_NOW_MAX messages, as a send
+ * that mrc_msg_tx_queue() pushes at once) and no finished message waiting
+ * for the host, runs mrc_msg_tx_run() right here.  A request/response
+ * exchange's timer often comes due while its message is still in flight:
+ * that costs a loss scan in the timer, not a hop to the host's work item
+ * and back.  A longer queue's run is the work item's (ops->kick()).
+ */
+void mrc_msg_tx_timer(struct mrc_msg_peer *mp, u64 now)
+{
+	if (list_empty(&mp->txq))
+		return;		/* its SACK came first: nothing to do */
+	if (mp->ntx <= MRC_MSG_PUSH_NOW_MAX && list_empty(&mp->done))
+		mrc_msg_tx_run(mp, now);
+	else
+		mp->node->ops->kick(mp);
+}
+
+/**
  * mrc_msg_tx_push_now() - send what may go, right here
  * @mp: the peer's engine
  * @now: the caller's clock, ns

@@ -731,7 +731,10 @@ void host_ev(const struct sim_ev *ev)
 				return;
 			sp->armed = false;
 		}
-		mrc_msg_tx_run(&sp->mp, sim_now_ns());
+		if (ev->arg)
+			mrc_msg_tx_run(&sp->mp, sim_now_ns());
+		else	/* as mrc/msg.c's timer */
+			mrc_msg_tx_timer(&sp->mp, sim_now_ns());
 		peer_finish(sp);
 		break;
 	case EV_EXPIRE:

@@ -28,7 +28,7 @@
 
 enum sim_ev_type {
 	EV_ARRIVE = 1,		/* a packet reaches the far end of a link */
-	EV_TX_RUN,		/* engine timer or kick: mrc_msg_tx_run() */
+	EV_TX_RUN,		/* engine kick (mrc_msg_tx_run()) or timer */
 	EV_EXPIRE,		/* engine expiry clock */
 	EV_PROBE,		/* the peer's path timers (probes) */
 	EV_MSG_START,		/* a traffic message is queued */

@@ -198,6 +198,51 @@ static void tx_queue__short_queue_sends_at_once(void)
 	unpair();
 }
 
+/*
+ * The timer of a short queue runs the sender in the timer itself (a loss
+ * scan while the message is in flight, a resend once it is lost): no
+ * kick, no hop to the host's work item.  A longer queue's timer kicks.
+ */
+static void tx_timer__short_queue_runs_in_timer(void)
+{
+	unsigned int i, timers = 0, sent;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(err == 0 && A->sent_data == 1 && drop_all(A) == 1,
+	      "sent and lost: %d, %u", err, A->sent_data);
+	for (i = 0; i < 50 && A->sent_data == 1 && A->armed; i++) {
+		A->now = A->arm_at;
+		host_run(A);
+		timers++;
+		CHECK(A->kicks == 0, "timer %u: no kick (%u)", timers, A->kicks);
+	}
+	CHECK(A->timer_runs == timers && timers >= 1,
+	      "timer runs %u of %u", A->timer_runs, timers);
+	CHECK(A->sent_data == 2 && A->stats[MRC_MS_TX_RETRANS] == 1,
+	      "resent from the timer: sent %u, retrans %llu", A->sent_data,
+	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(B->ndelivered == 1, "delivered %u", B->ndelivered);
+	unpair();
+
+	pair();
+	for (i = 0; i <= MRC_MSG_PUSH_NOW_MAX + 1; i++)
+		host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	host_run(A);		/* the kick of the long queue */
+	drop_all(A);
+	sent = A->sent_data;
+	CHECK(A->armed && !A->kicks, "long queue sent (%u), timer armed",
+	      sent);
+	A->now = A->arm_at;
+	host_run(A);
+	CHECK(A->kicks == 1 && A->sent_data == sent,
+	      "long queue: the timer kicks (%u), sends nothing itself (%u)",
+	      A->kicks, A->sent_data);
+	unpair();
+}
+
 static void tx_sack__completes_and_frees(void)
 {
 	struct done_rec d[3] = { 0 };
@@ -1446,6 +1491,8 @@ static const struct tap_test tests[] = {
 	{ "tx_nack__resends_ranges", tx_nack__resends_ranges },
 	{ "tx_nack__replay_dropped", tx_nack__replay_dropped },
 	{ "tx_nack__early_on_slow_path", tx_nack__early_on_slow_path },
+	{ "tx_timer__short_queue_runs_in_timer",
+	  tx_timer__short_queue_runs_in_timer },
 	{ "tx_restarted__renumbers_and_resends",
 	  tx_restarted__renumbers_and_resends },
 	{ "tx_fail_all__releases_everything", tx_fail_all__releases_everything },
