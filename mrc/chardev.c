@@ -250,17 +250,13 @@ static bool mrc_dev_busy_poll(struct mrc_dev_file *f)
 	if (!us)
 		return false;
 	end = local_clock() + (u64)us * NSEC_PER_USEC;
-	mrc_msg_rx_acks_flush();	/* what an earlier hit deferred */
 	mrc_cq_busy_begin();
 	do {
 		mrc_cq_busy_poll(MRC_CQ_BUSY_BUDGET);
 		if (!list_empty_careful(&f->rxq)) {
 			mrc_ev_inc(MRC_EV_BUSY_HIT);
-			/* its SACK after the reader's reply (msg_rx.c) */
-			mrc_msg_rx_acks_defer();
 			break;
 		}
-		mrc_msg_rx_acks_flush();
 		if (signal_pending(current))
 			break;
 		cond_resched();
@@ -466,8 +462,6 @@ static ssize_t mrc_dev_write(struct file *file, const char __user *buf,
 		      h.len);
 	err = mrc_ep_send_iter(ep, cls, h.dst_node, h.dst_port, &from, h.len,
 			       mrc_dev_sent, tx);
-	/* SACKs a busy poll deferred go after this DATA (msg_rx.c) */
-	mrc_msg_rx_acks_flush();
 	if (err)
 		goto free_tx;
 	atomic64_inc(&f->tx_msgs);
@@ -867,7 +861,6 @@ int mrc_dev_init(void)
 	mrc_dev_wq = alloc_workqueue("mrc_dev", 0, 0);
 	if (!mrc_dev_wq)
 		return -ENOMEM;
-	mrc_msg_rx_acks_init();
 	err = misc_register(&mrc_dev_misc);
 	if (err)
 		destroy_workqueue(mrc_dev_wq);
@@ -882,5 +875,4 @@ void mrc_dev_exit(void)
 	misc_deregister(&mrc_dev_misc);
 	/* Every released file's close has run (module references). */
 	destroy_workqueue(mrc_dev_wq);
-	mrc_msg_rx_acks_stop();		/* no reader defers any more */
 }

@@ -68,13 +68,8 @@ static DEFINE_XARRAY_ALLOC(mrc_cqs);
 /* Readers busy polling now: the CQs' signals are deferred (busy mode). */
 static atomic_t mrc_cq_busy = ATOMIC_INIT(0);
 
-/*
- * Handles up to @budget completions.  Caller owns @mcq.  With @acks, each
- * batch ends with mrc_msg_rx_batch_end(); without, the SACKs its DATA
- * held are the caller's (a lazy CQ holds none).
- */
-static unsigned int mrc_cq_poll(struct mrc_cq *mcq, unsigned int budget,
-				bool acks)
+/* Handles up to @budget completions.  Caller owns @mcq. */
+static unsigned int mrc_cq_poll(struct mrc_cq *mcq, unsigned int budget)
 {
 	struct ib_wc *wcs = mcq->wcs;
 	unsigned int done = 0;
@@ -93,7 +88,7 @@ static unsigned int mrc_cq_poll(struct mrc_cq *mcq, unsigned int budget,
 				wc->wr_cqe->done(mcq->cq, wc);
 		}
 		/* the SACKs the batch's DATA held back (core/msg_rx.c) */
-		if (acks)
+		if (!mcq->lazy)
 			mrc_msg_rx_batch_end();
 		done += n;
 		if (n < MRC_CQ_BATCH)
@@ -139,7 +134,7 @@ static void mrc_cq_workfn(struct work_struct *work)
 	if (test_and_set_bit_lock(MRC_CQ_OWNED, &mcq->flags))
 		return;
 	mrc_ev_inc(MRC_EV_CQ_WORK);
-	n = mrc_cq_poll(mcq, MRC_CQ_WORK_BUDGET, !mcq->lazy);
+	n = mrc_cq_poll(mcq, MRC_CQ_WORK_BUDGET);
 	mrc_cq_release(mcq, n >= MRC_CQ_WORK_BUDGET);
 }
 
@@ -278,9 +273,7 @@ void mrc_cq_busy_end(void)
  *
  * For a reader that busy polls before it sleeps, between
  * mrc_cq_busy_begin() and mrc_cq_busy_end().  A CQ that its work item
- * (or another busy poller) polls at the moment is skipped.  The SACKs
- * the DATA taken here held back are the caller's to send: at once
- * (mrc_msg_rx_acks_flush()) or deferred (mrc_msg_rx_acks_defer()).
+ * (or another busy poller) polls at the moment is skipped.
  *
  * Context: process, no locks held (completion handlers run here).
  * Return: how many completions were handled.
@@ -303,7 +296,7 @@ unsigned int mrc_cq_busy_poll(unsigned int budget)
 			break;
 		if (owned) {
 			/* busy mode: not re-armed, busy_end() does that */
-			n = mrc_cq_poll(mcq, budget, false);
+			n = mrc_cq_poll(mcq, budget);
 			clear_bit_unlock(MRC_CQ_OWNED, &mcq->flags);
 			done += n;
 		}
@@ -333,7 +326,7 @@ unsigned int mrc_cq_reap(struct mrc_cq *mcq, unsigned int budget)
 	if (WARN_ON_ONCE(!mcq->lazy) ||
 	    test_and_set_bit_lock(MRC_CQ_OWNED, &mcq->flags))
 		return 0;
-	n = mrc_cq_poll(mcq, budget, false);
+	n = mrc_cq_poll(mcq, budget);
 	mrc_cq_release(mcq, false);
 	mrc_ev_add(MRC_EV_TX_REAP, n);
 	return n;

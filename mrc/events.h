@@ -45,8 +45,6 @@ enum mrc_ev {
 	MRC_EV_BUSY_POLL,	/* busy-poll passes over every CQ */
 	MRC_EV_BUSY_CQE,	/* completions handled by busy pollers */
 	MRC_EV_BUSY_HIT,	/* busy polls that found a message */
-	MRC_EV_ACK_DEFER,	/* ... and left their SACKs for later */
-	MRC_EV_ACK_TIMER,	/* deferred SACKs sent by the timer */
 	MRC_EV_RX_DIRECT,	/* messages delivered where their DATA arrived */
 	MRC_EV_QP_RECOVER_DEFERRED, /* QP recoveries delayed (ud.c backoff) */
 	MRC_EV_DEV_MEM_FULL,	/* /dev/mrc sends or messages refused:

@@ -88,15 +88,10 @@ void mrc_msg_peer_restarted(struct mrc_peer *peer);
 void mrc_msg_push_now(struct mrc_peer *peer);
 
 /*
- * From cq.c, after every batch of completions (no lock held): the
- * completion SACKs its DATA held back go out.  A busy-polling reader may
- * defer them instead (msg_rx.c, Deferred answers).
+ * From cq.c, after every batch of completions (process context, no lock
+ * held): the completion SACKs its DATA held back go out.
  */
-unsigned int mrc_msg_rx_batch_end(void);
-void mrc_msg_rx_acks_defer(void);
-void mrc_msg_rx_acks_flush(void);
-void mrc_msg_rx_acks_init(void);
-void mrc_msg_rx_acks_stop(void);
+void mrc_msg_rx_batch_end(void);
 
 /* From proto.c (process context): accepted DATA, SACK, NACK packets. */
 enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,

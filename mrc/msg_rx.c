@@ -55,20 +55,8 @@ static DEFINE_SPINLOCK(mrc_msg_trace_lock);
  * completions of one CQ) ends with mrc_msg_rx_batch_end(), which empties
  * the list: a SACK waits at most for the rest of the batch it arrived
  * in, whichever CQ's poller sends it.
- *
- * Deferred answers.  A busy-polling /dev/mrc reader (chardev.c) ends
- * its batches itself.  When its pass found its message, it returns with
- * the SACKs the pass held (mrc_msg_rx_acks_defer()): they go out at its
- * next write() (the reply of a request/response exchange: its DATA
- * first) or read(), at any other batch end, or when mrc_msg_ack_timer
- * expires MRC_MSG_ACK_DEFER_US later, whichever comes first.  Sending
- * them before returning put a whole transmission (on rxe, the UDP
- * stack and the NIC's notification) between the message's arrival and
- * its reader, on the critical path of every exchange.
  */
 static LLIST_HEAD(mrc_msg_acks);
-#define MRC_MSG_ACK_DEFER_US	500
-static struct hrtimer mrc_msg_ack_timer;
 
 /* ---- receive: common ---- */
 
@@ -367,19 +355,14 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
  * mrc_msg_rx_batch_end() - a batch of completions was handled: send the
  * SACKs it held back
  *
- * Context: process or softirq, no lock held; from cq.c after every
- * batch, and for deferred answers (above).
- *
- * Return: how many peers' SACKs went.
+ * Context: process, no lock held; from cq.c after every batch.
  */
-unsigned int mrc_msg_rx_batch_end(void)
+void mrc_msg_rx_batch_end(void)
 {
 	struct llist_node *list = llist_del_all(&mrc_msg_acks);
 	struct mrc_peer *peer, *tmp;
-	unsigned int n = 0;
 
 	llist_for_each_entry_safe(peer, tmp, list, mk.ack_node) {
-		n++;
 		clear_bit(MRC_MK_ACK_HELD, &peer->mk.flags);
 		/* cleared before the lock: see mrc_msg_rx_data() */
 		smp_mb__after_atomic();
@@ -389,68 +372,6 @@ unsigned int mrc_msg_rx_batch_end(void)
 		spin_unlock_bh(&peer->lock);
 		mrc_peer_put(peer);
 	}
-	return n;
-}
-
-static enum hrtimer_restart mrc_msg_ack_timer_fn(struct hrtimer *t)
-{
-	if (mrc_msg_rx_batch_end())
-		mrc_ev_inc(MRC_EV_ACK_TIMER);
-	return HRTIMER_NORESTART;
-}
-
-/**
- * mrc_msg_rx_acks_defer() - leave the SACKs held so far for later
- *
- * For a busy poller that found its reader's message and ends its batch
- * with this (see Deferred answers, above).  They go at the next flush or
- * batch end, or MRC_MSG_ACK_DEFER_US from now at the latest.  Process
- * context, no lock held.
- */
-void mrc_msg_rx_acks_defer(void)
-{
-	if (llist_empty(&mrc_msg_acks))
-		return;
-	mrc_ev_inc(MRC_EV_ACK_DEFER);
-	/* not hrtimer_active(): a callback running may have missed ours */
-	if (!hrtimer_is_queued(&mrc_msg_ack_timer))
-		hrtimer_start(&mrc_msg_ack_timer,
-			      ns_to_ktime(MRC_MSG_ACK_DEFER_US * NSEC_PER_USEC),
-			      HRTIMER_MODE_REL_SOFT);
-}
-
-/**
- * mrc_msg_rx_acks_flush() - send the SACKs held or deferred, now
- *
- * Context: process, no lock held.
- */
-void mrc_msg_rx_acks_flush(void)
-{
-	if (llist_empty(&mrc_msg_acks))
-		return;
-	mrc_msg_rx_batch_end();
-	hrtimer_try_to_cancel(&mrc_msg_ack_timer);
-}
-
-/**
- * mrc_msg_rx_acks_init() - set up the deferred answers' timer
- */
-void mrc_msg_rx_acks_init(void)
-{
-	hrtimer_init(&mrc_msg_ack_timer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_SOFT);
-	mrc_msg_ack_timer.function = mrc_msg_ack_timer_fn;
-}
-
-/**
- * mrc_msg_rx_acks_stop() - no deferring any more: send what waits
- *
- * Context: process; after the last caller of mrc_msg_rx_acks_defer().
- */
-void mrc_msg_rx_acks_stop(void)
-{
-	hrtimer_cancel(&mrc_msg_ack_timer);
-	mrc_msg_rx_batch_end();
 }
 
 /**
