@@ -43,7 +43,9 @@
  * with mrc_cq_reap() right after they post (rxe has usually completed the
  * send by then), and its signal only schedules the work item @lazy
  * jiffies later, as a sweep for what no poster reaped (an idle rail, a
- * QP in recovery waiting for its flushed sends).  A lazy CQ's handlers
+ * QP in recovery waiting for its flushed sends).  Only the sweep re-arms
+ * it, so the device signals it at most once per sweep; a sweep that finds
+ * a poster reaping leaves that to the poster (MRC_CQ_SKIPPED).  A lazy CQ's handlers
  * never send (no mrc_msg_rx_batch_end()), so it may be reaped under the
  * engine's locks.
  *
@@ -131,8 +133,21 @@ static void mrc_cq_workfn(struct work_struct *work)
 	unsigned int n;
 
 	/* A busy poller (or teardown) has it; it re-arms when it lets go. */
-	if (test_and_set_bit_lock(MRC_CQ_OWNED, &mcq->flags))
-		return;
+	while (test_and_set_bit_lock(MRC_CQ_OWNED, &mcq->flags)) {
+		if (!mcq->lazy)
+			return;
+		/*
+		 * A poster reaping a lazy CQ does not re-arm it when it lets
+		 * go (mrc_cq_reap()), unless told to here; if it let go
+		 * before it could see this, take the CQ after all.
+		 */
+		set_bit(MRC_CQ_SKIPPED, &mcq->flags);
+		/* pairs with mrc_cq_reap()'s: one of us sees the other */
+		smp_mb__after_atomic();
+		if (test_bit(MRC_CQ_OWNED, &mcq->flags))
+			return;
+	}
+	clear_bit(MRC_CQ_SKIPPED, &mcq->flags);	/* re-armed below */
 	mrc_ev_inc(MRC_EV_CQ_WORK);
 	n = mrc_cq_poll(mcq, MRC_CQ_WORK_BUDGET);
 	mrc_cq_release(mcq, n >= MRC_CQ_WORK_BUDGET);
@@ -313,7 +328,7 @@ unsigned int mrc_cq_busy_poll(unsigned int budget)
  * @budget: completions to handle at most
  *
  * Does nothing if someone else polls @mcq at the moment (they take what
- * waits).  Re-arms it after, so that what comes later gets its sweep.
+ * waits).  Leaves the CQ's arming to its sweep (the work item).
  *
  * Context: any but hard IRQ; no lock held that a completion handler of
  * @mcq takes (for the UD send CQ: no QP's lock).
@@ -327,7 +342,16 @@ unsigned int mrc_cq_reap(struct mrc_cq *mcq, unsigned int budget)
 	    test_and_set_bit_lock(MRC_CQ_OWNED, &mcq->flags))
 		return 0;
 	n = mrc_cq_poll(mcq, budget);
-	mrc_cq_release(mcq, false);
+	clear_bit_unlock(MRC_CQ_OWNED, &mcq->flags);
+	/*
+	 * Not re-armed: every arm costs a signal (on rxe a tasklet) at the
+	 * next completion, a reap per chain would pay it per chain.  The CQ
+	 * stays armed, or its sweep is pending, or the sweep came meanwhile
+	 * and left the arming to us (mrc_cq_workfn()).
+	 */
+	smp_mb__after_atomic();		/* pairs with mrc_cq_workfn()'s */
+	if (test_and_clear_bit(MRC_CQ_SKIPPED, &mcq->flags))
+		mrc_cq_arm(mcq, false);
 	mrc_ev_add(MRC_EV_TX_REAP, n);
 	return n;
 }

@@ -22,6 +22,7 @@
 enum {
 	MRC_CQ_OWNED,		/* someone polls it (work, busy poller, teardown) */
 	MRC_CQ_MISSED,		/* signalled while busy pollers ran */
+	MRC_CQ_SKIPPED,		/* lazy: its sweep found a poster reaping it */
 };
 
 /* Completions taken from the CQ per ib_poll_cq() call. */
