@@ -44,10 +44,10 @@
  * send by then), and its signal only schedules the work item @lazy
  * jiffies later, as a sweep for what no poster reaped (an idle rail, a
  * QP in recovery waiting for its flushed sends).  Only the sweep re-arms
- * it, so the device signals it at most once per sweep; a sweep that finds
- * a poster reaping leaves that to the poster (MRC_CQ_SKIPPED).  A lazy CQ's handlers
- * never send (no mrc_msg_rx_batch_end()), so it may be reaped under the
- * engine's locks.
+ * it, so the device signals it at most once per sweep; a sweep that
+ * finds a poster reaping leaves that to the poster (MRC_CQ_SKIPPED).  A
+ * lazy CQ's handlers never send (no mrc_msg_rx_batch_end()), so it may
+ * be reaped under the engine's locks.
  *
  * Lookup.  Busy pollers find the CQs in the xarray mrc_cqs under RCU.
  * Teardown erases the entry, waits for an RCU grace period (after which
