@@ -147,7 +147,8 @@ static void mrc_cq_workfn(struct work_struct *work)
 		if (test_bit(MRC_CQ_OWNED, &mcq->flags))
 			return;
 	}
-	clear_bit(MRC_CQ_SKIPPED, &mcq->flags);	/* re-armed below */
+	if (mcq->lazy)
+		clear_bit(MRC_CQ_SKIPPED, &mcq->flags);	/* re-armed below */
 	mrc_ev_inc(MRC_EV_CQ_WORK);
 	n = mrc_cq_poll(mcq, MRC_CQ_WORK_BUDGET);
 	mrc_cq_release(mcq, n >= MRC_CQ_WORK_BUDGET);

@@ -34,9 +34,10 @@ struct mrc_cq {
 	/*
 	 * 0, or a send CQ reaped by its posters (mrc_cq_reap()): its signal
 	 * only schedules the work item this many jiffies later (cq.c, Lazy).
+	 * Set at creation, read-only after.
 	 */
 	unsigned int lazy;
-	unsigned long flags;		/* MRC_CQ_OWNED, atomic bitops */
+	unsigned long flags;		/* MRC_CQ_*, atomic bitops */
 	struct delayed_work work;
 	struct ib_wc wcs[MRC_CQ_BATCH];	/* the owner's */
 };

@@ -2,9 +2,9 @@
 /*
  * ud.h - the UD queue pairs of a rail.
  *
- * Each rail has one PD, a receive CQ, a send CQ and one UD QP per entropy value (on rxe the
- * UDP source port is fixed per QP, so a QP *is* an entropy value: a path
- * through an ECMP fabric).  Every QP keeps MRC_UD_NRX receive buffers of
+ * Each rail has one PD, a receive CQ, a send CQ and one UD QP per
+ * entropy value (on rxe the UDP source port is fixed per QP, so a QP *is*
+ * an entropy value: a path through an ECMP fabric).  Every QP keeps MRC_UD_NRX receive buffers of
  * GRH + MRC_WIRE_MAX_PKT bytes posted, so no datagram mrc accepts can be
  * larger than a buffer.  A QP that enters ERROR anyway (rxe does so on an
  * oversized datagram from anyone) is recovered automatically: moved to
