@@ -209,16 +209,19 @@ def check(name, peer):
         print("rx_busy", st["rx_busy"], "queued at once", q)
     elif name == "slowreader":
         # A reader asleep while the peer sends it 1000 messages: they wait
-        # at the sender, none is lost, none times out.  Meanwhile another
+        # at the sender, none is lost, none times out.  Then another
         # endpoint of this node (port 7201: another port bucket than the
         # reader's 7200, protocol.rst) receives bursts from the second
-        # echo server at no less than 80% of its rate without the sleeper.
+        # echo server at no less than 80% of its rate without a sleeper.
         # One burst's rate varies by up to 2x from one to the next under
-        # TCG, and the host's load drifts over the seconds of the test:
-        # each rate is the median of 5 bursts, and the rate without the
-        # sleeper is the mean of the medians of the 5 before and the 5
-        # after it has read everything, so that a drift from one to the
-        # other (linear) cancels out for the bursts in between.
+        # TCG, and the host's load drifts over seconds, so bursts with and
+        # without a sleeper alternate: two bursts without one, then
+        # CYCLES times: SLEEP messages sent to the sleeper, two bursts
+        # while they wait, the sleeper reads them, two bursts without it
+        # (each pair half a second after what came before it).  A cycle's
+        # ratio is its pair with the sleeper against the pairs without it
+        # just before and just after; the figure is the median of the
+        # cycles' ratios.
         other = dev()
         bind(other, 7201)
         def rate():
@@ -230,18 +233,19 @@ def check(name, peer):
                 expect("other: message %d" % i, bytes([i & 0xff]) * size,
                        recv(other)[2])
             return n * size / (time.time() - t)
-        def median(v):
-            return sorted(v)[len(v) // 2]
-        before = [rate() for _ in range(5)]
+        def drain(n):
+            for i in range(n):
+                expect("readable", True, bool(wait_readable(fd)))
+                node, port, data = recv(fd)
+                expect("message %d intact, in order" % i,
+                       bytes([i & 0xff]) * 4000, data)
         bind(fd, 7200)
         setopt(fd, RCVBUF, 65536)
         send(fd, peer, 7000, b"BURST 1000 4000")
-        time.sleep(2)
-        during = [rate() for _ in range(5)]
+        time.sleep(3)
         # What the receiver holds meanwhile (shown if a check fails).
         with open("/sys/kernel/debug/mrc/queues") as q:
             sys.stderr.write(q.read())
-        time.sleep(1)
         st = stats(fd)
         expect("asleep: held back (rx_busy)", True, st["rx_busy"] >= 1)
         # Past RCVBUF only what was admitted before the queue showed
@@ -253,25 +257,41 @@ def check(name, peer):
                (st["rx_queued_bytes"], room), True,
                st["rx_queued_bytes"] <= 65536 + room)
         t = time.time()
-        for i in range(1000):
-            expect("readable", True, bool(wait_readable(fd)))
-            node, port, data = recv(fd)
-            expect("message %d intact, in order" % i,
-                   bytes([i & 0xff]) * 4000, data)
+        drain(1000)
         st = stats(fd)
         expect("all 1000 arrived, none dropped", (1000, 0),
                (st["rx_msgs"], st["rx_dropped"]))
         sys.stderr.write("read 1000 in %.1f s after waking, rx_busy %d\n" %
                          (time.time() - t, st["rx_busy"]))
-        after = [rate() for _ in range(5)]
-        base, mid = (median(before) + median(after)) / 2, median(during)
+        SLEEP, CYCLES = 300, 6
+        free, held, waiting = [[rate(), rate()]], [], []
+        for c in range(CYCLES):
+            got = stats(fd)["rx_msgs"]
+            send(fd, peer, 7000, b"BURST %d 4000" % SLEEP)
+            time.sleep(0.5)
+            held.append([rate(), rate()])
+            # Still messages for the sleeper at its sender: it was full
+            # all along the two bursts.
+            waiting.append(got + SLEEP - stats(fd)["rx_msgs"])
+            drain(SLEEP)
+            time.sleep(0.5)
+            free.append([rate(), rate()])
+        st = stats(fd)
+        expect("all arrived, none dropped", (1000 + CYCLES * SLEEP, 0),
+               (st["rx_msgs"], st["rx_dropped"]))
+        expect("the sleeper held messages back in every cycle (%s left "
+               "at the sender)" % waiting, True, min(waiting) > 0)
+        ratios = sorted(2 * sum(h) / (sum(free[c]) + sum(free[c + 1]))
+                        for c, h in enumerate(held))
+        mid = (ratios[CYCLES // 2 - 1] + ratios[CYCLES // 2]) / 2
         kb = lambda v: " ".join("%.0f" % (x / 1e3) for x in v)
-        sys.stderr.write("other endpoint, kB/s: before %s; while the "
-                         "reader sleeps %s; after %s\n" %
-                         (kb(before), kb(during), kb(after)))
-        expect("the other endpoint keeps >= 80%% of its rate (median %.0f "
-               "of %.0f kB/s)" % (mid / 1e3, base / 1e3), True,
-               mid >= 0.8 * base)
+        sys.stderr.write("other endpoint, kB/s: without a sleeper %s; "
+                         "with one %s; ratios %s\n" %
+                         ("; ".join(kb(f) for f in free),
+                          "; ".join(kb(h) for h in held),
+                          " ".join("%.2f" % r for r in ratios)))
+        expect("the other endpoint keeps >= 80%% of its rate (median "
+               "ratio %.2f)" % mid, True, mid >= 0.8)
     elif name == "bind_abi":
         import ctypes, mmap
         # A longer struct (16 bytes, zero tail) encodes another size in
