@@ -238,8 +238,8 @@ static bool push_msg_sends(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 		for (tries = 0; tries < 4; tries++) {
 			/* sched: the message's class, this packet's length */
 			pi = mrc_sched_select(&mp->sched, &run->sp, mp->paths,
-					      run->n, m->cls, plen, cb->now,
-					      res);
+					      run->n, m->cls, plen, m->len,
+					      cb->now, res);
 			if (pi < 0)
 				break;
 			if (res->flags & MRC_SCHED_F_FALLBACK_CHANGED)

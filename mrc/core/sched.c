@@ -43,6 +43,7 @@ struct mrc_sched_ctx {
 	u32 n;
 	u32 cls;
 	u32 len;
+	u32 rail_free;		/* load-aware: F of the packet's message */
 	u64 now;
 	bool floor;		/* the min_active floor is on */
 	bool any_rail;		/* fallback: ignore the class's rail set */
@@ -270,11 +271,16 @@ static u32 mrc_sched_bytes(const struct mrc_path *p, u32 len)
 	return b < U32_MAX ? (u32)b : U32_MAX;
 }
 
-/* S_i: the rail's bytes in flight beyond MRC_SCHED_RAIL_FREE. */
-static u32 mrc_sched_rail_excess(u32 rail_bytes)
+/**
+ * mrc_sched_rail_free() - the rail bytes load-aware does not count
+ * @msg_len: the length of the message the packet is of
+ *
+ * Return: F of sched.h: MRC_SCHED_RAIL_FREE for a message of at most that
+ * many bytes, else 0.
+ */
+u32 mrc_sched_rail_free(u32 msg_len)
 {
-	return rail_bytes > MRC_SCHED_RAIL_FREE ?
-	       rail_bytes - MRC_SCHED_RAIL_FREE : 0;
+	return msg_len <= MRC_SCHED_RAIL_FREE ? MRC_SCHED_RAIL_FREE : 0;
 }
 
 /**
@@ -284,6 +290,7 @@ static u32 mrc_sched_rail_excess(u32 rail_bytes)
  * @len: bytes to send
  * @rail_bytes: the peer's bytes in flight on @p's local rail, over all
  *	of its paths there (@p's own included); only load-aware uses it
+ * @rail_free: how many of @rail_bytes do not count (mrc_sched_rail_free())
  *
  * Used by the pick (mrc_sched_best()) and the unit tests.
  *
@@ -291,7 +298,7 @@ static u32 mrc_sched_rail_excess(u32 rail_bytes)
  * policies in sched.h); the round-robin cost is 0.
  */
 u64 mrc_sched_cost_rail(u32 policy, const struct mrc_path *p, u32 len,
-			u32 rail_bytes)
+			u32 rail_bytes, u32 rail_free)
 {
 	u64 load;
 	u32 loss;
@@ -303,8 +310,9 @@ u64 mrc_sched_cost_rail(u32 policy, const struct mrc_path *p, u32 len,
 		return mrc_sched_quant(mrc_sched_rtt(p));
 	case MRC_SCHED_LOAD_AWARE:
 		loss = min_t(u32, p->consec_loss, MRC_SCHED_LOSS_CAP);
-		load = (u64)mrc_sched_bytes(p, len) * (1 + loss) +
-		       mrc_sched_rail_excess(rail_bytes);
+		load = (u64)mrc_sched_bytes(p, len) * (1 + loss);
+		if (rail_bytes > rail_free)
+			load += rail_bytes - rail_free;	/* S_i */
 		load = min_t(u64, load, MRC_SCHED_LOAD_MAX);
 		return load << MRC_SCHED_RTT_SHIFT |
 		       min_t(u32, mrc_sched_quant(mrc_sched_rtt(p)),
@@ -435,7 +443,8 @@ static int mrc_sched_best(struct mrc_sched *s, const struct mrc_sched_ctx *c,
 		rb = policy == MRC_SCHED_LOAD_AWARE &&
 		     p->local_rail < MRC_SCHED_MAX_RAILS ?
 		     rail[p->local_rail] : 0;
-		cost = mrc_sched_cost_rail(policy, p, c->len, rb);
+		cost = mrc_sched_cost_rail(policy, p, c->len, rb,
+					   c->rail_free);
 		if (best < 0 || cost * bw < bc * w) {
 			best = (int)idx;
 			bc = cost;
@@ -485,6 +494,8 @@ static int mrc_sched_run(struct mrc_sched *s, const struct mrc_sched_ctx *c,
  * @n: how many
  * @cls: the packet's traffic class
  * @len: its bytes
+ * @msg_len: the length of the message it is of (load-aware: the rail
+ *	bytes that do not count, mrc_sched_rail_free())
  * @now: the caller's clock, ns
  * @res: filled with the path's index, the policy tag and flags
  *
@@ -498,11 +509,11 @@ static int mrc_sched_run(struct mrc_sched *s, const struct mrc_sched_ctx *c,
  */
 int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		     struct mrc_path *const *paths, u32 n, u32 cls, u32 len,
-		     u64 now, struct mrc_sched_res *res)
+		     u32 msg_len, u64 now, struct mrc_sched_res *res)
 {
 	struct mrc_sched_ctx c = {
 		.sp = sp, .paths = paths, .n = n, .cls = cls, .len = len,
-		.now = now,
+		.rail_free = mrc_sched_rail_free(msg_len), .now = now,
 	};
 	u32 policy = sp->policy, bit;
 	u8 flags = 0;
@@ -574,5 +585,5 @@ int mrc_sched_pick(struct mrc_sched *s, const struct mrc_sched_params *sp,
 	struct mrc_sched_res res;
 
 	return mrc_sched_select(s, sp, paths, n, MRC_SCHED_CLASS_DEFAULT, 0,
-				now, &res);
+				0, now, &res);
 }

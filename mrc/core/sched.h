@@ -58,16 +58,22 @@
  *                since its last ACK (consec_loss), the RTT only between
  *                paths of equal load.  S_i is the rail queue: the peer's
  *                bytes in flight on all its paths of path i's local rail,
- *                less MRC_SCHED_RAIL_FREE (0 if below).  Many paths share
- *                one rail's send queue and port: with more paths than
- *                packets in flight most paths are idle, and without S_i
- *                a burst would go to idle paths of the one rail with the
- *                least RTT, queueing there while the other rails idle.
- *                The first MRC_SCHED_RAIL_FREE bytes do not count: a few
+ *                less F (0 if below).  Many paths share one rail's send
+ *                queue and port: with more paths than packets in flight
+ *                most paths are idle, and without S_i a burst would go
+ *                to idle paths of the one rail with the least RTT,
+ *                queueing there while the other rails idle.  F, the
+ *                bytes that do not count, is MRC_SCHED_RAIL_FREE for a
+ *                packet of a message of at most that many bytes: a few
  *                packets ahead cost less than the RTT noise between
- *                rails, and a small message stays on its fastest rail
- *                instead of waiting for the slower of two.  The loss
- *                factor weighs the path's own bytes only.
+ *                rails, and a small message goes whole to its fastest
+ *                rail instead of waiting for the slower of two.  For a
+ *                longer message F is 0: its packets spread over the rails
+ *                from the first, however few are in flight (a sender
+ *                paced by its receiver's credits has a few packets in
+ *                flight at a time, and with F > 0 they would all queue
+ *                at one rail's last hop).  The loss factor weighs the
+ *                path's own bytes only.
  *                Packed as load << MRC_SCHED_RTT_SHIFT |
  *                Q(R_i), the load capped at MRC_SCHED_LOAD_MAX and Q at
  *                2^MRC_SCHED_RTT_SHIFT - 1.  A slow or congested path
@@ -151,7 +157,10 @@ enum mrc_sched_class {
 #define MRC_SCHED_RTT_BITS		3
 /* Cap of L_i in the load-aware cost. */
 #define MRC_SCHED_LOSS_CAP		7
-/* Bytes in flight on a rail that the load-aware S_i does not count. */
+/*
+ * Bytes in flight on a rail that the load-aware S_i does not count, for a
+ * packet of a message of at most this many bytes (for a longer one: none).
+ */
 #define MRC_SCHED_RAIL_FREE		(4 * 4096)
 /* The load-aware cost: load << MRC_SCHED_RTT_SHIFT | Q(R), load capped. */
 #define MRC_SCHED_RTT_SHIFT		24
@@ -253,19 +262,20 @@ u32 mrc_sched_weight(const struct mrc_sched_params *sp,
 bool mrc_sched_in_class(const struct mrc_sched_params *sp, u32 cls,
 			const struct mrc_path *p);
 
+u32 mrc_sched_rail_free(u32 msg_len);
 u64 mrc_sched_cost_rail(u32 policy, const struct mrc_path *p, u32 len,
-			u32 rail_bytes);
+			u32 rail_bytes, u32 rail_free);
 
 /* The cost with nothing else in flight on @p's rail (unit tests). */
 static inline u64 mrc_sched_cost(u32 policy, const struct mrc_path *p,
 				 u32 len)
 {
-	return mrc_sched_cost_rail(policy, p, len, 0);
+	return mrc_sched_cost_rail(policy, p, len, 0, 0);
 }
 
 int mrc_sched_select(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		     struct mrc_path *const *paths, u32 n, u32 cls, u32 len,
-		     u64 now, struct mrc_sched_res *res);
+		     u32 msg_len, u64 now, struct mrc_sched_res *res);
 
 int mrc_sched_pick(struct mrc_sched *s, const struct mrc_sched_params *sp,
 		   struct mrc_path *const *paths, u32 n, u64 now);

@@ -208,7 +208,7 @@ static int sim_step(struct sim *sm)
 
 	sim_acks(sm, sm->now);
 	sim_keepalive(sm);
-	r = mrc_sched_select(&sm->s, &sm->sp, sm->ptr, NP, sm->cls, LEN,
+	r = mrc_sched_select(&sm->s, &sm->sp, sm->ptr, NP, sm->cls, LEN, LEN,
 			     sm->now, &res);
 	sm->hash = sm->hash * 1000003 + (u64)(r + 1);
 	if (r < 0) {

@@ -345,7 +345,7 @@ static void rr__rail_failover(void)
 static int sel(struct mrc_sched *s, unsigned int n, u32 cls, u32 len, u64 now,
 	       struct mrc_sched_res *res)
 {
-	return mrc_sched_select(s, &sp, ptr, n, cls, len, now, res);
+	return mrc_sched_select(s, &sp, ptr, n, cls, len, len, now, res);
 }
 
 static void params__weights_classes_explore(void)
@@ -858,11 +858,57 @@ static void best__rail_queue_counts(void)
 	CHECK(r[0] + 8192 >= r[1] && r[1] + 8192 >= r[0],
 	      "rails %llu / %llu", (unsigned long long)r[0],
 	      (unsigned long long)r[1]);
-	/* The cost mrcctl shows: S_i only beyond MRC_SCHED_RAIL_FREE. */
+	/* With the rail's bytes: S_i only beyond F (MRC_SCHED_RAIL_FREE). */
 	CHECK(mrc_sched_cost_rail(MRC_SCHED_LOAD_AWARE, &path[2], 4096,
-				  MRC_SCHED_RAIL_FREE + 8192) ==
+				  MRC_SCHED_RAIL_FREE + 8192,
+				  MRC_SCHED_RAIL_FREE) ==
 	      mrc_sched_cost(MRC_SCHED_LOAD_AWARE, &path[2], 4096) +
 	      (8192ULL << MRC_SCHED_RTT_SHIFT), "S_i");
+	mrc_sched_params_default(&sp);
+}
+
+/*
+ * The rail bytes load-aware does not count depend on the message: rail 0
+ * faster, four packets of a 16 KiB message all go to rail 0 (it goes
+ * whole to the fastest rail), those of a 256 KiB message spread over
+ * both rails from the second (a credit-paced sender has that few in
+ * flight).
+ */
+static void best__long_message_spreads_at_once(void)
+{
+	static const u32 msg_len[] = { 16384, 262144 };
+	struct mrc_sched_res res;
+	struct mrc_sched s;
+	unsigned int i, k, j, r[2];
+	int p;
+
+	CHECK(mrc_sched_rail_free(16384) == MRC_SCHED_RAIL_FREE &&
+	      mrc_sched_rail_free(16385) == 0, "F");
+	for (j = 0; j < ARRAY_SIZE(msg_len); j++) {
+		setup(NP, 0xffff);
+		for (i = 1; i < NP; i += 2)
+			for (k = 0; k < 8; k++)
+				mrc_rtt_update(&path[i].rtt, 2 * MS);
+		sp.policy = MRC_SCHED_LOAD_AWARE;
+		sp.explore_every = 0;
+		mrc_sched_init(&s);
+		r[0] = r[1] = 0;
+		for (i = 0; i < 4; i++) {
+			p = mrc_sched_select(&s, &sp, ptr, NP, 0, 4096,
+					     msg_len[j], T0, &res);
+			if (p < 0)
+				break;
+			mrc_path_inflight_add(&path[p], 1, 4096);
+			r[p & 1]++;
+		}
+		CHECK(i == 4, "%u: picks %u", msg_len[j], i);
+		if (j == 0)
+			CHECK(r[0] == 4 && r[1] == 0, "%u: rails %u / %u",
+			      msg_len[j], r[0], r[1]);
+		else
+			CHECK(r[0] == 2 && r[1] == 2, "%u: rails %u / %u",
+			      msg_len[j], r[0], r[1]);
+	}
 	mrc_sched_params_default(&sp);
 }
 
@@ -889,6 +935,7 @@ static const struct tap_test tests[] = {
 	T(best__ties_rotate_and_weights_scale),
 	T(best__exploration_budget),
 	T(best__rail_queue_counts),
+	T(best__long_message_spreads_at_once),
 #undef T
 };
 
