@@ -14,7 +14,9 @@
 #
 # What is exercised and what is kept out: peer-add and peer-del name only
 # the fuzz peers, node ids 100..107 (their addresses may be the other
-# node's: SIDR exchanges the other node must refuse); the real peer is
+# node's: SIDR exchanges the other node must refuse), and this node's own
+# id (its own peer if every address is local; deleted at the end); the
+# real peer is
 # never deleted and the node-id knob never changed; knobs, rail weights,
 # classes, the real peer's policy and the default key are changed at
 # will and put back every 3 s and at the end (nlfuzz_nl.c).  So the
@@ -29,7 +31,8 @@
 # Afterwards, on each node: nlfuzz saw no anomaly (every reply and event
 # as the spec says, every message read intact), the state is back (knobs
 # as before, the peer alone, its 16 paths active), a /dev/mrc exchange
-# each way is whole, the reassembly and send buffers are back to 0, mrc
+# each way is whole, (node 1) a run's cleanup deletes the node's own peer
+# (one operation of seed 1, node 1 its own peer before), the reassembly and send buffers are back to 0, mrc
 # unloads, leaves no slab cache and no rdma_cm id, no allocation site of
 # mrc (or of its address handles and cm ids) grew by LEAK_OBJS objects
 # or more over the run (slub_debug=U, as teardown.sh), and dmesg shows no
@@ -149,6 +152,21 @@ run_guest() {
 		0 "$?"
 	diag "exchange: $(tr '\n' ' ' < /tmp/xchg.out)"
 	barrier xchg-done
+
+	# A peer-add of our own id with only local addresses makes this node
+	# its own peer (the fuzz peers' cleanup missed it once: seed
+	# 373034506).  One operation of a fixed sequence (not a peer-del of
+	# our id), then the cleanup.
+	if is_node 1; then
+		case_title "the fuzz's cleanup deletes this node's own peer"
+		ok 'add this node as its own peer' peer_add "$n"
+		relay_tap nlfuzz "$NLFUZZ" --seed 1 --seconds 10 --threads 1 \
+			--count 1 --peer "$o" \
+			--peer-addr "$(node_ip "$o" 0),$(node_ip "$o" 1)"
+		ok_eq "only node$o is a peer" "[$o]" \
+			"$(mrcctl -j peer show | jq -c '[.[].node]')"
+	fi
+	barrier own-peer-done
 
 	case_title 'no leak: buffers back to 0, mrc unloads clean'
 	wait_for 'reassembly and send buffers back to 0' 60 buffers_free

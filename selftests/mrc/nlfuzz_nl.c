@@ -15,12 +15,14 @@
  * needs: peer-add and peer-del only name the fuzz peers (node ids
  * FUZZ_BASE..+7, none of them a real node; their addresses may be the
  * real peer's, a node that does not exist, or no unicast address at
- * all), the real peer is never deleted (a request that could is
+ * all) or this node's own id (refused unless every address is one of
+ * this host's: then the node is its own peer until the cleanup deletes
+ * it), the real peer is never deleted (a request that could is
  * rewritten before it is sent), the node-id knob is only ever set to its
  * own value (or to one that must be refused), and the state the run may
  * change (knobs, rail weights, classes, the real peer's policy, the
  * default key) is put back by nf_nl_restore(): every --restore-ms, and at
- * the end, with the fuzz peers deleted.
+ * the end, once the fuzz peers and this node's own peer are deleted.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -599,8 +601,10 @@ static void sanitize(const struct nlmsghdr *nlh, uint8_t cmd)
 			    bt == (unsigned int)peer_node && *v == nf_cfg.peer)
 				*v = nf_cfg.fuzz_base;
 			/*
-			 * Only fuzz peers are added (ours, the peer's:
-			 * refused; ours not while --node-id changes it).
+			 * Only fuzz peers are added, or our own id (kept
+			 * but while --node-id changes it): refused unless
+			 * every address is local (the cleanup deletes that
+			 * peer); the real peer's is refused.
 			 */
 			if (cmd == MRC_CMD_PEER_ADD && type == MRC_A_PEER &&
 			    bt == (unsigned int)peer_node && *v &&
@@ -1186,10 +1190,15 @@ int nf_nl_restore(void)
 }
 
 /**
- * nf_nl_cleanup() - the end of a run: state put back, fuzz peers deleted
+ * nf_nl_cleanup() - the end of a run: fuzz peers deleted, state put back
  *
- * Return: the number of requests that failed (a fuzz peer not there is
- * no failure).
+ * The fuzz peers go, and this node's own peer, which a peer-add of our
+ * own id with only local addresses makes (the real peer is never ours);
+ * then the state is put back (a node that is its own peer refuses a new
+ * node id).
+ *
+ * Return: the number of requests that failed (a peer not there is no
+ * failure).
  */
 int nf_nl_cleanup(void)
 {
@@ -1198,18 +1207,22 @@ int nf_nl_cleanup(void)
 	struct nlmsghdr *nlh;
 	struct nlattr *n;
 	unsigned int i;
-	int bad = nf_nl_restore(), err;
+	int bad = 0, err;
+	uint32_t id;
 
 	if (!nl)
-		return bad + 1;
-	for (i = 0; i < NF_FUZZ_PEERS; i++) {
+		return nf_nl_restore() + 1;
+	for (i = 0; i <= NF_FUZZ_PEERS; i++) {
+		id = i < NF_FUZZ_PEERS ? nf_cfg.fuzz_base + i : nf_cfg.node;
+		if (id == nf_cfg.peer)
+			continue;
 		nlh = req(buf, base.family, MRC_CMD_PEER_DEL, 0);
 		n = mnl_attr_nest_start(nlh, MRC_A_PEER);
-		mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, nf_cfg.fuzz_base + i);
+		mnl_attr_put_u32(nlh, MRC_PEER_A_NODE, id);
 		mnl_attr_nest_end(nlh, n);
 		err = simple(nl, nlh, NULL);
 		bad += err && err != ENOENT;
 	}
 	mnl_socket_close(nl);
-	return bad;
+	return bad + nf_nl_restore();
 }
