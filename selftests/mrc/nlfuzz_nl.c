@@ -601,10 +601,10 @@ static void sanitize(const struct nlmsghdr *nlh, uint8_t cmd)
 			    bt == (unsigned int)peer_node && *v == nf_cfg.peer)
 				*v = nf_cfg.fuzz_base;
 			/*
-			 * Only fuzz peers are added, or our own id (kept
-			 * but while --node-id changes it): refused unless
-			 * every address is local (the cleanup deletes that
-			 * peer); the real peer's is refused.
+			 * Only fuzz peers are added, or our own id (not
+			 * while --node-id changes it): refused unless every
+			 * address is local (the cleanup deletes that peer);
+			 * the real peer's id is refused.
 			 */
 			if (cmd == MRC_CMD_PEER_ADD && type == MRC_A_PEER &&
 			    bt == (unsigned int)peer_node && *v &&
