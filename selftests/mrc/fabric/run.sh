@@ -16,12 +16,20 @@
 #   console.N.log   serial console of node N (kernel messages, panics)
 #   node.N.out      stdout+stderr of COMMAND on node N
 #   node.N.rc       exit status of COMMAND on node N (written atomically)
-#   dmesg.N.log     full guest dmesg after COMMAND finished
+#   dmesg.N.log     full guest dmesg after COMMAND finished, or at the
+#                   timeout (then with the sysrq-w list of blocked tasks)
 #   boot.N.log      guest uptime at each setup stage
 #   qemu.N.log      QEMU's own stdout/stderr
 #   shared/         MRC_SHARED: scratch space for coordination between nodes
 #   .fabric/        runner <-> guest control files (config, ready.N, go, stop,
-#                   dead.N when node N's VM died, kill.N / killed.N below)
+#                   dead.N when node N's VM died, kill.N / killed.N below,
+#                   dump / dumped.N at the timeout)
+#
+# At the timeout the runner writes .fabric/dump and gives the guests up to
+# DUMP_WAIT seconds before it kills them: each guest that still responds
+# writes the stacks of its blocked (D state) tasks to its kernel log
+# (sysrq w), saves its dmesg as dmesg.N.log and writes .fabric/dumped.N. A
+# test that hangs in the kernel thus leaves the stacks that explain it.
 #
 # Killing a node on purpose (lifecycle.sh: a peer that dies without a clean
 # shutdown).  Once the tests run, a guest that writes .fabric/kill.N (any
@@ -427,6 +435,17 @@ echo ready >"$CTL/ready.$NODE.tmp" && mv "$CTL/ready.$NODE.tmp" "$CTL/ready.$NOD
 while [ ! -e "$CTL/go" ]; do nap 0.1; done
 stage "go"
 
+# The runner's timeout: blocked tasks' stacks into the kernel log, and the
+# log into the share (see run.sh's header). A background child of PID 1.
+dump_watch() {
+	while [ ! -e "$CTL/dump" ]; do nap 1; done
+	echo w >/proc/sysrq-trigger
+	nap 1
+	dmesg >"$OUT/dmesg.$NODE.log" 2>&1
+	echo dumped >"$CTL/dumped.$NODE"
+}
+dump_watch &
+
 if [ -n "$ONLY" ] && [ "$ONLY" != "$NODE" ]; then
 	# --only: this node only provides the fabric.
 	while [ ! -e "$CTL/stop" ]; do nap 0.5; done
@@ -823,6 +842,31 @@ nic_stalled() {
 	return 1
 }
 
+# At the timeout: ask the guests still running for their blocked tasks
+# and kernel logs (see the header), for at most DUMP_WAIT seconds.
+DUMP_WAIT=20
+dump_guests() {
+	local n t end pending
+	echo dump >"$OUTDIR/.fabric/dump"
+	end=$(($(now_ms) + DUMP_WAIT * 1000))
+	while :; do
+		pending=()
+		for ((n = 1; n <= NODES; n++)); do
+			[ -e "$OUTDIR/.fabric/dumped.$n" ] && continue
+			kill -0 "${QPID[$n]}" 2>/dev/null || continue
+			pending+=("node$n")
+		done
+		t=$(now_ms)
+		[ ${#pending[@]} = 0 ] || [ "$t" -ge "$end" ] && break
+		sleep 0.2
+	done
+	for ((n = 1; n <= NODES; n++)); do
+		[ -e "$OUTDIR/.fabric/dumped.$n" ] &&
+			msg "node$n: blocked tasks and dmesg saved in $OUTDIR/dmesg.$n.log"
+	done
+	[ ${#pending[@]} = 0 ] || msg "no dmesg from ${pending[*]} within ${DUMP_WAIT} s"
+}
+
 FAIL=0
 while :; do
 	t=$(now_ms)
@@ -883,6 +927,7 @@ while :; do
 			fi
 		done
 		msg "TIMEOUT after ${TIMEOUT} s; not finished: ${late[*]}"
+		[ $GO = 1 ] && dump_guests
 		exit 124
 	fi
 	sleep 0.2
