@@ -13,7 +13,10 @@
  * hardware RoCE NICs too.  Every node listens; each side resolves its own
  * links to its peers, retrying every second until it works.  cm ids are
  * created and destroyed only by peer->work; the cm handler never destroys
- * one, it records the result and queues the work.
+ * one, it records the result and queues the work.  That includes the
+ * removal of the id's device (DEVICE_REMOVAL, -ENODEV): rdma_cm's removal
+ * waits until every id on the device is destroyed, so an id kept there
+ * would hold `rdma link delete` (or the device's driver unload) for ever.
  *
  * Tokens (wire version 3).  Nothing else in a UD datagram says which node
  * sent it: QPNs, node ids and addresses are easy to learn or guess.  So
@@ -510,6 +513,14 @@ static int mrc_cm_client_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 		err = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/*
+		 * The device of an exchange in flight goes: no event comes
+		 * after this one, and the removal waits until the id is
+		 * destroyed.  An ended exchange: the work destroys it.
+		 */
+		err = -ENODEV;
 		break;
 	default:
 		return 0;

@@ -41,12 +41,19 @@
 #    (finding 4: mrc_ep_close() waited for the sends before the recv()s,
 #    and a reply sent after that wait completed in unloaded code; 13: the
 #    wake-up after the last send touched a freed endpoint).
+# E. `rdma link delete rxe1` on node 1 while a resolution on it waits for
+#    a SIDR reply: peer GHOST has static neighbour entries, so its routes
+#    resolve and its requests go out, to nobody.  rdma_cm tells the
+#    consumer of an id whose device goes (DEVICE_REMOVAL) and waits until
+#    the id is destroyed; an id that mrc kept held the `rdma link delete`
+#    for ever (a hung task).  The delete must return within 20 s, rxe1
+#    come back as a rail and all 16 paths to the peer be active again.
 # D. `rmmod mrc` racing a `mrcctl peer add` / `peer del` loop on
 #    node 1, RMMOD_CYCLES times (MRC_TEARDOWN_RMMOD_CYCLES, default 5)
 #    (finding 7: a PEER_ADD during unload left work, timers and cm ids
 #    behind the module).  Every unload succeeds and leaves no rdma_cm id.
 #
-# MRC_TEARDOWN_CASES (default ABCD) runs only the cases it names (after
+# MRC_TEARDOWN_CASES (default ABCED) runs only the cases it names (after
 # the common setup; D unloads everything, so it comes last).
 #
 # The guests' dmesg must stay clean throughout (lib.sh: no WARN, BUG,
@@ -61,7 +68,7 @@ CYCLES=$MRC_TEARDOWN_CYCLES
 LINK_CYCLES=${MRC_TEARDOWN_LINK_CYCLES:-5}
 CLOSE_CYCLES=${MRC_TEARDOWN_CLOSE_CYCLES:-5}
 RMMOD_CYCLES=${MRC_TEARDOWN_RMMOD_CYCLES:-5}
-CASES=${MRC_TEARDOWN_CASES:-ABCD}
+CASES=${MRC_TEARDOWN_CASES:-ABCED}
 TIMEOUT=${MRC_TEARDOWN_TIMEOUT:-$((1200 + CYCLES * 20))}
 export MRC_APPEND="${MRC_APPEND:-} slub_debug=U"
 MAXLEN=65536		# stress traffic: many small messages
@@ -71,7 +78,8 @@ CHECK_MAXLEN=262144
 # case C: recv() waits this long before it replies, or until the rmmod
 # starts: the rmmod comes first, so no reply is sent before it.
 REPLY_MS=600000
-GHOST=3			# case C: a configured peer with no VM behind it
+GHOST=3			# cases C, E: a configured peer with no VM behind it
+GHOST_MAC=02:00:00:00:00:03	# case E: its neighbour entries' address
 
 source "$MRC_LIB_DIR/echo_lib.sh"
 
@@ -271,6 +279,59 @@ case_c() {
 	check_transfer "$o" c
 }
 
+# An rdma_cm id of ours on rxe1 waits for the SIDR reply of GHOST.
+ghost_sidr_waiting() {
+	rdma res show cm_id 2>/dev/null |
+		grep -E "link rxe1/.* state CONNECT .*dst-addr $(node_ip $GHOST 1):"
+}
+
+# ghost_neigh add|del: GHOST's static neighbour entries on both planes.
+ghost_neigh() {
+	local p
+	for p in 0 1; do
+		if [ "$1" = add ]; then
+			ip neigh replace "$(node_ip $GHOST $p)" lladdr $GHOST_MAC \
+				dev "eth$p" nud permanent || return 1
+		else
+			ip neigh del "$(node_ip $GHOST $p)" dev "eth$p" || return 1
+		fi
+	done
+}
+
+case_e() {
+	local o=$1 pid t0 took
+
+	case_title 'E: rdma link delete of rxe1 while a resolution on it waits for a SIDR reply'
+	if is_node 1; then
+		ok "peer $GHOST's addresses resolve, to a MAC nobody has" \
+			ghost_neigh add
+		ok "peer $GHOST (configured, absent)" \
+			mrcctl peer add $GHOST addr "$(node_ip $GHOST 0),$(node_ip $GHOST 1)"
+		wait_for "a SIDR request to $GHOST waits on rxe1" 30 \
+			ghost_sidr_waiting
+		t0=$SECONDS
+		rdma link delete rxe1 &
+		pid=$!
+		poll 20 sh -c "! kill -0 $pid"
+		took=$((SECONDS - t0))
+		if ok "rdma link delete rxe1 returned within 20 s (${took} s)" \
+			sh -c "! kill -0 $pid"; then
+			wait "$pid"
+			ok_eq 'and succeeded (exit status)' 0 $?
+		else
+			# Blocked in the kernel: nothing after this can work.
+			diag "$(cat /proc/$pid/stack 2>/dev/null)"
+		fi
+		ok 'rdma link add rxe1' rdma link add rxe1 type rxe netdev eth1
+		wait_for 'rxe1 is a rail again' 30 test -e /sys/kernel/mrc/rails/rxe1:1
+		ok "mrcctl peer del $GHOST" mrcctl peer del $GHOST
+		ok "peer $GHOST's neighbour entries deleted" ghost_neigh del
+	fi
+	barrier deleted-e 120
+	chk_paths_active "$o" 16 180 'after the delete'
+	check_transfer "$o" e
+}
+
 case_d() {
 	local o=$1 cm0
 
@@ -301,7 +362,7 @@ run_guest() {
 	site_snapshot > /tmp/sites0
 	barrier setup
 
-	for c in A B C D; do
+	for c in A B C E D; do
 		[[ $CASES == *$c* ]] || { skip "case $c" 'not in MRC_TEARDOWN_CASES'; continue; }
 		"case_${c,,}" "$o"
 	done
