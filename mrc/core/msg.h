@@ -44,6 +44,11 @@
 #define MRC_MSG_NPATHS		(MRC_PEER_MAX_ADDRS * MRC_MSG_LINK_PATHS)
 #define MRC_MSG_NPATHS_WORDS	((MRC_MSG_NPATHS + 63) / 64)
 #define MRC_MSG_NO_PATH		(~0U)
+/*
+ * Messages whose SACKs a receiver holds to the end of a batch of
+ * arrivals at most (msg_rx.c, Answers); one more sends the oldest.
+ */
+#define MRC_MSG_STEP_HELD	4
 
 /*
  * Refused messages a receiver remembers per lane (msg_rx.c, Refusal):
@@ -142,7 +147,7 @@ enum mrc_msg_stat {
 	MRC_MS_RX_BUSY, MRC_MS_TX_BUSY, MRC_MS_RX_GONE_SACKS,
 	MRC_MS_TX_EPOCH_GONE, MRC_MS_RX_REFUSE_WAITS, MRC_MS_STUCK_LOSS_PKTS,
 	MRC_MS_RX_BUSY_HEADS, MRC_MS_RTO_QUEUE_PKTS, MRC_MS_DONE_BATCHED,
-	MRC_MS_DONE_ACKED, MRC_MS_NACK_EARLY_PKTS,
+	MRC_MS_DONE_ACKED, MRC_MS_NACK_EARLY_PKTS, MRC_MS_SACKS_MERGED,
 	MRC_MS_NR
 };
 
@@ -429,6 +434,20 @@ struct mrc_msg_peer {
 		unsigned int n;		/* entries in seq[] */
 		u32 seq[MRC_WIRE_DONE_MAX];
 	} done_ack;
+	/*
+	 * The receiver's SACKs within messages (every MRC_MSG_SACK_EVERY
+	 * packets, ACK_NOW, ...) waiting for the end of the batch too
+	 * (msg_rx.c, Answers): one per message, its newest state, in answer
+	 * to the last DATA that asked.  Under the tx lock.
+	 */
+	struct {
+		unsigned int n;		/* entries in e[] */
+		struct {
+			unsigned int pi;	/* the path data came on */
+			struct mrc_pkt data;	/* its header (no body) */
+			struct mrc_reasm_sack rs;
+		} e[MRC_MSG_STEP_HELD];
+	} step_ack;
 
 	/* ---- receiver: everything here under the rx lock ---- */
 	bool rx_dead;			/* peer going away: nothing new */

@@ -96,10 +96,16 @@
  * of that message.  With small messages each packet completes one, and
  * one SACK per message is one packet back per packet received, the
  * receiver's largest cost after the copy (a cumulative ack covers what
- * arrived together, as in TCP).  Only completions wait, and only to the end
- * of the batch they arrived in: the SACKs that steer the sender within a
- * message, and those of refusals, back-pressure and given-up epochs, go
- * at once.
+ * arrived together, as in TCP).  The SACKs that steer the sender within a
+ * message (every MRC_MSG_SACK_EVERY packets, ACK_NOW, RETRANS, a closed
+ * hole, a duplicate) wait for the batch's end too, one per message: a
+ * later one of the same message replaces it (its state only grows), and
+ * the message's completion answers for it (sacks_merged counts both).  A
+ * batch is a CQ poll of at most 16 completions, so nothing waits for more
+ * than that; the echo is of the last packet that asked, the freshest RTT
+ * sample.  At most MRC_MSG_STEP_HELD messages' SACKs wait: one more sends
+ * the oldest.  Those of refusals, back-pressure and given-up epochs go at
+ * once.
  *
  * Order.  Complete messages are delivered in sequence order per lane:
  * seq == rx_next[lane] goes to the deliver list (and pulls the held ones
@@ -898,6 +904,67 @@ static bool hold_done(struct mrc_msg_peer *mp, unsigned int pi,
 	return first;
 }
 
+/* Sends held SACK @i of mp->step_ack (still listed). */
+static void send_step(struct mrc_msg_peer *mp, unsigned int i, u64 now)
+{
+	unsigned int pi = mp->step_ack.e[i].pi;
+
+	if (!mp->path[pi]) {
+		count(mp, MRC_MS_CTL_TX_ERRORS, 1);
+		return;
+	}
+	send_sack(mp, pi, &mp->step_ack.e[i].data, &mp->step_ack.e[i].rs, 0,
+		  NULL, 0, now);
+}
+
+/* Forgets the SACK held for @msg_id, if any: a newer answer covers it. */
+static void drop_step(struct mrc_msg_peer *mp, u64 msg_id)
+{
+	unsigned int i;
+
+	for (i = 0; i < mp->step_ack.n; i++) {
+		if (mp->step_ack.e[i].data.msg_id != msg_id)
+			continue;
+		mp->step_ack.e[i] = mp->step_ack.e[--mp->step_ack.n];
+		count(mp, MRC_MS_SACKS_MERGED, 1);
+		return;
+	}
+}
+
+/*
+ * Holds back a SACK of @rs within @data's message, for
+ * mrc_msg_rx_flush() (Answers): it replaces the one held for that
+ * message (@rs is newer: the message's state only grows); with
+ * MRC_MSG_STEP_HELD other messages held, the oldest goes first.
+ * Returns true if nothing was held before.
+ */
+static bool hold_step(struct mrc_msg_peer *mp, unsigned int pi,
+		      const struct mrc_pkt *data,
+		      const struct mrc_reasm_sack *rs, u64 now)
+{
+	bool first = !mp->step_ack.n && !mp->done_ack.valid;
+	unsigned int i;
+
+	for (i = 0; i < mp->step_ack.n; i++)
+		if (mp->step_ack.e[i].data.msg_id == data->msg_id)
+			break;
+	if (i < mp->step_ack.n) {
+		count(mp, MRC_MS_SACKS_MERGED, 1);
+	} else if (i == MRC_MSG_STEP_HELD) {
+		send_step(mp, 0, now);
+		for (i = 1; i < MRC_MSG_STEP_HELD; i++)
+			mp->step_ack.e[i - 1] = mp->step_ack.e[i];
+		i = MRC_MSG_STEP_HELD - 1;
+	} else {
+		mp->step_ack.n++;
+	}
+	mp->step_ack.e[i].pi = pi;
+	mp->step_ack.e[i].data = *data;
+	mp->step_ack.e[i].data.body = NULL;
+	mp->step_ack.e[i].rs = *rs;
+	return first;
+}
+
 /**
  * mrc_msg_rx_answer() - send the SACK and NACK a DATA packet asked for
  * @mp: the peer's engine
@@ -922,7 +989,11 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 	if (pi >= MRC_MSG_NPATHS || !mp->path[pi])
 		return false;
 	if (out->sack && out->done && mp->node->batch_done) {
+		drop_step(mp, data->msg_id);
 		first = hold_done(mp, pi, data, out->rs.cum, now);
+	} else if (out->sack && mp->node->batch_done && !out->refused &&
+		   !out->busy && !out->gone) {
+		first = hold_step(mp, pi, data, &out->rs, now);
 	} else if (out->sack) {
 		u16 flags = 0;
 
@@ -955,8 +1026,11 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now)
 {
 	struct mrc_reasm_sack rs;
-	unsigned int pi = mp->done_ack.pi;
+	unsigned int pi = mp->done_ack.pi, i;
 
+	for (i = 0; i < mp->step_ack.n; i++)
+		send_step(mp, i, now);
+	mp->step_ack.n = 0;
 	if (!mp->done_ack.valid)
 		return;
 	mp->done_ack.valid = false;

@@ -47,7 +47,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"nacks_replayed", "rx_refused", "tx_refused", "rx_busy", "tx_busy",
 	"rx_gone_sacks", "tx_epoch_gone", "rx_refuse_waits", "stuck_loss_pkts",
 	"rx_busy_heads", "rto_queue_pkts", "done_batched", "done_acked",
-	"nack_early_pkts",
+	"nack_early_pkts", "sacks_merged",
 };
 
 /**
@@ -811,6 +811,7 @@ void mrc_msg_tx_restarted(struct mrc_msg_peer *mp, u64 now)
 	/* answers held for the old incarnation's messages: nobody wants them */
 	mp->done_ack.valid = false;
 	mp->done_ack.n = 0;
+	mp->step_ack.n = 0;
 	mp->node->ops->credit_reset(mp);	/* grants were for old ids */
 	mp->node->ops->kick(mp);
 }

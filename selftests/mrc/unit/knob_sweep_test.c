@@ -112,6 +112,7 @@ static void pump_lossy(struct host *from, unsigned int loss_every)
 	}
 	if (holding)
 		host_input(from->peer, held.pi, held.buf, held.len);
+	host_batch_end(from->peer);
 }
 
 /*

@@ -523,9 +523,15 @@ static inline struct mrc_msg_tx *host_send_msg(struct host *h, const void *data,
 	return m;
 }
 
-/* Runs what is due at h->now: kicks, the timer, expiry, deliveries. */
+static inline void host_batch_end(struct host *h);
+
+/*
+ * Runs what is due at h->now: the end of its batch of arrivals (which
+ * came first, as in host_take()), kicks, the timer, expiry, deliveries.
+ */
 static inline void host_run(struct host *h)
 {
+	host_batch_end(h);
 	if (h->kicks) {
 		h->kicks = 0;
 		if (h->armed && h->now >= h->arm_at)
@@ -619,11 +625,16 @@ static inline enum mrc_drop_reason host_input(struct host *h, unsigned int pi,
 	return why;
 }
 
-/* The oldest packet @h sent, off its queue (NULL: none). */
+/*
+ * The oldest packet @h sent, off its queue (NULL: none).  @h's batch of
+ * arrivals ends first, as the module's always does before anything else
+ * happens: the answers it held go out.
+ */
 static inline struct host_pkt *host_take(struct host *h)
 {
 	struct host_pkt *hp;
 
+	host_batch_end(h);
 	if (!h->nout)
 		return NULL;
 	/* A run that sent DATA returned without ops->flush: a lost send. */
@@ -636,8 +647,8 @@ static inline struct host_pkt *host_take(struct host *h)
 }
 
 /*
- * The end of @h's batch of arrivals: with node.batch_done, the completion
- * SACKs it held go out (mrc_msg_rx_flush()).
+ * The end of @h's batch of arrivals: with node.batch_done, the SACKs it
+ * held go out (mrc_msg_rx_flush()).
  */
 static inline void host_batch_end(struct host *h)
 {
@@ -647,10 +658,10 @@ static inline void host_batch_end(struct host *h)
 	mrc_msg_rx_flush(&h->mp, h->now);
 }
 
-/* Whether @h holds completion SACKs (its batch's end would send them). */
+/* Whether @h holds SACKs (its batch's end would send them). */
 static inline bool host_batch_end_flushes(const struct host *h)
 {
-	return h->mp.done_ack.valid;
+	return h->mp.done_ack.valid || h->mp.step_ack.n;
 }
 
 /*

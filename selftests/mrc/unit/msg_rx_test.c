@@ -407,8 +407,10 @@ static void rx_packet__sack_when_a_hole_closes(void)
 	u32 idx;
 
 	setup();
-	for (idx = 1; idx <= n; idx++)
+	for (idx = 1; idx <= n; idx++) {
 		data(idx % 4, id_of(EPOCH, 0, 0), len, idx, 0);
+		host_batch_end(R);	/* each arrival a batch of its own */
+	}
 	CHECK(answers(MRC_PKT_SACK, &sack, body) == n / SACK_EVERY,
 	      "a SACK every %u packets", SACK_EVERY);
 	CHECK(n % SACK_EVERY + 1 < SACK_EVERY,
@@ -978,8 +980,8 @@ out:
 /*
  * The SACKs of the messages one batch of arrivals completes go as one:
  * the last message's, with the others' sequence numbers in its done list
- * (in completion order); a message still incomplete is answered at once,
- * as every SACK but a completion's is.
+ * (in completion order).  A message still incomplete is answered at the
+ * batch's end too, and its completion within the batch answers for it.
  */
 static void rx_answer__batch_one_sack(void)
 {
@@ -1016,14 +1018,68 @@ static void rx_answer__batch_one_sack(void)
 	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1 && !sack.flags,
 	      "one completion: a plain SACK (flags %#x)", sack.flags);
 	data(0, id_of(EPOCH, 0, 4), 3 * SEG, 0, MRC_WF_ACK_NOW);
-	CHECK(R->nout == 1, "ACK_NOW answered within the batch: %u",
-	      R->nout);
-	CHECK(!host_batch_end_flushes(R), "nothing held for it");
-	answers(MRC_PKT_SACK, NULL, NULL);
+	CHECK(R->nout == 0 && host_batch_end_flushes(R),
+	      "ACK_NOW answered at the batch's end: %u sent", R->nout);
 	data(0, id_of(EPOCH, 0, 4), 3 * SEG, 1, 0);
 	data(0, id_of(EPOCH, 0, 4), 3 * SEG, 2, MRC_WF_LAST);
 	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1 && !sack.flags,
 	      "its completion: one plain SACK (flags %#x)", sack.flags);
+	CHECK(R->stats[MRC_MS_SACKS_MERGED] == 1, "sacks_merged %llu",
+	      (unsigned long long)R->stats[MRC_MS_SACKS_MERGED]);
+out:
+	teardown();
+}
+
+/*
+ * Within a batch, the SACKs a message's packets ask for (every
+ * MRC_MSG_SACK_EVERY, ACK_NOW, RETRANS) merge into one at its end: the
+ * newest state, echoing the last packet that asked.  Each message has
+ * its own; with MRC_MSG_STEP_HELD messages held, one more sends the
+ * oldest at once.  A refusal is not held.
+ */
+static void rx_answer__batch_merges_sacks(void)
+{
+	u8 body[HOST_DGRAM_MAX];
+	struct mrc_pkt_sack s;
+	struct mrc_pkt sack;
+	u32 idx;
+	unsigned int i;
+
+	setup();
+	for (idx = 0; idx < 20; idx++) {
+		R->now += 1000;
+		data(idx % 4, id_of(EPOCH, 0, 0), 40 * SEG, idx,
+		     idx == 5 || idx == 19 ? MRC_WF_ACK_NOW : 0);
+	}
+	CHECK(R->nout == 0, "nothing sent within the batch: %u", R->nout);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1,
+	      "20 packets, ACK_NOW at 5 and 19, 8 packets after 5: one SACK");
+	if (failed_checks)
+		goto out;
+	mrc_wire_get_sack(&sack, &s);
+	CHECK(s.cum == 20 && !s.nbits, "of all 20: cum %u nbits %u", s.cum,
+	      s.nbits);
+	CHECK(s.echo_tstamp == R->now && sack.entropy == 19 % 4,
+	      "echoes the last that asked (packet 19)");
+	CHECK(R->stats[MRC_MS_SACKS_MERGED] == 2 &&
+	      R->stats[MRC_MS_SACKS_TX] == 1, "sacks_merged %llu sacks_tx %llu",
+	      (unsigned long long)R->stats[MRC_MS_SACKS_MERGED],
+	      (unsigned long long)R->stats[MRC_MS_SACKS_TX]);
+	/* one SACK per message, the oldest goes when one more is held */
+	for (i = 1; i <= MRC_MSG_STEP_HELD + 1; i++)
+		data(0, id_of(EPOCH, 0, i), 2 * SEG, 0, MRC_WF_ACK_NOW);
+	CHECK(R->nout == 1, "%u messages asked: the oldest sent at once: %u",
+	      MRC_MSG_STEP_HELD + 1, R->nout);
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == MRC_MSG_STEP_HELD + 1,
+	      "one SACK each");
+	teardown();
+
+	/* a refusal is answered at once */
+	setup();
+	R->closed_port = 9;
+	data(0, id_of(EPOCH, 0, 0), 2 * SEG, 0, MRC_WF_ACK_NOW);
+	CHECK(R->nout == 1, "REFUSED: at once: %u", R->nout);
+	R->closed_port = 0;
 out:
 	teardown();
 }
@@ -1156,6 +1212,7 @@ static const struct tap_test tests[] = {
 	{ "rx_packet__busy_endpoint_holds_back",
 	  rx_packet__busy_endpoint_holds_back },
 	{ "rx_answer__batch_one_sack", rx_answer__batch_one_sack },
+	{ "rx_answer__batch_merges_sacks", rx_answer__batch_merges_sacks },
 	{ "rx_answer__batch_bounds", rx_answer__batch_bounds },
 	{ "rx_packet__port_buckets_are_lanes",
 	  rx_packet__port_buckets_are_lanes },
