@@ -13,13 +13,7 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/check_lib.sh"
 
-echo "TAP version 13"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP must be run as root (VM fabric)"
-	exit 4
-fi
-out=$(mktemp -d "${MRC_TMPDIR:-${TMPDIR:-/tmp}}/mrc-test.fabric_stall.XXXXXX") || exit 1
-echo "1..4"
+fabric_begin fabric_stall 4
 # The guest says its eth0 stalled, twice (as the watchdog does 5 s apart),
 # then would run for 200 s.
 t0=$SECONDS
@@ -36,10 +30,4 @@ check "run.sh exits 5 (NIC stall), not 0 or 124: $rc" test "$rc" = 5
 check "well before the command would end: ${took} s" test "$took" -lt 150
 check "names the node" grep -q 'node1: a NIC stopped transmitting' "$out/run.out"
 check "and leaves .fabric/nicstall.1" test -s "$out/.fabric/nicstall.1"
-if [ $failed = 0 ] && [ "${MRC_KEEP:-0}" != 1 ]; then
-	rm -rf "$out"
-else
-	echo "# outputs kept in $out"
-fi
-echo "# $((n - failed)) ok, $failed not ok"
-[ $failed = 0 ]
+fabric_end

@@ -11,13 +11,7 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/check_lib.sh"
 
-echo "TAP version 13"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP must be run as root (VM fabric)"
-	exit 4
-fi
-out=$(mktemp -d "${MRC_TMPDIR:-${TMPDIR:-/tmp}}/mrc-test.fabric_timeout.XXXXXX") || exit 1
-echo "1..6"
+fabric_begin fabric_timeout 6
 marker="mrc-fabric-timeout-marker-$$"
 t0=$SECONDS
 "$HERE/fabric/run.sh" -n 1 -p 1 -t 60 -o "$out" -- bash -c "
@@ -33,10 +27,4 @@ check "says where the dmesg went" \
 check "the guest wrote .fabric/dumped.1" test -e "$out/.fabric/dumped.1"
 check "dmesg.1.log has the command's kernel log" grep -q "$marker" "$out/dmesg.1.log"
 check "and the blocked tasks' list (sysrq w)" grep -q "Show Blocked State" "$out/dmesg.1.log"
-if [ $failed = 0 ] && [ "${MRC_KEEP:-0}" != 1 ]; then
-	rm -rf "$out"
-else
-	echo "# outputs kept in $out"
-fi
-echo "# $((n - failed)) ok, $failed not ok"
-[ $failed = 0 ]
+fabric_end
