@@ -925,7 +925,9 @@ static void drop_step(struct mrc_msg_peer *mp, u64 msg_id)
 	for (i = 0; i < mp->step_ack.n; i++) {
 		if (mp->step_ack.e[i].data.msg_id != msg_id)
 			continue;
-		mp->step_ack.e[i] = mp->step_ack.e[--mp->step_ack.n];
+		/* the others keep their order: the oldest goes first */
+		for (mp->step_ack.n--; i < mp->step_ack.n; i++)
+			mp->step_ack.e[i] = mp->step_ack.e[i + 1];
 		count(mp, MRC_MS_SACKS_MERGED, 1);
 		return;
 	}

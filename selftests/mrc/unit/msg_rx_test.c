@@ -1039,6 +1039,7 @@ out:
  */
 static void rx_answer__batch_merges_sacks(void)
 {
+	struct mrc_wire_limits lim = { MRC_MSG_MAX_BYTES, 0 };
 	u8 body[HOST_DGRAM_MAX];
 	struct mrc_pkt_sack s;
 	struct mrc_pkt sack;
@@ -1072,6 +1073,19 @@ static void rx_answer__batch_merges_sacks(void)
 	      MRC_MSG_STEP_HELD + 1, R->nout);
 	CHECK(answers(MRC_PKT_SACK, &sack, body) == MRC_MSG_STEP_HELD + 1,
 	      "one SACK each");
+	/* a completion's answer leaves the others in their order */
+	for (i = 11; i < 11 + MRC_MSG_STEP_HELD; i++)
+		data(0, id_of(EPOCH, 0, i), 2 * SEG, 0, MRC_WF_ACK_NOW);
+	data(0, id_of(EPOCH, 0, 11), 2 * SEG, 1, 0);	/* 11 completes */
+	data(0, id_of(EPOCH, 0, 20), 2 * SEG, 0, MRC_WF_ACK_NOW);
+	CHECK(R->nout == 0, "11 done: room for one more: %u sent", R->nout);
+	data(0, id_of(EPOCH, 0, 21), 2 * SEG, 0, MRC_WF_ACK_NOW);
+	CHECK(R->nout == 1 &&
+	      mrc_wire_parse(R->out[R->out_head].buf, R->out[R->out_head].len,
+			     &lim, &sack) == MRC_DROP_NONE &&
+	      sack.msg_id == id_of(EPOCH, 0, 12),
+	      "then the oldest held, 12's, goes: %u sent, %#llx", R->nout,
+	      (unsigned long long)sack.msg_id);
 	teardown();
 
 	/* a refusal is answered at once */
