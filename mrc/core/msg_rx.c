@@ -917,19 +917,24 @@ static void send_step(struct mrc_msg_peer *mp, unsigned int i, u64 now)
 		  NULL, 0, now);
 }
 
+/* Takes held SACK @i off mp->step_ack; the others keep their order. */
+static void step_del(struct mrc_msg_peer *mp, unsigned int i)
+{
+	for (mp->step_ack.n--; i < mp->step_ack.n; i++)
+		mp->step_ack.e[i] = mp->step_ack.e[i + 1];
+}
+
 /* Forgets the SACK held for @msg_id, if any: a newer answer covers it. */
 static void drop_step(struct mrc_msg_peer *mp, u64 msg_id)
 {
 	unsigned int i;
 
 	for (i = 0; i < mp->step_ack.n; i++) {
-		if (mp->step_ack.e[i].data.msg_id != msg_id)
-			continue;
-		/* the others keep their order: the oldest goes first */
-		for (mp->step_ack.n--; i < mp->step_ack.n; i++)
-			mp->step_ack.e[i] = mp->step_ack.e[i + 1];
-		count(mp, MRC_MS_SACKS_MERGED, 1);
-		return;
+		if (mp->step_ack.e[i].data.msg_id == msg_id) {
+			step_del(mp, i);
+			count(mp, MRC_MS_SACKS_MERGED, 1);
+			return;
+		}
 	}
 }
 
@@ -952,12 +957,12 @@ static bool hold_step(struct mrc_msg_peer *mp, unsigned int pi,
 			break;
 	if (i < mp->step_ack.n) {
 		count(mp, MRC_MS_SACKS_MERGED, 1);
-	} else if (i == MRC_MSG_STEP_HELD) {
-		send_step(mp, 0, now);
-		for (i = 1; i < MRC_MSG_STEP_HELD; i++)
-			mp->step_ack.e[i - 1] = mp->step_ack.e[i];
-		i = MRC_MSG_STEP_HELD - 1;
 	} else {
+		if (i == MRC_MSG_STEP_HELD) {	/* the oldest goes now */
+			send_step(mp, 0, now);
+			step_del(mp, 0);
+			i--;
+		}
 		mp->step_ack.n++;
 	}
 	mp->step_ack.e[i].pi = pi;
