@@ -175,7 +175,9 @@ static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 	struct mrc_peer *peer = mrc_msg_to_peer(mp);
 	struct mrc_peer_link *link = mrc_msg_link(peer, pi);
 	unsigned int ev = pi % MRC_MSG_LINK_PATHS;
-	u8 hdr[MRC_WIRE_HDR_LEN];
+	/* a DATA's done list goes right after the header (core/wire.h) */
+	u8 hdr[MRC_WIRE_HDR_LEN + MRC_WIRE_DONE_MAX * sizeof(__be32)];
+	unsigned int hlen = MRC_WIRE_HDR_LEN;
 	int err;
 
 	lockdep_assert_held(&peer->lock);
@@ -186,15 +188,20 @@ static int mrc_msg_op_send(struct mrc_msg_peer *mp, unsigned int pi,
 	pkt->token = peer->tx_token;	/* token branch */
 	mrc_wire_put_hdr(hdr, pkt);
 	if (pkt->type == MRC_PKT_DATA) {
+		if (pkt->flags & MRC_WF_DONE_MORE) {
+			memcpy(hdr + hlen, pkt->done,
+			       pkt->ndone * sizeof(__be32));
+			hlen += pkt->ndone * sizeof(__be32);
+		}
 		/* posted as a chain at the run's end (mrc_msg_op_flush()) */
 		err = mrc_ud_stage(link->rail->ud, ev, link->ah,
 				   link->paths[ev].remote_qpn, hdr,
-				   sizeof(hdr), payload, pkt->len);
+				   hlen, payload, pkt->len);
 		if (!err)
 			__set_bit(pi, peer->mk.staged);
 	} else {
 		err = mrc_ud_send(link->rail->ud, ev, link->ah,
-				  link->paths[ev].remote_qpn, hdr, sizeof(hdr),
+				  link->paths[ev].remote_qpn, hdr, hlen,
 				  payload ? payload : pkt->body, pkt->len);
 	}
 	if (err) {
@@ -624,6 +631,26 @@ out_put:
 }
 
 /* ---- SACK / NACK at the sender ---- */
+
+/**
+ * mrc_msg_rx_data_done() - a DATA packet carried acknowledgements of ours
+ * @peer: the peer it came from (held)
+ * @pkt: the packet, parsed, with a done list (core/wire.h, version 7)
+ *
+ * Takes its done list as a SACK's (core/msg_ack.c), then hands back the
+ * messages it completed.  Context: process, no lock held.
+ */
+void mrc_msg_rx_data_done(struct mrc_peer *peer, const struct mrc_pkt *pkt)
+{
+	LIST_HEAD(done);
+
+	spin_lock_bh(&peer->lock);
+	if (!peer->dead)
+		mrc_msg_tx_data_done(&peer->mp, pkt, ktime_get_ns());
+	list_splice_init(&peer->mp.done, &done);
+	spin_unlock_bh(&peer->lock);
+	mrc_msg_tx_finish(&mrc_msg_node, &done);
+}
 
 /**
  * mrc_msg_rx_sack() - a SACK arrived (proto.c, process context)

@@ -100,6 +100,8 @@ enum mrc_drop_reason mrc_msg_rx_sack(struct mrc_ud_qp *uqp, u32 src_qp,
 				     const struct mrc_pkt *pkt);
 enum mrc_drop_reason mrc_msg_rx_nack(struct mrc_ud_qp *uqp, u32 src_qp,
 				     const struct mrc_pkt *pkt);
+/* From mrc_msg_rx_data(): the done list a DATA carried (no lock held). */
+void mrc_msg_rx_data_done(struct mrc_peer *peer, const struct mrc_pkt *pkt);
 
 /*
  * The peer of a packet from (@uqp, @src_qp), referenced, with its link

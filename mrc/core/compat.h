@@ -64,6 +64,9 @@ typedef int64_t s64;
 #ifndef U8_MAX
 #define U8_MAX		0xff
 #endif
+#ifndef U16_MAX
+#define U16_MAX		0xffff
+#endif
 #define BIT(n)		(1UL << (n))
 #define BIT_ULL(n)	(1ULL << (n))
 #define NSEC_PER_USEC	1000ULL
@@ -265,6 +268,11 @@ static inline void list_move_tail(struct list_head *e, struct list_head *head)
 static inline bool list_empty(const struct list_head *head)
 {
 	return head->next == head;
+}
+
+static inline bool list_is_singular(const struct list_head *head)
+{
+	return !list_empty(head) && head->next == head->prev;
 }
 
 static inline void __list_splice(struct list_head *list,

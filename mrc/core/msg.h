@@ -49,6 +49,14 @@
  * arrivals at most (msg_rx.c, Answers); one more sends the oldest.
  */
 #define MRC_MSG_STEP_HELD	4
+/*
+ * How long a receiver holds the acknowledgement of a message flagged
+ * MRC_WF_ACK_LAZY for its own next DATA to the sender, from the message's
+ * arrival (msg_rx.c, Answers).  Well below any RTO floor (100 us learned
+ * from 8 times an RTT, 4 ms by default), above a request's turnaround
+ * into its reply on the VMs (a few hundred us).
+ */
+#define MRC_MSG_ACK_HOLD_NS	(1000 * NSEC_PER_USEC)
 
 /*
  * Refused messages a receiver remembers per lane (msg_rx.c, Refusal):
@@ -148,6 +156,7 @@ enum mrc_msg_stat {
 	MRC_MS_TX_EPOCH_GONE, MRC_MS_RX_REFUSE_WAITS, MRC_MS_STUCK_LOSS_PKTS,
 	MRC_MS_RX_BUSY_HEADS, MRC_MS_RTO_QUEUE_PKTS, MRC_MS_DONE_BATCHED,
 	MRC_MS_DONE_ACKED, MRC_MS_NACK_EARLY_PKTS, MRC_MS_SACKS_MERGED,
+	MRC_MS_DONE_ON_DATA, MRC_MS_ACK_HOLDS, MRC_MS_ACK_HOLDS_EXPIRED,
 	MRC_MS_NR
 };
 
@@ -423,11 +432,17 @@ struct mrc_msg_peer {
 	/*
 	 * The receiver's completion SACKs waiting for the end of the batch
 	 * of arrivals (msg_rx.c, Answers): the last one's answer, the
-	 * others' sequence numbers (its epoch).  Under the tx lock, as
-	 * every answer is sent under it.
+	 * others' sequence numbers (its epoch).  Messages flagged
+	 * MRC_WF_ACK_LAZY may wait past it for a DATA of ours to carry them
+	 * (held), until since_ns + MRC_MSG_ACK_HOLD_NS.  Under the tx lock,
+	 * as every answer is sent under it.
 	 */
 	struct {
 		bool valid;		/* last is set */
+		bool lazy;		/* every one flagged MRC_WF_ACK_LAZY */
+		bool held;		/* past a batch's end, for a DATA */
+		u64 since_ns;		/* the oldest one's arrival */
+		u64 last_ns;		/* last's arrival (ack delay) */
 		unsigned int pi;	/* the path last's DATA came on */
 		struct mrc_pkt last;	/* its DATA's header (no body) */
 		u32 npkts;		/* its packet count: the SACK's cum */
@@ -535,6 +550,13 @@ void mrc_msg_tx_push_now(struct mrc_msg_peer *mp, u64 now);
  */
 enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 				     const struct mrc_pkt *pkt, u64 now);
+/*
+ * Tx lock held: DATA packet @pkt from the peer carried a done list (the
+ * acknowledgements of our messages, version 7): take it, as a SACK's.
+ * Call before the packet's own arrival (mrc_msg_rx_packet()).
+ */
+void mrc_msg_tx_data_done(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
+			  u64 now);
 /* A NACK arrived. */
 enum mrc_drop_reason mrc_msg_tx_nack(struct mrc_msg_peer *mp,
 				     const struct mrc_pkt *pkt, u64 now);
@@ -599,7 +621,8 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 		       const struct mrc_msg_rx_out *out, u64 now);
 /*
  * Tx lock held: the end of a batch of arrivals (node->batch_done): sends
- * the completion SACKs the batch held back, as one.
+ * the completion SACKs the batch held back, as one, or holds them for a
+ * DATA of ours (MRC_WF_ACK_LAZY) and arms the timer.
  */
 void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now);
 /* The next message to deliver, off every list (NULL: none). */

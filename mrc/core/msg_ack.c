@@ -753,11 +753,12 @@ static void refused(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
 /*
  * One ACK event per path in mp->ack_seen, its sample the age of the
  * newest packet sent once that the SACK newly acked on it
- * (Acknowledgment, above).  Return: whether the SACK's path @pi got its
- * event here.
+ * (Acknowledgment, above), less @delay_ns, the time the receiver held
+ * the acknowledgement for a DATA of its own.  Return: whether the SACK's
+ * path @pi got its event here.
  */
 static bool ack_samples(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
-			unsigned int pi)
+			unsigned int pi, u64 delay_ns)
 {
 	bool got = false;
 	u32 i;
@@ -768,31 +769,33 @@ static bool ack_samples(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
 		if (!mp->path[i])
 			continue;
 		mrc_path_event(mp->path[i], &cb->pp, MRC_PATH_EV_ACK, cb->now,
-			       msg_sent_ns(cb->now, mp->ack_hi_us[i]));
+			       min(msg_sent_ns(cb->now, mp->ack_hi_us[i]) +
+				   delay_ns, cb->now));
 		got |= i == pi;
 	}
 	return got;
 }
 
 /*
- * The done list of a SACK (MRC_WF_DONE_MORE, msg_rx.c Answers): each
- * entry a message of the header's epoch that arrived whole, a SACK of all
- * of it.  Its packets leave flight acked; the paths they were on get
- * their ACK events (ack_samples()), the SACK's own path from the SACK
- * itself.  An entry for a message no longer queued is late (sacks_stale);
- * one that names packets never sent is dropped, as such a SACK is.
+ * The done list of a SACK or DATA (MRC_WF_DONE_MORE, msg_rx.c Answers):
+ * each entry a message of its epoch that arrived whole, a SACK of all of
+ * it.  Its packets leave flight acked; the paths they were on get their
+ * ACK events (ack_samples(), the ack delay taken out), a SACK's own path
+ * from the SACK itself.  An entry for a message no longer queued is
+ * late (sacks_stale); one that names packets never sent is dropped, as
+ * such a SACK is.
  */
 static void done_list(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 		      struct mrc_msg_cb *cb)
 {
 	static const u64 none[MRC_WIRE_SACK_BITS / 64];
 	unsigned int i, n = mrc_wire_done_n(pkt);
+	u64 epoch = (u64)mrc_wire_done_epoch(pkt) << 32;
+	u64 delay = (u64)pkt->ack_delay_us * NSEC_PER_USEC;
 	bool any = false;
-
 	mrc_bm_zero(mp->ack_seen, MRC_MSG_NPATHS);
 	for (i = 0; i < n; i++) {
-		u64 id = (pkt->msg_id & ~(u64)U32_MAX) |
-			 mrc_wire_get_done(pkt, i);
+		u64 id = epoch | mrc_wire_get_done(pkt, i);
 		struct mrc_msg_tx *m = tx_find(mp, id);
 
 		if (!m) {
@@ -812,7 +815,30 @@ static void done_list(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 	if (!any)
 		return;
 	mp->progress_ns = cb->now;
-	ack_samples(mp, cb, MRC_MSG_NO_PATH);
+	ack_samples(mp, cb, MRC_MSG_NO_PATH, delay);
+}
+
+/**
+ * mrc_msg_tx_data_done() - a DATA packet carried a done list
+ * @mp: the peer's engine
+ * @pkt: the DATA, parsed by mrc_wire_parse()
+ * @now: the caller's clock, ns
+ *
+ * Its entries acknowledge whole messages of ours (version 7, msg_rx.c
+ * Answers), as a SACK's done list does.  Tx lock held; the messages it
+ * retires wait on mp->done for the host.
+ */
+void mrc_msg_tx_data_done(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
+			  u64 now)
+{
+	struct mrc_msg_cb cb;
+
+	if (!mrc_wire_done_n(pkt))
+		return;
+	mrc_msg_cb_init(&cb, mp, now);
+	done_list(mp, pkt, &cb);
+	if (!list_empty(&mp->txq))
+		mp->node->ops->kick(mp);
 }
 
 /**
@@ -830,10 +856,12 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	struct mrc_pkt_sack sack;
 	struct mrc_msg_cb cb;
 	struct mrc_msg_tx *m;
+	u64 delay, echo;
 	int n;
 
 	msg_count(mp, MRC_MS_SACKS_RX, 1);
 	mrc_msg_cb_init(&cb, mp, now);
+	delay = (u64)pkt->ack_delay_us * NSEC_PER_USEC;
 	if (pkt->flags & MRC_WF_DONE_MORE) {
 		done_list(mp, pkt, &cb);
 		if (!list_empty(&mp->txq))
@@ -845,6 +873,8 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 		return ack_stale(mp, pkt->msg_id);
 	}
 	mrc_wire_get_sack(pkt, &sack);
+	/* the echo as if the receiver had answered at once (its ack delay) */
+	echo = min(sack.echo_tstamp + delay, now);
 	if (pi < MRC_MSG_NPATHS && mp->path[pi] &&
 	    (pkt->flags & (MRC_WF_BUSY | MRC_WF_REFUSED | MRC_WF_GONE)))
 		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
@@ -889,11 +919,11 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 		return MRC_DROP_BAD_SACK;
 	if (n > 0)
 		mp->progress_ns = now;
-	if (!ack_samples(mp, &cb, pi) && pi < MRC_MSG_NPATHS && mp->path[pi])
-		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now,
-			       sack.echo_tstamp);
+	if (!ack_samples(mp, &cb, pi, delay) && pi < MRC_MSG_NPATHS &&
+	    mp->path[pi])
+		mrc_path_event(mp->path[pi], &cb.pp, MRC_PATH_EV_ACK, now, echo);
 	if (n > 0)
-		floor_sample(mp, now, sack.echo_tstamp);
+		floor_sample(mp, now, echo);
 	if (mrc_txsb_done(&m->sb)) {
 		msg_retire(mp, m);
 	} else if (n > 0) {

@@ -802,6 +802,12 @@ no_memory:
 	return MRC_DROP_NO_MEMORY;
 }
 
+/* The wait of an answer to a packet that arrived at @arrived, us. */
+static u16 ack_delay_us(u64 arrived, u64 now)
+{
+	return min_t(u64, (now - arrived) / NSEC_PER_USEC, U16_MAX);
+}
+
 /* The header of an answer of @type to DATA packet @data (its header). */
 static void answer_hdr(struct mrc_pkt *pkt, const struct mrc_pkt *data,
 		       u8 type, u8 *body, u64 now)
@@ -819,12 +825,13 @@ static void answer_hdr(struct mrc_pkt *pkt, const struct mrc_pkt *data,
 
 /*
  * Sends a SACK of @rs in answer to DATA packet @data (its header) on path
- * @pi, with @flags and the done list @seq of @n entries.
+ * @pi, with @flags and the done list @seq of @n entries; @data arrived at
+ * @arrived (its ack delay, which the sender takes out of its RTT samples).
  */
 static void send_sack(struct mrc_msg_peer *mp, unsigned int pi,
 		      const struct mrc_pkt *data,
 		      const struct mrc_reasm_sack *rs, u16 flags,
-		      const u32 *seq, unsigned int n, u64 now)
+		      const u32 *seq, unsigned int n, u64 arrived, u64 now)
 {
 	u8 body[sizeof(struct mrc_wire_sack) +
 		MRC_WIRE_DONE_MAX * sizeof(__be32)];
@@ -840,6 +847,7 @@ static void send_sack(struct mrc_msg_peer *mp, unsigned int pi,
 
 	answer_hdr(&pkt, data, MRC_PKT_SACK, body, now);
 	pkt.flags = flags;
+	pkt.ack_delay_us = ack_delay_us(arrived, now);
 	memcpy(sack.bitmap, rs->bitmap, sizeof(sack.bitmap));
 	pkt.len = mrc_wire_put_sack(body, &sack);
 	if (n) {
@@ -877,29 +885,69 @@ static void send_nack(struct mrc_msg_peer *mp, unsigned int pi,
 }
 
 /*
+ * Whether nothing waits for the end of the current batch of arrivals:
+ * the host must then be told to call mrc_msg_rx_flush() at its end.  An
+ * acknowledgement held for a DATA of ours waits for the timer instead.
+ */
+static bool batch_idle(const struct mrc_msg_peer *mp)
+{
+	return !mp->step_ack.n && (!mp->done_ack.valid || mp->done_ack.held);
+}
+
+/* Sends the completion SACK held in mp->done_ack, with its done list. */
+static void send_done(struct mrc_msg_peer *mp, u64 now)
+{
+	struct mrc_reasm_sack rs;
+	unsigned int pi = mp->done_ack.pi;
+
+	mp->done_ack.valid = false;
+	mp->done_ack.held = false;
+	if (pi >= MRC_MSG_NPATHS || !mp->path[pi]) {
+		count(mp, MRC_MS_CTL_TX_ERRORS, 1);
+	} else {
+		memset(&rs, 0, sizeof(rs));
+		rs.cum = mp->done_ack.npkts;
+		send_sack(mp, pi, &mp->done_ack.last, &rs, 0,
+			  mp->done_ack.seq, mp->done_ack.n,
+			  mp->done_ack.last_ns, now);
+	}
+	mp->done_ack.n = 0;
+}
+
+/*
  * Holds back the SACK of a message @data completed, for
  * mrc_msg_rx_flush() (Answers): the last completion's answer goes with
  * the sequence numbers of the others held.  One of another epoch, or a
- * full list, sends what is held first.  Returns true if nothing was held
- * before.
+ * full list, sends what is held first.  Returns true if nothing waited
+ * for the batch's end before.
  */
 static bool hold_done(struct mrc_msg_peer *mp, unsigned int pi,
 		      const struct mrc_pkt *data, u32 npkts, u64 now)
 {
-	bool first = !mp->done_ack.valid;
+	bool first = batch_idle(mp);
+	bool lazy = data->flags & MRC_WF_ACK_LAZY;
 
 	if (mp->done_ack.valid) {
 		if ((mp->done_ack.last.msg_id >> 32) != (data->msg_id >> 32) ||
 		    mp->done_ack.n == MRC_WIRE_DONE_MAX)
-			mrc_msg_rx_flush(mp, now);
+			send_done(mp, now);
 		else
 			mp->done_ack.seq[mp->done_ack.n++] =
 				(u32)mp->done_ack.last.msg_id;
 	}
-	mp->done_ack.valid = true;
+	if (!mp->done_ack.valid) {
+		mp->done_ack.valid = true;
+		mp->done_ack.lazy = lazy;
+		mp->done_ack.since_ns = now;
+	} else {
+		mp->done_ack.lazy &= lazy;
+	}
+	mp->done_ack.held = false;
+	mp->done_ack.last_ns = now;
 	mp->done_ack.pi = pi;
 	mp->done_ack.last = *data;
 	mp->done_ack.last.body = NULL;
+	mp->done_ack.last.done = NULL;
 	mp->done_ack.npkts = npkts;
 	return first;
 }
@@ -914,7 +962,7 @@ static void send_step(struct mrc_msg_peer *mp, unsigned int i, u64 now)
 		return;
 	}
 	send_sack(mp, pi, &mp->step_ack.e[i].data, &mp->step_ack.e[i].rs, 0,
-		  NULL, 0, now);
+		  NULL, 0, now, now);
 }
 
 /* Takes held SACK @i off mp->step_ack; the others keep their order. */
@@ -949,7 +997,7 @@ static bool hold_step(struct mrc_msg_peer *mp, unsigned int pi,
 		      const struct mrc_pkt *data,
 		      const struct mrc_reasm_sack *rs, u64 now)
 {
-	bool first = !mp->step_ack.n && !mp->done_ack.valid;
+	bool first = batch_idle(mp);
 	unsigned int i;
 
 	for (i = 0; i < mp->step_ack.n; i++)
@@ -968,6 +1016,7 @@ static bool hold_step(struct mrc_msg_peer *mp, unsigned int pi,
 	mp->step_ack.e[i].pi = pi;
 	mp->step_ack.e[i].data = *data;
 	mp->step_ack.e[i].data.body = NULL;
+	mp->step_ack.e[i].data.done = NULL;
 	mp->step_ack.e[i].rs = *rs;
 	return first;
 }
@@ -1012,7 +1061,7 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 			flags |= MRC_WF_GONE;
 			count(mp, MRC_MS_RX_GONE_SACKS, 1);
 		}
-		send_sack(mp, pi, data, &out->rs, flags, NULL, 0, now);
+		send_sack(mp, pi, data, &out->rs, flags, NULL, 0, now, now);
 	}
 	if (out->nholes)
 		send_nack(mp, pi, data, out, now);
@@ -1026,29 +1075,92 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
  *
  * At the end of the host's batch of arrivals (node->batch_done): one
  * SACK, of the last message completed, with the others' sequence numbers
- * in its done list (Answers).  If its path went away meanwhile, nothing
- * goes (ctl_tx_errors): the sender resends, and the duplicate is acked.
- * Tx lock held.
+ * in its done list (Answers).  If every one of them was flagged
+ * MRC_WF_ACK_LAZY, they wait for a DATA of ours to the peer instead
+ * (mrc_msg_rx_done_on_data()), or for the timer, armed for the end of
+ * MRC_MSG_ACK_HOLD_NS (mrc_msg_rx_ack_timer()).  If the SACK's path went
+ * away meanwhile, nothing goes (ctl_tx_errors): the sender resends, and
+ * the duplicate is acked.  Tx lock held.
  */
 void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now)
 {
-	struct mrc_reasm_sack rs;
-	unsigned int pi = mp->done_ack.pi, i;
+	unsigned int i;
 
 	for (i = 0; i < mp->step_ack.n; i++)
 		send_step(mp, i, now);
 	mp->step_ack.n = 0;
-	if (!mp->done_ack.valid)
+	if (!mp->done_ack.valid || mp->done_ack.held)
 		return;
-	mp->done_ack.valid = false;
-	if (pi >= MRC_MSG_NPATHS || !mp->path[pi]) {
-		count(mp, MRC_MS_CTL_TX_ERRORS, 1);
-	} else {
-		memset(&rs, 0, sizeof(rs));
-		rs.cum = mp->done_ack.npkts;
-		send_sack(mp, pi, &mp->done_ack.last, &rs, 0,
-			  mp->done_ack.seq, mp->done_ack.n, now);
+	if (mp->done_ack.lazy &&
+	    now - mp->done_ack.since_ns < MRC_MSG_ACK_HOLD_NS) {
+		mp->done_ack.held = true;
+		count(mp, MRC_MS_ACK_HOLDS, 1);
+		mp->node->ops->arm(mp, mp->done_ack.since_ns +
+				   MRC_MSG_ACK_HOLD_NS - now);
+		return;
 	}
+	send_done(mp, now);
+}
+
+/**
+ * mrc_msg_rx_ack_timer() - the sender's timer came due: a held
+ * acknowledgement may be too
+ * @mp: the peer's engine
+ * @now: the caller's clock, ns
+ *
+ * Sends the acknowledgements mrc_msg_rx_flush() held for a DATA of ours
+ * once MRC_MSG_ACK_HOLD_NS passed since the oldest arrived
+ * (ack_holds_expired), else arms the timer for then.  Tx lock held.
+ */
+void mrc_msg_rx_ack_timer(struct mrc_msg_peer *mp, u64 now)
+{
+	u64 due;
+
+	if (!mp->done_ack.valid || !mp->done_ack.held)
+		return;
+	due = mp->done_ack.since_ns + MRC_MSG_ACK_HOLD_NS;
+	if ((s64)(now - due) >= 0) {
+		count(mp, MRC_MS_ACK_HOLDS_EXPIRED, 1);
+		send_done(mp, now);
+	} else {
+		mp->node->ops->arm(mp, due - now);
+	}
+}
+
+/**
+ * mrc_msg_rx_done_on_data() - put the held acknowledgements on a DATA
+ * @mp: the peer's engine
+ * @pkt: the DATA packet about to go to the peer
+ * @buf: room for MRC_WIRE_DONE_MAX entries, where its list is written
+ * @room: the bytes the packet can carry beyond its payload
+ * @now: the caller's clock, ns
+ *
+ * The completion SACKs waiting in mp->done_ack (held past a batch's end,
+ * or not yet) ride on @pkt instead (version 7, Answers): every one as a
+ * done list entry, its epoch in credit, the newest's wait in ack_delay.
+ * Nothing happens if they do not fit.  Tx lock held.
+ */
+void mrc_msg_rx_done_on_data(struct mrc_msg_peer *mp, struct mrc_pkt *pkt,
+			     u8 *buf, u32 room, u64 now)
+{
+	unsigned int n = mp->done_ack.n;
+	u32 last = (u32)mp->done_ack.last.msg_id;
+	u8 *b = buf;
+
+	if (!mp->done_ack.valid || n + 1 > MRC_WIRE_DONE_MAX ||
+	    (n + 1) * sizeof(__be32) > room)
+		return;
+	if (n)
+		b += mrc_wire_put_done(b, mp->done_ack.seq, n);
+	mrc_wire_put_done(b, &last, 1);
+	pkt->flags |= MRC_WF_DONE_MORE;
+	pkt->done = buf;
+	pkt->ndone = n + 1;
+	pkt->credit = mp->done_ack.last.msg_id >> 32;
+	pkt->ack_delay_us = ack_delay_us(mp->done_ack.last_ns, now);
+	count(mp, MRC_MS_DONE_ON_DATA, n + 1);
+	mp->done_ack.valid = false;
+	mp->done_ack.held = false;
 	mp->done_ack.n = 0;
 }
 

@@ -47,7 +47,8 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"nacks_replayed", "rx_refused", "tx_refused", "rx_busy", "tx_busy",
 	"rx_gone_sacks", "tx_epoch_gone", "rx_refuse_waits", "stuck_loss_pkts",
 	"rx_busy_heads", "rto_queue_pkts", "done_batched", "done_acked",
-	"nack_early_pkts", "sacks_merged",
+	"nack_early_pkts", "sacks_merged", "done_on_data", "ack_holds",
+	"ack_holds_expired",
 };
 
 /**
@@ -94,10 +95,18 @@ static void new_epoch(struct mrc_msg_peer *mp)
 	seq_reset(mp->next_seq);
 }
 
-/* Builds DATA packet @idx of @m for path @pi and posts it. */
+/*
+ * Builds DATA packet @idx of @m for path @pi and posts it.  The receiver's
+ * acknowledgements of the peer's messages ride on it if they fit in the
+ * message's segment (msg_rx.c, Answers).  A message that is the only one
+ * queued, sent within the window and its credit, says MRC_WF_ACK_LAZY:
+ * nothing waits for its acknowledgement, so the receiver may hold it for
+ * a DATA of its own (a reply).
+ */
 static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 		     unsigned int pi, bool retrans, bool ack_now, u64 now)
 {
+	u8 done[MRC_WIRE_DONE_MAX * sizeof(__be32)];
 	struct mrc_pkt pkt = {
 		.version = MRC_WIRE_VERSION,
 		.type = MRC_PKT_DATA,
@@ -122,6 +131,10 @@ static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 	 */
 	if (ack_now || mp->inflight + 1 >= mp->cwnd)
 		pkt.flags |= MRC_WF_ACK_NOW;
+	else if (list_is_singular(&mp->txq))
+		pkt.flags |= MRC_WF_ACK_LAZY;
+	if (mp->done_ack.valid)
+		mrc_msg_rx_done_on_data(mp, &pkt, done, m->seg - pkt.len, now);
 	pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
 	return mp->node->ops->send(mp, pi, &pkt, (u8 *)m->buf + pkt.offset);
 }
@@ -531,10 +544,12 @@ static u64 msg_tick_ns(const struct mrc_msg_peer *mp,
  * @mp: the peer's engine
  * @now: the caller's clock, ns
  *
- * Finds losses, sends what may go, fails the queue with -EHOSTUNREACH if
- * no path was usable for peer_timeout_ms, or with -ETIMEDOUT if paths are
- * usable but nothing progressed for MRC_MSG_STALL_MULT times that, and
- * arms the timer again while anything is queued.
+ * Sends the acknowledgements held for a DATA of ours that came due (one
+ * timer serves both), finds losses, sends what may go, fails the queue
+ * with -EHOSTUNREACH if no path was usable for peer_timeout_ms, or with
+ * -ETIMEDOUT if paths are usable but nothing progressed for
+ * MRC_MSG_STALL_MULT times that, and arms the timer again while anything
+ * is queued.
  */
 void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
 {
@@ -542,6 +557,7 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
 	struct mrc_msg_cb cb;
 	bool more = false;
 
+	mrc_msg_rx_ack_timer(mp, now);
 	mrc_msg_cb_init(&cb, mp, now);
 	mrc_msg_loss_scan(mp, &cb);
 	push(mp, &cb, &more);
@@ -577,9 +593,11 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
  * exchange's timer often comes due while its message is still in flight:
  * that costs a loss scan in the timer, not a hop to the host's work item
  * and back.  A longer queue's run is the work item's (ops->kick()).
+ * Acknowledgements held for a DATA of ours that came due go first.
  */
 void mrc_msg_tx_timer(struct mrc_msg_peer *mp, u64 now)
 {
+	mrc_msg_rx_ack_timer(mp, now);
 	if (list_empty(&mp->txq))
 		return;		/* its SACK came first: nothing to do */
 	if (mp->ntx <= MRC_MSG_PUSH_NOW_MAX && list_empty(&mp->done))
@@ -810,6 +828,7 @@ void mrc_msg_tx_restarted(struct mrc_msg_peer *mp, u64 now)
 	mp->rack_valid = false;
 	/* answers held for the old incarnation's messages: nobody wants them */
 	mp->done_ack.valid = false;
+	mp->done_ack.held = false;
 	mp->done_ack.n = 0;
 	mp->step_ack.n = 0;
 	mp->node->ops->credit_reset(mp);	/* grants were for old ids */

@@ -196,7 +196,13 @@ void mrc_wire_put_hdr(void *buf, const struct mrc_pkt *pkt)
 	put16(HDR(b, len), pkt->len);
 	put16(HDR(b, seg), pkt->seg);
 	put16(HDR(b, entropy), pkt->entropy);
-	put16(HDR(b, reserved), 0);
+	put16(HDR(b, ack_delay), 0);
+	if (pkt->type == MRC_PKT_DATA && (pkt->flags & MRC_WF_DONE_MORE)) {
+		put16(HDR(b, len), pkt->len + pkt->ndone * sizeof(__be32));
+		put16(HDR(b, ack_delay), pkt->ack_delay_us);
+	} else if (pkt->type == MRC_PKT_SACK) {
+		put16(HDR(b, ack_delay), pkt->ack_delay_us);
+	}
 	put32(HDR(b, path_seq), pkt->path_seq);
 	put32(HDR(b, credit), pkt->credit);
 	put64(HDR(b, tstamp), pkt->tstamp);
@@ -218,6 +224,7 @@ static void get_hdr(const u8 *b, struct mrc_pkt *pkt)
 	pkt->len = get16(HDR(b, len));
 	pkt->seg = get16(HDR(b, seg));
 	pkt->entropy = get16(HDR(b, entropy));
+	pkt->ack_delay_us = get16(HDR(b, ack_delay));
 	pkt->path_seq = get32(HDR(b, path_seq));
 	pkt->credit = get32(HDR(b, credit));
 	pkt->tstamp = get64(HDR(b, tstamp));
@@ -230,12 +237,14 @@ static void get_hdr(const u8 *b, struct mrc_pkt *pkt)
 /*
  * DATA: the packet is piece offset / seg of a message of msg_len bytes cut
  * into seg-byte pieces.  Whether seg and msg_len match the other packets of
- * the same message is the reassembly's business (it has the state).
+ * the same message is the reassembly's business (it has the state).  With
+ * MRC_WF_DONE_MORE (version 7), 1 to MRC_WIRE_DONE_MAX done list entries
+ * precede the payload: @p then points past them, with len the payload's.
  */
-static enum mrc_drop_reason check_data(const struct mrc_pkt *p,
+static enum mrc_drop_reason check_data(struct mrc_pkt *p,
 				       const struct mrc_wire_limits *lim)
 {
-	u32 rest, want;
+	u32 rest, want, extra;
 	bool last;
 
 	if (!p->msg_len)
@@ -247,14 +256,28 @@ static enum mrc_drop_reason check_data(const struct mrc_pkt *p,
 	if (p->offset >= p->msg_len || p->offset % p->seg)
 		return MRC_DROP_BAD_OFFSET;
 	rest = p->msg_len - p->offset;
-	if (p->len > rest)
+	if (p->len > rest && !(p->flags & MRC_WF_DONE_MORE))
 		return MRC_DROP_BAD_OFFSET;
 	want = min_t(u32, rest, p->seg);
-	if (p->len != want)
+	if (p->len < want)
 		return MRC_DROP_BAD_LENGTH;
-	last = p->len == rest;
+	extra = p->len - want;
+	if (p->flags & MRC_WF_DONE_MORE) {
+		if (!extra || extra % sizeof(__be32) ||
+		    extra / sizeof(__be32) > MRC_WIRE_DONE_MAX)
+			return MRC_DROP_BAD_LENGTH;
+	} else if (extra) {
+		return MRC_DROP_BAD_LENGTH;
+	}
+	last = want == rest;
 	if (!!(p->flags & MRC_WF_LAST) != last)
 		return MRC_DROP_BAD_OFFSET;
+	if (extra) {
+		p->done = p->body;
+		p->ndone = extra / sizeof(__be32);
+		p->body += extra;
+		p->len = want;
+	}
 	return MRC_DROP_NONE;
 }
 
@@ -263,7 +286,7 @@ static enum mrc_drop_reason check_data(const struct mrc_pkt *p,
  * MRC_WIRE_DONE_MAX entries (not with REFUSED, BUSY or GONE); the bitmap
  * must not run past packet index U32_MAX.
  */
-static enum mrc_drop_reason check_sack(const struct mrc_pkt *p)
+static enum mrc_drop_reason check_sack(struct mrc_pkt *p)
 {
 	const u32 base = sizeof(struct mrc_wire_sack);
 	u32 cum, nbits;
@@ -283,6 +306,10 @@ static enum mrc_drop_reason check_sack(const struct mrc_pkt *p)
 		return MRC_DROP_BAD_SACK;
 	if ((u64)cum + nbits > U32_MAX)
 		return MRC_DROP_BAD_SACK;
+	if (p->len > base) {
+		p->done = p->body + base;
+		p->ndone = (p->len - base) / sizeof(__be32);
+	}
 	return MRC_DROP_NONE;
 }
 
@@ -372,6 +399,7 @@ enum mrc_drop_reason mrc_wire_parse(const void *buf, u32 buflen,
 
 	if (buflen < MRC_WIRE_HDR_LEN)
 		return MRC_DROP_TRUNCATED;
+	memset(&p, 0, sizeof(p));
 	get_hdr(buf, &p);
 	if (p.version != MRC_WIRE_VERSION)
 		return MRC_DROP_BAD_VERSION;
@@ -473,7 +501,7 @@ u16 mrc_wire_put_sack(void *body, const struct mrc_pkt_sack *sack)
 }
 
 /**
- * mrc_wire_done_n() - the entries of an accepted SACK's done list
+ * mrc_wire_done_n() - the entries of an accepted SACK's or DATA's done list
  * @pkt: the packet
  *
  * Return: 0 without MRC_WF_DONE_MORE, else 1..MRC_WIRE_DONE_MAX.
@@ -482,11 +510,11 @@ unsigned int mrc_wire_done_n(const struct mrc_pkt *pkt)
 {
 	if (!(pkt->flags & MRC_WF_DONE_MORE))
 		return 0;
-	return (pkt->len - sizeof(struct mrc_wire_sack)) / sizeof(__be32);
+	return pkt->ndone;
 }
 
 /**
- * mrc_wire_get_done() - one entry of an accepted SACK's done list
+ * mrc_wire_get_done() - one entry of an accepted packet's done list
  * @pkt: the packet
  * @i: the entry, below mrc_wire_done_n()
  *
@@ -494,8 +522,21 @@ unsigned int mrc_wire_done_n(const struct mrc_pkt *pkt)
  */
 u32 mrc_wire_get_done(const struct mrc_pkt *pkt, unsigned int i)
 {
-	return get32(pkt->body + sizeof(struct mrc_wire_sack) +
-		     i * sizeof(__be32));
+	return get32(pkt->done + i * sizeof(__be32));
+}
+
+/**
+ * mrc_wire_done_epoch() - the epoch of an accepted packet's done list
+ * @pkt: the packet, with a done list
+ *
+ * Return: msg_id bits 63..32 of its entries: a SACK's own message's, a
+ * DATA's from its credit field (version 7).
+ */
+u32 mrc_wire_done_epoch(const struct mrc_pkt *pkt)
+{
+	if (pkt->type == MRC_PKT_DATA)
+		return pkt->credit;
+	return pkt->msg_id >> 32;
 }
 
 /**
@@ -505,7 +546,8 @@ u32 mrc_wire_get_done(const struct mrc_pkt *pkt, unsigned int i)
  * @n: how many, 1..MRC_WIRE_DONE_MAX
  *
  * Return: the bytes written, to add to the SACK's length (the caller
- * sets MRC_WF_DONE_MORE).
+ * sets MRC_WF_DONE_MORE).  A DATA's list goes the same way, right after
+ * its header (struct mrc_pkt, done).
  */
 u16 mrc_wire_put_done(void *body, const u32 *seq, unsigned int n)
 {

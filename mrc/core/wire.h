@@ -17,7 +17,7 @@
  *  +---------------------------+---------------------------+
  *  |          offset           |          msg_len          |  32
  *  +-------------+-------------+-------------+-------------+
- *  |     len     |     seg     |   entropy   |  reserved   |  40
+ *  |     len     |     seg     |   entropy   |  ack_delay  |  40
  *  +-------------+-------------+-------------+-------------+
  *  |         path_seq          |         credit            |  48
  *  +---------------------------+---------------------------+
@@ -41,9 +41,12 @@
  * 2: msg_id lanes (msg.h).  3: the header grows to 64 bytes with the
  * per-peer token, struct mrc_wire_cm carries it.  4: struct mrc_wire_cm
  * is authenticated (ts, nonce, mac; 24-bit QPNs); packets unchanged.
- * 6: a SACK may carry a done list (MRC_WF_DONE_MORE).
+ * 6: a SACK may carry a done list (MRC_WF_DONE_MORE).  7: so may DATA
+ * (before its payload), with its epoch in credit; SACK and such a DATA
+ * say their ack delay in ack_delay (the old reserved); DATA may say
+ * MRC_WF_ACK_LAZY.
  */
-#define MRC_WIRE_VERSION	6
+#define MRC_WIRE_VERSION	7
 #define MRC_WIRE_HDR_LEN	64
 /* The largest datagram mrc sends or accepts (RDMA MTU 4096). */
 #define MRC_WIRE_MAX_PKT	4096
@@ -76,7 +79,13 @@ enum mrc_wire_type {
 #define MRC_WF_REFUSED		0x0008	/* SACK: no endpoint on the port */
 #define MRC_WF_BUSY		0x0010	/* SACK: the endpoint is full: later */
 #define MRC_WF_GONE		0x0020	/* SACK: its epoch was given up here */
-#define MRC_WF_DONE_MORE	0x0040	/* SACK: a done list follows the body */
+#define MRC_WF_DONE_MORE	0x0040	/* SACK: a done list follows the body;
+					 * DATA (v7): one precedes the payload
+					 */
+#define MRC_WF_ACK_LAZY		0x0080	/* DATA (v7): the sender waits for no
+					 * other ack: a receiver may hold this
+					 * message's for its own next DATA
+					 */
 
 /* On-wire header.  Use the accessors in wire.c; never cast a buffer. */
 struct mrc_wire_hdr {
@@ -93,9 +102,13 @@ struct mrc_wire_hdr {
 	__be16	len;		/* bytes of body after the header */
 	__be16	seg;		/* DATA: bytes per packet (all but the last) */
 	__be16	entropy;	/* path's entropy value; echoed in replies */
-	__be16	reserved;	/* 0 on send, ignored on receive */
+	__be16	ack_delay;	/* SACK, DATA with a done list: how long
+				 * the acknowledgement waited, us; else 0
+				 */
 	__be32	path_seq;	/* per-path sequence number */
-	__be32	credit;		/* 0; meaningful only with a flag for it */
+	__be32	credit;		/* 0; meaningful only with a flag for it
+				 * (DATA with a done list: its epoch)
+				 */
 	__be64	tstamp;		/* sender's clock, ns; echoed in replies */
 	/*
 	 * Version 3: the token the receiver drew for the sender and told it
@@ -126,6 +139,15 @@ struct mrc_wire_sack {
  * SACK (msg_rx.c, Answers).  Never with REFUSED, BUSY or GONE.
  */
 #define MRC_WIRE_DONE_MAX	64
+/*
+ * Version 7: a DATA packet flagged MRC_WF_DONE_MORE carries a done list
+ * of 1 to MRC_WIRE_DONE_MAX entries between the header and the payload
+ * (len counts both); credit is their epoch (msg_id bits 63..32) and
+ * ack_delay how long the newest entry's message waited for this packet
+ * after it arrived, in microseconds, which the sender takes out of its
+ * RTT samples.  The receiver of a message flagged MRC_WF_ACK_LAZY holds
+ * its acknowledgement for such a packet, for a while (msg_rx.c, Answers).
+ */
 
 /* NACK body: up to MRC_WIRE_NACK_MAX holes [first, first+count). */
 #define MRC_WIRE_NACK_MAX	32
@@ -264,6 +286,16 @@ struct mrc_pkt {
 	u64	tstamp;
 	u64	token;		/* v3: the receiver's secret for the sender */
 	const u8 *body;		/* points into the buffer, len bytes */
+	/*
+	 * The done list (MRC_WF_DONE_MORE): ndone big-endian entries.  A
+	 * parsed SACK's points into its body; a parsed DATA's precedes
+	 * body, and len counts only the payload.  A DATA to send carries
+	 * them the same way: mrc_wire_put_hdr() counts them in len, the
+	 * host writes them right after the header, the payload after.
+	 */
+	const u8 *done;
+	u8	ndone;
+	u16	ack_delay_us;	/* SACK, DATA with a done list (v7) */
 };
 
 /* Receiver's limits for validation. */
@@ -325,6 +357,7 @@ u16 mrc_wire_put_sack(void *body, const struct mrc_pkt_sack *sack);
 unsigned int mrc_wire_done_n(const struct mrc_pkt *pkt);
 u32 mrc_wire_get_done(const struct mrc_pkt *pkt, unsigned int i);
 u16 mrc_wire_put_done(void *body, const u32 *seq, unsigned int n);
+u32 mrc_wire_done_epoch(const struct mrc_pkt *pkt);
 
 unsigned int mrc_wire_nack_nranges(const struct mrc_pkt *pkt);
 void mrc_wire_get_nack_range(const struct mrc_pkt *pkt, unsigned int i,

@@ -55,12 +55,14 @@ static struct mrc_pkt hdr(u8 type)
 	return p;
 }
 
-/* Writes header + body (already at buf + HDR_LEN) to dir/name. */
-static void emit(const char *name, u8 *buf, struct mrc_pkt *p)
+/*
+ * Writes header + body (already at buf + HDR_LEN), @n bytes in all, to
+ * dir/name.
+ */
+static void emit_n(const char *name, u8 *buf, struct mrc_pkt *p, u32 n)
 {
 	struct mrc_wire_limits lim = { .max_msg_len = 64U << 20,
 				       .local_node = NODE_PEER };
-	u32 n = MRC_WIRE_HDR_LEN + p->len;
 	struct mrc_pkt check;
 	enum mrc_drop_reason r;
 	char path[4096];
@@ -80,6 +82,39 @@ static void emit(const char *name, u8 *buf, struct mrc_pkt *p)
 		exit(1);
 	}
 	written++;
+}
+
+/* Writes header + body (already at buf + HDR_LEN) to dir/name. */
+static void emit(const char *name, u8 *buf, struct mrc_pkt *p)
+{
+	emit_n(name, buf, p, MRC_WIRE_HDR_LEN + p->len);
+}
+
+/*
+ * The last DATA packet of a 5000-byte message, carrying a done list of
+ * @ndone entries before its payload (version 7).
+ */
+static void data_done(const char *name, unsigned int ndone)
+{
+	static u8 buf[MRC_WIRE_MAX_PKT];
+	struct mrc_pkt p = hdr(MRC_PKT_DATA);
+	u32 seq[MRC_WIRE_DONE_MAX], i;
+
+	p.msg_len = 5000;
+	p.seg = SEG;
+	p.offset = SEG;
+	p.len = 5000 - SEG;
+	p.flags = MRC_WF_LAST | MRC_WF_ACK_LAZY | MRC_WF_DONE_MORE;
+	p.credit = 0x65000000;
+	p.ack_delay_us = 250;
+	for (i = 0; i < ndone; i++)
+		seq[i] = 2000 + i;
+	p.ndone = ndone;
+	mrc_wire_put_done(buf + MRC_WIRE_HDR_LEN, seq, ndone);
+	for (i = 0; i < p.len; i++)
+		buf[MRC_WIRE_HDR_LEN + 4 * ndone + i] = (u8)(i * 7);
+	p.done = buf + MRC_WIRE_HDR_LEN;
+	emit_n(name, buf, &p, MRC_WIRE_HDR_LEN + 4 * ndone + p.len);
 }
 
 static void data(const char *name, u32 msg_len, u16 seg, u32 offset,
@@ -956,6 +991,8 @@ int main(int argc, char **argv)
 	data("data-full-last", 2 * SEG, SEG, SEG, MRC_WF_RETRANS);
 	data("data-min-seg", 1000, MRC_WIRE_MIN_SEG, 4 * MRC_WIRE_MIN_SEG, 0);
 	data("data-cap", 64U << 20, SEG, (64U << 20) / SEG * SEG, 0);
+	data_done("data-done-1", 1);
+	data_done("data-done-max", MRC_WIRE_DONE_MAX);
 	sack("sack-empty", 0, 0, 0, 0);
 	sack("sack-some", 17, 5, 0x15, 0);
 	sack("sack-full", 1000, MRC_WIRE_SACK_BITS, 0xaaaaaaaaaaaaaaaaULL, 0);

@@ -231,7 +231,7 @@ static void hostile(struct host *h, struct input *in)
 	};
 	u8 kind = get8(in) % 8;
 	u32 r = get32(in);
-	u16 len = 0;
+	u16 len = 0, list = 0;
 
 	switch (kind) {
 	case 0: {				/* SACK of an id never given */
@@ -292,7 +292,21 @@ static void hostile(struct host *h, struct input *in)
 		pkt.seg = seg;
 		pkt.offset = (get16(in) % mrc_wire_npkts(msg_len, seg)) * seg;
 		len = min_t(u32, seg, msg_len - pkt.offset);
-		memset(buf + MRC_WIRE_HDR_LEN, 0x5a, len);
+		if ((r & 16) && len + 4 * 8 <= MRC_WIRE_MAX_PAYLOAD) {
+			/* acks of any of our messages, any epoch (v7) */
+			u32 seq[8];
+			unsigned int i;
+
+			pkt.ndone = 1 + (r >> 5) % 8;
+			for (i = 0; i < pkt.ndone; i++)
+				seq[i] = get32(in);
+			pkt.flags |= MRC_WF_DONE_MORE;
+			pkt.credit = get8(in) & 1 ? h->mp.epoch : get32(in);
+			pkt.ack_delay_us = get16(in);
+			list = mrc_wire_put_done(buf + MRC_WIRE_HDR_LEN, seq,
+						 pkt.ndone);
+		}
+		memset(buf + MRC_WIRE_HDR_LEN + list, 0x5a, len);
 		break;
 	}
 	}
@@ -302,7 +316,7 @@ static void hostile(struct host *h, struct input *in)
 				    MRC_WIRE_HDR_LEN + len) == MRC_DROP_NONE)
 		FAIL("a SACK of a future epoch was taken");
 	else if (kind)
-		host_input(h, pkt.entropy, buf, MRC_WIRE_HDR_LEN + len);
+		host_input(h, pkt.entropy, buf, MRC_WIRE_HDR_LEN + list + len);
 }
 
 static void check_bounds(struct host *h)

@@ -9,8 +9,8 @@
  *  - an accepted packet satisfies every rule of Documentation/mrc/
  *    protocol.rst, re-checked here independently of wire.c;
  *  - re-encoding it (mrc_wire_put_hdr + the body helpers) gives the same
- *    bytes (reserved fields and SACK bits past nbits as 0) and parses
- *    again to the same fields.
+ *    bytes (reserved fields, ack_delay where it means nothing, and SACK
+ *    bits past nbits as 0) and parses again to the same fields.
  * Each input is also read as the private data of a SIDR request or reply
  * (mrc_wire_cm_parse()): refused without touching the result, or
  * accepted with a sane nqp and incarnation and re-encoded to the same
@@ -50,16 +50,33 @@ static bool pkt_eq(const struct mrc_pkt *a, const struct mrc_pkt *b)
 	       a->len == b->len && a->seg == b->seg &&
 	       a->entropy == b->entropy && a->path_seq == b->path_seq &&
 	       a->credit == b->credit && a->tstamp == b->tstamp &&
-	       a->token == b->token && !memcmp(a->body, b->body, a->len);
+	       a->token == b->token && a->ndone == b->ndone &&
+	       (a->ack_delay_us == b->ack_delay_us ||
+		!(a->type == MRC_PKT_SACK || a->ndone)) &&
+	       (!a->ndone || !memcmp(a->done, b->done, 4 * a->ndone)) &&
+	       !memcmp(a->body, b->body, a->len);
+}
+
+/* Whether @p's ack_delay means something (version 7). */
+static bool has_ack_delay(const struct mrc_pkt *p)
+{
+	return p->type == MRC_PKT_SACK ||
+	       (p->type == MRC_PKT_DATA && (p->flags & MRC_WF_DONE_MORE));
+}
+
+/* The bytes of @p's done list before its body: a DATA's (version 7). */
+static u32 data_list(const struct mrc_pkt *p)
+{
+	return p->type == MRC_PKT_DATA ? 4 * mrc_wire_done_n(p) : 0;
 }
 
 /* The protocol's rules, restated without looking at wire.c. */
 static void check_accepted(const struct mrc_pkt *p, const u8 *data,
 			   u32 size, const struct mrc_wire_limits *lim)
 {
-	ASSERT(size == MRC_WIRE_HDR_LEN + p->len);
+	ASSERT(size == MRC_WIRE_HDR_LEN + data_list(p) + p->len);
 	ASSERT(size <= MRC_WIRE_MAX_PKT);
-	ASSERT(p->body == data + MRC_WIRE_HDR_LEN);
+	ASSERT(p->body == data + MRC_WIRE_HDR_LEN + data_list(p));
 	ASSERT(p->version == MRC_WIRE_VERSION && data[0] == p->version);
 	ASSERT(p->type >= MRC_PKT_DATA && p->type <= MRC_PKT_TYPE_MAX);
 	ASSERT(p->dst_node == lim->local_node);
@@ -75,6 +92,18 @@ static void check_accepted(const struct mrc_pkt *p, const u8 *data,
 		ASSERT(p->len >= 1 && end <= p->msg_len);
 		ASSERT(p->len == p->seg || end == p->msg_len);
 		ASSERT(!!(p->flags & MRC_WF_LAST) == (end == p->msg_len));
+		if (p->flags & MRC_WF_DONE_MORE) {
+			unsigned int i, n = mrc_wire_done_n(p);
+
+			ASSERT(n >= 1 && n <= MRC_WIRE_DONE_MAX);
+			ASSERT(p->done == data + MRC_WIRE_HDR_LEN);
+			ASSERT(mrc_wire_done_epoch(p) == p->credit);
+			for (i = 0; i < n; i++)
+				ASSERT(mrc_wire_get_done(p, i) ==
+				       be32_at(data + MRC_WIRE_HDR_LEN + 4 * i));
+		} else {
+			ASSERT(mrc_wire_done_n(p) == 0);
+		}
 		/* mrc_wire_npkts() wraps for msg_len near 4 GiB (wire.h) */
 		ASSERT(p->offset / p->seg < mrc_wire_npkts(p->msg_len, p->seg) ||
 		       p->msg_len > U32_MAX - p->seg);
@@ -148,7 +177,8 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 {
 	static u8 out[MRC_WIRE_MAX_PKT];
 	u8 *body = out + MRC_WIRE_HDR_LEN;
-	const u32 rsv = offsetof(struct mrc_wire_hdr, reserved);
+	const u32 rsv = offsetof(struct mrc_wire_hdr, ack_delay);
+	const u32 lst = data_list(p);
 	struct mrc_pkt again;
 	enum mrc_drop_reason r;
 	u16 len = p->len;
@@ -157,7 +187,7 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 	memset(out, 0xa5, sizeof(out));
 	mrc_wire_put_hdr(out, p);
 	for (i = 0; i < MRC_WIRE_HDR_LEN; i++) {
-		if (i == rsv || i == rsv + 1)
+		if ((i == rsv || i == rsv + 1) && !has_ack_delay(p))
 			ASSERT(out[i] == 0);
 		else if (out[i] != data[i])
 			FAIL("header byte %u: %#x re-encoded as %#x", i,
@@ -166,7 +196,11 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 
 	switch (p->type) {
 	case MRC_PKT_DATA:
-		memcpy(body, p->body, p->len);
+		/* a done list, then the payload: len counts both */
+		if (lst)
+			memcpy(body, p->done, lst);
+		memcpy(body + lst, p->body, p->len);
+		ASSERT(!memcmp(body, data + MRC_WIRE_HDR_LEN, lst + p->len));
 		break;
 	case MRC_PKT_SACK: {
 		struct mrc_pkt_sack s;
@@ -237,7 +271,9 @@ static void check_roundtrip(const struct mrc_pkt *p, const u8 *data,
 	r = mrc_wire_parse(out, size, lim, &again);
 	if (r != MRC_DROP_NONE)
 		FAIL("re-encoded packet dropped: %s", mrc_drop_reason_name(r));
-	ASSERT(again.body == body);
+	ASSERT(again.body == body + lst);
+	if (lst)	/* pkt_eq() compares the lists' bytes */
+		ASSERT(again.done == body);
 	if (p->type == MRC_PKT_SACK) {
 		struct mrc_pkt_sack s1, s2;
 

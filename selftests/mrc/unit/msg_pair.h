@@ -37,6 +37,23 @@ static void pair(void)
 	host_link(A, B);
 }
 
+/*
+ * Moves both clocks to the end of @h's hold of the acknowledgements it
+ * keeps for a DATA of its own (a message flagged MRC_WF_ACK_LAZY: the
+ * only one its sender had queued), if it holds any, and runs @h: its
+ * timer sends them as a SACK.
+ */
+static inline void hold_end(struct host *h)
+{
+	u64 t = h->mp.done_ack.since_ns + MRC_MSG_ACK_HOLD_NS;
+
+	if (!h->mp.done_ack.valid || !h->mp.done_ack.held)
+		return;
+	if (t > h->now)
+		A->now = B->now = t;
+	host_run(h);
+}
+
 /* Tears both down and checks that nothing leaked. */
 static void unpair(void)
 {

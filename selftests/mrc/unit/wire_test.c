@@ -162,7 +162,7 @@ static void layout__sizes(void)
 	CHECK(sizeof(struct mrc_wire_hdr) == 64, "%zu",
 	      sizeof(struct mrc_wire_hdr));
 	CHECK(MRC_WIRE_HDR_LEN == 64, "%d", MRC_WIRE_HDR_LEN);
-	CHECK(MRC_WIRE_VERSION == 6, "%d", MRC_WIRE_VERSION);
+	CHECK(MRC_WIRE_VERSION == 7, "%d", MRC_WIRE_VERSION);
 	/* the SIDR private data, in the 136 bytes a SIDR reply holds */
 	CHECK(sizeof(struct mrc_wire_cm) == 136, "%zu",
 	      sizeof(struct mrc_wire_cm));
@@ -189,7 +189,7 @@ static void layout__offsets(void)
 		F(version, 0), F(type, 1), F(flags, 2), F(src_node, 4),
 		F(dst_node, 8), F(src_port, 12), F(dst_port, 14),
 		F(msg_id, 16), F(offset, 24), F(msg_len, 28), F(len, 32),
-		F(seg, 34), F(entropy, 36), F(reserved, 38),
+		F(seg, 34), F(entropy, 36), F(ack_delay, 38),
 		F(path_seq, 40), F(credit, 44), F(tstamp, 48), F(token, 56),
 #undef F
 #define F(n, w) { "cm." #n, offsetof(struct mrc_wire_cm, n), w }
@@ -262,7 +262,7 @@ static void layout__put_hdr_bytes(void)
 static void layout__parse_bytes(void)
 {
 	static const u8 hdr[MRC_WIRE_HDR_LEN] = {
-		0x06, 0x04, 0x80, 0x01,			/* v6 HELLO flags */
+		0x07, 0x04, 0x80, 0x01,			/* v7 HELLO flags */
 		0xb1, 0xb2, 0xb3, 0xb4,			/* src_node */
 		0x0a, 0x0b, 0x0c, 0x0d,			/* dst_node = local */
 		0xd1, 0xd2, 0xe1, 0xe2,			/* src/dst_port */
@@ -270,7 +270,7 @@ static void layout__parse_bytes(void)
 		0x20, 0x21, 0x22, 0x23,			/* offset */
 		0x30, 0x31, 0x32, 0x33,			/* msg_len */
 		0x00, 0x18, 0x50, 0x51,			/* len = 24, seg */
-		0x60, 0x61, 0xff, 0xff,			/* entropy reserved */
+		0x60, 0x61, 0xff, 0xff,			/* entropy ack_delay */
 		0x70, 0x71, 0x72, 0x73,			/* path_seq */
 		0x80, 0x81, 0x82, 0x83,			/* credit */
 		0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, /* tstamp */
@@ -292,7 +292,7 @@ static void layout__parse_bytes(void)
 	CHECK(r == MRC_DROP_NONE, "%s", why(r));
 	if (r)
 		return;
-	CHECK(p.version == 6 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
+	CHECK(p.version == 7 && p.type == MRC_PKT_HELLO, "%u %u", p.version,
 	      p.type);
 	CHECK(p.flags == 0x8001, "%#x", p.flags);
 	CHECK(p.src_node == 0xb1b2b3b4, "%#x", p.src_node);
@@ -749,17 +749,21 @@ static void parse__local_node_from_limits(void)
 	EXPECT(emit(&p), &lim, MRC_DROP_NOT_FOR_US, "node 0 to us");
 }
 
-/* Unknown flags, reserved and credit are ignored on receive. */
+/*
+ * Unknown flags, and ack_delay and credit without a done list, are
+ * ignored on receive.
+ */
 static void parse__ignored_fields(void)
 {
 	struct mrc_pkt p = mk_data(5000, 1000, 1000), out;
 	u32 n;
 
-	p.flags |= 0xfff8 | MRC_WF_RETRANS | MRC_WF_ACK_NOW;
+	p.flags |= (0xfff8 & ~MRC_WF_DONE_MORE) | MRC_WF_RETRANS |
+		   MRC_WF_ACK_NOW;
 	p.credit = 0xffffffff;
 	n = emit(&p);
-	buf[offsetof(struct mrc_wire_hdr, reserved)] = 0xff;
-	buf[offsetof(struct mrc_wire_hdr, reserved) + 1] = 0x7f;
+	buf[offsetof(struct mrc_wire_hdr, ack_delay)] = 0xff;
+	buf[offsetof(struct mrc_wire_hdr, ack_delay) + 1] = 0x7f;
 	CHECK(mrc_wire_parse(buf, n, &lim, &out) == MRC_DROP_NONE, "refused");
 	CHECK(out.flags == p.flags, "%#x", out.flags);
 }
@@ -1094,6 +1098,74 @@ static void sack__done_list(void)
 	emit(&p);
 	CHECK(mrc_wire_parse(buf, MRC_WIRE_HDR_LEN + 56, &lim, &out) ==
 	      MRC_DROP_NONE && mrc_wire_done_n(&out) == 0, "plain SACK");
+}
+
+/*
+ * Version 7: a DATA's done list sits between its header and its payload,
+ * 1 to MRC_WIRE_DONE_MAX entries, counted in len.  The parser hands the
+ * payload over as body and len, the list, its epoch (credit) and the ack
+ * delay apart.  Extra bytes without the flag, the flag without a list, a
+ * partial entry, one entry too many, and a list that makes the datagram
+ * larger than the largest are dropped.
+ */
+static void data__done_list(void)
+{
+	u8 list[MRC_WIRE_DONE_MAX * 4];
+	u32 seq[MRC_WIRE_DONE_MAX], i, n, total;
+	struct mrc_pkt p, out;
+
+	for (i = 0; i < MRC_WIRE_DONE_MAX; i++)
+		seq[i] = 0x40000003u + 7 * i;
+	for (n = 1; n <= MRC_WIRE_DONE_MAX; n += MRC_WIRE_DONE_MAX - 1) {
+		p = mk_data(5000, 1000, 4000);
+		p.flags |= MRC_WF_DONE_MORE;
+		mrc_wire_put_done(list, seq, n);
+		p.done = list;
+		p.ndone = n;
+		p.credit = 0xabcdef01;
+		p.ack_delay_us = 321;
+		mrc_wire_put_hdr(buf, &p);
+		memcpy(buf + MRC_WIRE_HDR_LEN, list, 4 * n);
+		memset(buf + MRC_WIRE_HDR_LEN + 4 * n, 0x5a, p.len);
+		total = MRC_WIRE_HDR_LEN + 4 * n + p.len;
+		CHECK(mrc_wire_parse(buf, total, &lim, &out) == MRC_DROP_NONE,
+		      "%u entries", n);
+		CHECK(out.len == 1000 &&
+		      out.body == buf + MRC_WIRE_HDR_LEN + 4 * n &&
+		      out.body[0] == 0x5a && out.body[999] == 0x5a,
+		      "%u entries: payload %u at +%ld", n, out.len,
+		      (long)(out.body - buf));
+		CHECK(mrc_wire_done_n(&out) == n &&
+		      mrc_wire_done_epoch(&out) == 0xabcdef01 &&
+		      out.ack_delay_us == 321, "%u entries: %u, epoch %#x, %u us",
+		      n, mrc_wire_done_n(&out), mrc_wire_done_epoch(&out),
+		      out.ack_delay_us);
+		for (i = 0; i < n; i++)
+			CHECK(mrc_wire_get_done(&out, i) == seq[i],
+			      "entry %u: %#x", i, mrc_wire_get_done(&out, i));
+		/* a packet of the middle with the list but not the flag */
+		p = mk_data(5000, 1000, 0);
+		p.len += 4 * n;
+		EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH,
+		       "%u entries, no flag", n);
+	}
+	/* the flag without a list, a partial entry, one entry too many */
+	p = mk_data(5000, 1000, 0);
+	p.flags |= MRC_WF_DONE_MORE;
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "flag, no list");
+	p.len = 1000 + 6;
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "6 bytes of list");
+	p.len = 1000 + 4 * (MRC_WIRE_DONE_MAX + 1);
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "%u entries",
+	       MRC_WIRE_DONE_MAX + 1);
+	/* a full segment of the largest size has no room for one */
+	p = mk_data(10000, MRC_WIRE_MAX_PAYLOAD, 0);
+	p.flags |= MRC_WF_DONE_MORE;
+	p.len += 4;
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "%u + 4 bytes",
+	       MRC_WIRE_MAX_PAYLOAD);
+	p.len -= 4;
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "flag, full segment");
 }
 
 /* Writes @n ranges as given (no helper checks) and parses them. */
@@ -1462,6 +1534,7 @@ static const struct tap_test tests[] = {
 	T(sack__nbits),
 	T(sack__overflow),
 	T(sack__done_list),
+	T(data__done_list),
 	T(nack__len),
 	T(nack__count_zero),
 	T(nack__overflow),
