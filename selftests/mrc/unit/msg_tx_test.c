@@ -1234,6 +1234,104 @@ static void tx_push__latency_first(void)
 	unpair();
 }
 
+/* Parses packet @i of @h's queue (not taken) into @pkt. */
+static bool peek_pkt(struct host *h, unsigned int i, struct mrc_pkt *pkt)
+{
+	struct mrc_wire_limits lim = { MRC_MSG_MAX_BYTES, h->peer->node_id };
+	struct host_pkt *hp = &h->out[(h->out_head + i) % HOST_OUT_MAX];
+
+	return i < h->nout &&
+	       mrc_wire_parse(hp->buf, hp->len, &lim, pkt) == MRC_DROP_NONE;
+}
+
+/*
+ * Version 7, a request and its reply.  A's request is the only message
+ * it has queued: its packets say MRC_WF_ACK_LAZY, and B holds its SACK
+ * past the batch's end (ack_holds), the timer armed for the hold's end.
+ * B's reply carries the acknowledgement in its second packet (the first
+ * is full), before the payload, with the 200 us it waited: A's request
+ * completes, and no SACK went either way.  Nothing carries the reply's:
+ * at the hold's end A's timer sends it as a SACK (ack_holds_expired) that
+ * says it waited 1 ms, which B takes out of its RTT samples.  Two
+ * messages queued say nothing: their SACK goes at the batch's end.
+ */
+static void tx_lazy__reply_carries_ack(void)
+{
+	struct done_rec d1 = { 0 }, d2 = { 0 };
+	struct mrc_pkt pkt, p1;
+	unsigned int pi;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, SEG + 100, 0, done_fn, &d1, &err);
+	CHECK(peek_pkt(A, 0, &pkt) && peek_pkt(A, 1, &p1) &&
+	      (pkt.flags & MRC_WF_ACK_LAZY) && (p1.flags & MRC_WF_ACK_LAZY) &&
+	      !(pkt.flags & MRC_WF_DONE_MORE),
+	      "the request's 2 packets say lazy: %#x %#x", pkt.flags,
+	      p1.flags);
+	host_pump(A);
+	CHECK(B->nout == 0 && B->mp.done_ack.held &&
+	      B->stats[MRC_MS_ACK_HOLDS] == 1 && B->armed &&
+	      B->arm_at == B->now + MRC_MSG_ACK_HOLD_NS,
+	      "B holds the SACK: %u sent, holds %llu, timer in %lld ns",
+	      B->nout, (unsigned long long)B->stats[MRC_MS_ACK_HOLDS],
+	      (long long)(B->arm_at - B->now));
+	A->now = B->now = A->now + 200 * 1000;
+	host_send_msg(B, NULL, SEG + 100, 0, done_fn, &d2, &err);
+	CHECK(peek_pkt(B, 0, &pkt) && !(pkt.flags & MRC_WF_DONE_MORE) &&
+	      pkt.len == SEG, "the reply's first packet is full, no list");
+	CHECK(peek_pkt(B, 1, &p1) && (p1.flags & MRC_WF_DONE_MORE) &&
+	      mrc_wire_done_n(&p1) == 1 && p1.len == 100 &&
+	      p1.ack_delay_us == 200,
+	      "its second carries the request's ack: flags %#x, %u entries, len %u, %u us",
+	      p1.flags, mrc_wire_done_n(&p1), p1.len, p1.ack_delay_us);
+	CHECK(mrc_wire_done_epoch(&p1) == A->mp.epoch &&
+	      (u32)mrc_wire_get_done(&p1, 0) ==
+	      (u32)list_first_entry(&A->mp.txq, struct mrc_msg_tx, node)->msg_id,
+	      "of A's request, epoch %#x", mrc_wire_done_epoch(&p1));
+	host_pump(B);
+	CHECK(d1.calls == 1 && d1.status == 0 && A->mp.ntx == 0,
+	      "the request completed: %d calls", d1.calls);
+	CHECK(!A->stats[MRC_MS_SACKS_RX] && !B->stats[MRC_MS_SACKS_TX] &&
+	      B->stats[MRC_MS_DONE_ON_DATA] == 1 &&
+	      A->stats[MRC_MS_DONE_ACKED] == 1,
+	      "by the DATA: sacks %llu/%llu, done_on_data %llu, done_acked %llu",
+	      (unsigned long long)A->stats[MRC_MS_SACKS_RX],
+	      (unsigned long long)B->stats[MRC_MS_SACKS_TX],
+	      (unsigned long long)B->stats[MRC_MS_DONE_ON_DATA],
+	      (unsigned long long)A->stats[MRC_MS_DONE_ACKED]);
+	CHECK(A->nout == 0 && A->mp.done_ack.held && d2.calls == 0,
+	      "A holds the reply's SACK: %u sent", A->nout);
+	hold_end(A);
+	CHECK(A->stats[MRC_MS_ACK_HOLDS_EXPIRED] == 1 && A->nout == 1 &&
+	      peek_pkt(A, 0, &pkt) && pkt.type == MRC_PKT_SACK &&
+	      pkt.ack_delay_us == MRC_MSG_ACK_HOLD_NS / 1000,
+	      "at the hold's end a SACK that waited %u us", pkt.ack_delay_us);
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		B->path[pi].rtt.last_ns = U32_MAX;
+	A->now = B->now = A->now + 50 * 1000;
+	host_pump(A);
+	CHECK(d2.calls == 1 && d2.status == 0, "the reply completed");
+	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
+		if (B->path[pi].rtt.last_ns != U32_MAX)
+			CHECK(B->path[pi].rtt.last_ns == 50 * 1000,
+			      "path %u sampled %u ns, not the 50 us wire",
+			      pi, B->path[pi].rtt.last_ns);
+
+	/* two messages queued: neither is lazy, no hold */
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(peek_pkt(A, 1, &pkt) && !(pkt.flags & MRC_WF_ACK_LAZY),
+	      "the second of two is not lazy: %#x", pkt.flags);
+	host_pump(A);
+	CHECK(B->nout == 1 && B->stats[MRC_MS_ACK_HOLDS] == 1,
+	      "their SACK at the batch's end: %u sent, holds %llu", B->nout,
+	      (unsigned long long)B->stats[MRC_MS_ACK_HOLDS]);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(A->mp.ntx == 0 && B->mp.ntx == 0, "all done");
+	unpair();
+}
+
 static void tx_push__bulk_yields_to_latency(void)
 {
 	int err;
@@ -1505,6 +1603,7 @@ static const struct tap_test tests[] = {
 	{ "tx_restarted__renumbers_and_resends",
 	  tx_restarted__renumbers_and_resends },
 	{ "tx_fail_all__releases_everything", tx_fail_all__releases_everything },
+	{ "tx_lazy__reply_carries_ack", tx_lazy__reply_carries_ack },
 };
 
 int main(void)
