@@ -633,7 +633,7 @@ out_put:
 /* ---- SACK / NACK at the sender ---- */
 
 /**
- * mrc_msg_rx_data_done() - a DATA packet carried acknowledgements of ours
+ * mrc_msg_rx_data_done() - a DATA packet carried acknowledgments of ours
  * @peer: the peer it came from (held)
  * @pkt: the packet, parsed, with a done list (core/wire.h, version 7)
  *

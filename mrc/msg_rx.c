@@ -294,7 +294,7 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 	mrc_ev_inc(MRC_EV_RX_DATA);
 	trace_mrc_data_rx(peer->node_id, pi, pkt->msg_id, pkt->offset,
 			  pkt->len);
-	/* the acknowledgements of our messages it carries, first */
+	/* the acknowledgments of our messages it carries, first */
 	if (mrc_wire_done_n(pkt))
 		mrc_msg_rx_data_done(peer, pkt);
 	for (;;) {

@@ -50,7 +50,7 @@
  */
 #define MRC_MSG_STEP_HELD	4
 /*
- * How long a receiver holds the acknowledgement of a message flagged
+ * How long a receiver holds the acknowledgment of a message flagged
  * MRC_WF_ACK_LAZY for its own next DATA to the sender, from the message's
  * arrival (msg_rx.c, Answers).  Well below any RTO floor (100 us learned
  * from 8 times an RTT, 4 ms by default), above a request's turnaround
@@ -552,7 +552,7 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 				     const struct mrc_pkt *pkt, u64 now);
 /*
  * Tx lock held: DATA packet @pkt from the peer carried a done list (the
- * acknowledgements of our messages, version 7): take it, as a SACK's.
+ * acknowledgments of our messages, version 7): take it, as a SACK's.
  * Call before the packet's own arrival (mrc_msg_rx_packet()).
  */
 void mrc_msg_tx_data_done(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,

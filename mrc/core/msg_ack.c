@@ -754,7 +754,7 @@ static void refused(struct mrc_msg_peer *mp, struct mrc_msg_tx *m,
  * One ACK event per path in mp->ack_seen, its sample the age of the
  * newest packet sent once that the SACK newly acked on it
  * (Acknowledgment, above), less @delay_ns, the time the receiver held
- * the acknowledgement for a DATA of its own.  Return: whether the SACK's
+ * the acknowledgment for a DATA of its own.  Return: whether the SACK's
  * path @pi got its event here.
  */
 static bool ack_samples(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb,
@@ -793,6 +793,7 @@ static void done_list(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 	u64 epoch = (u64)mrc_wire_done_epoch(pkt) << 32;
 	u64 delay = (u64)pkt->ack_delay_us * NSEC_PER_USEC;
 	bool any = false;
+
 	mrc_bm_zero(mp->ack_seen, MRC_MSG_NPATHS);
 	for (i = 0; i < n; i++) {
 		u64 id = epoch | mrc_wire_get_done(pkt, i);

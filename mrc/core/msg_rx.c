@@ -105,7 +105,15 @@
  * than that; the echo is of the last packet that asked, the freshest RTT
  * sample.  At most MRC_MSG_STEP_HELD messages' SACKs wait: one more sends
  * the oldest.  Those of refusals, back-pressure and given-up epochs go at
- * once.
+ * once.  If every completion held came flagged MRC_WF_ACK_LAZY (nothing
+ * at the sender waits for it), the batch's end holds it on, for the next
+ * DATA of ours to that peer to carry (mrc_msg_rx_done_on_data(), version
+ * 7): a reply then acknowledges its request, as RC's responses do, and a
+ * request/response exchange sends no SACK.  The sender's timer sends it
+ * MRC_MSG_ACK_HOLD_NS after the oldest arrived if no DATA went
+ * (mrc_msg_rx_ack_timer()).  Every SACK and such DATA says how long its
+ * acknowledgment waited (ack_delay), which the sender takes out of its
+ * RTT samples.
  *
  * Order.  Complete messages are delivered in sequence order per lane:
  * seq == rx_next[lane] goes to the deliver list (and pulls the held ones
@@ -887,7 +895,7 @@ static void send_nack(struct mrc_msg_peer *mp, unsigned int pi,
 /*
  * Whether nothing waits for the end of the current batch of arrivals:
  * the host must then be told to call mrc_msg_rx_flush() at its end.  An
- * acknowledgement held for a DATA of ours waits for the timer instead.
+ * acknowledgment held for a DATA of ours waits for the timer instead.
  */
 static bool batch_idle(const struct mrc_msg_peer *mp)
 {
@@ -1104,11 +1112,11 @@ void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now)
 
 /**
  * mrc_msg_rx_ack_timer() - the sender's timer came due: a held
- * acknowledgement may be too
+ * acknowledgment may be too
  * @mp: the peer's engine
  * @now: the caller's clock, ns
  *
- * Sends the acknowledgements mrc_msg_rx_flush() held for a DATA of ours
+ * Sends the acknowledgments mrc_msg_rx_flush() held for a DATA of ours
  * once MRC_MSG_ACK_HOLD_NS passed since the oldest arrived
  * (ack_holds_expired), else arms the timer for then.  Tx lock held.
  */
@@ -1128,7 +1136,7 @@ void mrc_msg_rx_ack_timer(struct mrc_msg_peer *mp, u64 now)
 }
 
 /**
- * mrc_msg_rx_done_on_data() - put the held acknowledgements on a DATA
+ * mrc_msg_rx_done_on_data() - put the held acknowledgments on a DATA
  * @mp: the peer's engine
  * @pkt: the DATA packet about to go to the peer
  * @buf: room for MRC_WIRE_DONE_MAX entries, where its list is written

@@ -97,10 +97,10 @@ static void new_epoch(struct mrc_msg_peer *mp)
 
 /*
  * Builds DATA packet @idx of @m for path @pi and posts it.  The receiver's
- * acknowledgements of the peer's messages ride on it if they fit in the
+ * acknowledgments of the peer's messages ride on it if they fit in the
  * message's segment (msg_rx.c, Answers).  A message that is the only one
  * queued, sent within the window and its credit, says MRC_WF_ACK_LAZY:
- * nothing waits for its acknowledgement, so the receiver may hold it for
+ * nothing waits for its acknowledgment, so the receiver may hold it for
  * a DATA of its own (a reply).
  */
 static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
@@ -544,7 +544,7 @@ static u64 msg_tick_ns(const struct mrc_msg_peer *mp,
  * @mp: the peer's engine
  * @now: the caller's clock, ns
  *
- * Sends the acknowledgements held for a DATA of ours that came due (one
+ * Sends the acknowledgments held for a DATA of ours that came due (one
  * timer serves both), finds losses, sends what may go, fails the queue
  * with -EHOSTUNREACH if no path was usable for peer_timeout_ms, or with
  * -ETIMEDOUT if paths are usable but nothing progressed for
@@ -593,7 +593,7 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
  * exchange's timer often comes due while its message is still in flight:
  * that costs a loss scan in the timer, not a hop to the host's work item
  * and back.  A longer queue's run is the work item's (ops->kick()).
- * Acknowledgements held for a DATA of ours that came due go first.
+ * Acknowledgments held for a DATA of ours that came due go first.
  */
 void mrc_msg_tx_timer(struct mrc_msg_peer *mp, u64 now)
 {

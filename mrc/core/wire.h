@@ -103,7 +103,7 @@ struct mrc_wire_hdr {
 	__be16	seg;		/* DATA: bytes per packet (all but the last) */
 	__be16	entropy;	/* path's entropy value; echoed in replies */
 	__be16	ack_delay;	/* SACK, DATA with a done list: how long
-				 * the acknowledgement waited, us; else 0
+				 * the acknowledgment waited, us; else 0
 				 */
 	__be32	path_seq;	/* per-path sequence number */
 	__be32	credit;		/* 0; meaningful only with a flag for it
@@ -146,7 +146,7 @@ struct mrc_wire_sack {
  * ack_delay how long the newest entry's message waited for this packet
  * after it arrived, in microseconds, which the sender takes out of its
  * RTT samples.  The receiver of a message flagged MRC_WF_ACK_LAZY holds
- * its acknowledgement for such a packet, for a while (msg_rx.c, Answers).
+ * its acknowledgment for such a packet, for a while (msg_rx.c, Answers).
  */
 
 /* NACK body: up to MRC_WIRE_NACK_MAX holes [first, first+count). */

@@ -38,7 +38,7 @@ static void pair(void)
 }
 
 /*
- * Moves both clocks to the end of @h's hold of the acknowledgements it
+ * Moves both clocks to the end of @h's hold of the acknowledgments it
  * keeps for a DATA of its own (a message flagged MRC_WF_ACK_LAZY: the
  * only one its sender had queued), if it holds any, and runs @h: its
  * timer sends them as a SACK.

@@ -1248,7 +1248,7 @@ static bool peek_pkt(struct host *h, unsigned int i, struct mrc_pkt *pkt)
  * Version 7, a request and its reply.  A's request is the only message
  * it has queued: its packets say MRC_WF_ACK_LAZY, and B holds its SACK
  * past the batch's end (ack_holds), the timer armed for the hold's end.
- * B's reply carries the acknowledgement in its second packet (the first
+ * B's reply carries the acknowledgment in its second packet (the first
  * is full), before the payload, with the 200 us it waited: A's request
  * completes, and no SACK went either way.  Nothing carries the reply's:
  * at the hold's end A's timer sends it as a SACK (ack_holds_expired) that
