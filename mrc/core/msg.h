@@ -625,6 +625,17 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
  * DATA of ours (MRC_WF_ACK_LAZY) and arms the timer.
  */
 void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now);
+/*
+ * Tx lock held, from the sender's timer and runs: sends the
+ * acknowledgments held for a DATA of ours once their hold ended.
+ */
+void mrc_msg_rx_ack_timer(struct mrc_msg_peer *mp, u64 now);
+/*
+ * Tx lock held, from the sender's DATA: puts the acknowledgments held on
+ * @pkt as its done list (in @buf) if they fit in @room bytes.
+ */
+void mrc_msg_rx_done_on_data(struct mrc_msg_peer *mp, struct mrc_pkt *pkt,
+			     u8 *buf, u32 room, u64 now);
 /* The next message to deliver, off every list (NULL: none). */
 struct mrc_msg_rx *mrc_msg_rx_pop(struct mrc_msg_peer *mp);
 const struct mrc_msg_rx *mrc_msg_rx_peek(struct mrc_msg_peer *mp);

@@ -121,8 +121,5 @@ void mrc_msg_release_all(struct mrc_msg_cb *cb, struct mrc_msg_tx *m);
 void mrc_msg_cb_fn(void *arg, const struct mrc_txsb_event *ev);
 void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb);
 void mrc_msg_tx_epoch_gone(struct mrc_msg_peer *mp, u64 now);
-void mrc_msg_rx_ack_timer(struct mrc_msg_peer *mp, u64 now);
-void mrc_msg_rx_done_on_data(struct mrc_msg_peer *mp, struct mrc_pkt *pkt,
-			     u8 *buf, u32 room, u64 now);
 
 #endif /* _MRC_CORE_MSG_INT_H */
