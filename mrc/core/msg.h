@@ -315,6 +315,10 @@ struct mrc_msg_tx {
 	u16 seg;
 	u16 src_port, dst_port;
 	u8 cls;				/* sched: traffic class */
+	bool reply;			/* queued after a message of the peer
+					 * arrived: it may say
+					 * MRC_WF_ACK_LAZY (msg_tx.c)
+					 */
 	void *buf;			/* len bytes, the host fills them */
 	void *sb_mem;			/* txsb storage */
 	size_t mem;			/* counted in node->tx_bytes */
@@ -379,6 +383,13 @@ struct mrc_msg_peer {
 					 * message of each lane (class)
 					 */
 	u32 ntx_rank[MRC_MSG_RANKS];	/* queued messages per send rank */
+	/*
+	 * Messages of the peer that arrived whole (counted as they are
+	 * answered), and that count when our last message was queued: a
+	 * message queued after one arrived is a reply (m->reply).
+	 */
+	u32 rx_done_n;
+	u32 rx_done_seen;
 	struct {
 		const void *owner;	/* valid while n > 0 */
 		u32 n;			/* its messages queued */

@@ -1050,6 +1050,8 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 {
 	bool first = false;
 
+	if (out->done)
+		mp->rx_done_n++;	/* our next message is a reply */
 	if (pi >= MRC_MSG_NPATHS || !mp->path[pi])
 		return false;
 	if (out->sack && out->done && mp->node->batch_done) {

@@ -98,10 +98,13 @@ static void new_epoch(struct mrc_msg_peer *mp)
 /*
  * Builds DATA packet @idx of @m for path @pi and posts it.  The receiver's
  * acknowledgments of the peer's messages ride on it if they fit in the
- * message's segment (msg_rx.c, Answers).  A message that is the only one
- * queued, sent within the window and its credit, says MRC_WF_ACK_LAZY:
- * nothing waits for its acknowledgment, so the receiver may hold it for
- * a DATA of its own (a reply).
+ * message's segment (msg_rx.c, Answers).  A reply (a message queued
+ * after one of the peer's arrived) that is the only one queued, sent
+ * within the window and its credit, says MRC_WF_ACK_LAZY: nothing waits
+ * for its acknowledgment, and the peer is likely to answer, so the
+ * receiver may hold it for a DATA of its own.  A sender that only sends
+ * never says it: if it waits for each send's completion before the next,
+ * a hold would cost it a whole MRC_MSG_ACK_HOLD_NS per message.
  */
 static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 		     unsigned int pi, bool retrans, bool ack_now, u64 now)
@@ -131,7 +134,7 @@ static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 	 */
 	if (ack_now || mp->inflight + 1 >= mp->cwnd)
 		pkt.flags |= MRC_WF_ACK_NOW;
-	else if (list_is_singular(&mp->txq))
+	else if (m->reply && list_is_singular(&mp->txq))
 		pkt.flags |= MRC_WF_ACK_LAZY;
 	if (mp->done_ack.valid)
 		mrc_msg_rx_done_on_data(mp, &pkt, done, m->seg - pkt.len, now);
@@ -758,6 +761,8 @@ int mrc_msg_tx_queue(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u64 now)
 	if (idle)	/* the stall clock starts now */
 		mp->progress_ns = now;
 	m->msg_id = next_id(mp, m);
+	m->reply = mp->rx_done_n != mp->rx_done_seen;
+	mp->rx_done_seen = mp->rx_done_n;
 	if (m->cls == MRC_SCHED_CLASS_LATENCY)	/* others yield */
 		WRITE_ONCE(mp->node->lat_ns, now);
 	list_add_tail(&m->node, &mp->txq);

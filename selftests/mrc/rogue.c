@@ -675,7 +675,7 @@ static void k_credit(void)
 					   types[i] == MRC_PKT_GRANT ? 1 << 20 : 0,
 					   types[i] == MRC_PKT_GRANT);
 			if (j >= nqpn) {
-				POKE(vbuf, reserved, 0xffff);
+				POKE(vbuf, ack_delay, 0xffff);
 				POKE(vbuf, offset, 0xffffffff);
 				POKE(vbuf, msg_len, 0xffffffff);
 				POKE(vbuf, seg, 0xffff);
@@ -1226,8 +1226,8 @@ static void sc_send(int kind, struct mrc_pkt p, const struct mrc_pkt_credit *c,
 	p.len = mrc_wire_put_credit(b + MRC_WIRE_HDR_LEN, c);
 	mrc_wire_put_hdr(b, &p);
 	if (kind == SG_RESERVED) {
-		b[offsetof(struct mrc_wire_hdr, reserved)] = 0xff;
-		b[offsetof(struct mrc_wire_hdr, reserved) + 1] = 0xff;
+		b[offsetof(struct mrc_wire_hdr, ack_delay)] = 0xff;
+		b[offsetof(struct mrc_wire_hdr, ack_delay) + 1] = 0xff;
 		memset(b + offsetof(struct mrc_wire_hdr, offset), 0xff, 4);
 		memset(b + offsetof(struct mrc_wire_hdr, seg), 0xff, 2);
 		memset(b + offsetof(struct mrc_wire_hdr, credit), 0xff, 4);

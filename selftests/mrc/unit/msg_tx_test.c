@@ -477,8 +477,7 @@ static void tx_sack__last_ack_no_kick(void)
 	pair();
 	host_send_msg(A, NULL, 100, 0, done_fn, &d, &err);
 	CHECK(err == 0 && A->sent_data == 1, "sent in the call");
-	host_pump(A);			/* DATA to B */
-	hold_end(B);			/* B answers: nothing to carry it */
+	host_pump(A);			/* DATA to B, B answers */
 	A->kicks = 0;
 	host_pump(B);			/* the SACK to A */
 	CHECK(d.calls == 1 && d.status == 0, "completed: %d %d", d.calls,
@@ -492,7 +491,6 @@ static void tx_sack__last_ack_no_kick(void)
 	A->send_err_n = 1;
 	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
 	host_pump(A);
-	hold_end(B);		/* the first went alone: lazy */
 	A->kicks = 0;
 	host_pump(B);
 	CHECK(A->mp.ntx == 1 && A->kicks > 0,
@@ -673,12 +671,6 @@ static void tx_sack__every_acked_path_sampled(void)
 	CHECK(used >= 4, "8 packets sprayed over %u paths", used);
 	A->now = B->now = T0 + 3 * MS;
 	host_pump(A);
-	/*
-	 * The only message queued: B holds its SACK for a DATA of its own
-	 * (MRC_WF_ACK_LAZY), then sends it at the hold's end, at 4 ms, and A
-	 * takes it at 5 ms: the samples are the age less B's 1 ms.
-	 */
-	hold_end(B);
 	A->now = B->now = T0 + 5 * MS;
 	while ((hp = host_take(B))) {
 		sacks++;
@@ -689,11 +681,11 @@ static void tx_sack__every_acked_path_sampled(void)
 		if (A->path[pi].rtt.samples == before[pi])
 			continue;
 		sampled++;
-		if (A->path[pi].rtt.last_ns != 5 * MS - MRC_MSG_ACK_HOLD_NS)
+		if (A->path[pi].rtt.last_ns != 5 * MS)
 			bad++;
 	}
 	CHECK(sacks < used && sampled == used && !bad,
-	      "%u SACKs: %u of %u paths sampled, %u not with the 4 ms age",
+	      "%u SACKs: %u of %u paths sampled, %u not with the 5 ms age",
 	      sacks, sampled, used, bad);
 
 	/*
@@ -710,7 +702,6 @@ static void tx_sack__every_acked_path_sampled(void)
 	CHECK(A->stats[MRC_MS_TX_RETRANS] == 4, "resent: %llu",
 	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
 	host_pump(A);
-	hold_end(B);
 	sampled = sacks = 0;
 	while ((hp = host_take(B))) {
 		sacks++;
@@ -1245,88 +1236,98 @@ static bool peek_pkt(struct host *h, unsigned int i, struct mrc_pkt *pkt)
 }
 
 /*
- * Version 7, a request and its reply.  A's request is the only message
- * it has queued: its packets say MRC_WF_ACK_LAZY, and B holds its SACK
- * past the batch's end (ack_holds), the timer armed for the hold's end.
- * B's reply carries the acknowledgment in its second packet (the first
- * is full), before the payload, with the 200 us it waited: A's request
- * completes, and no SACK went either way.  Nothing carries the reply's:
- * at the hold's end A's timer sends it as a SACK (ack_holds_expired) that
- * says it waited 1 ms, which B takes out of its RTT samples.  Two
- * messages queued say nothing: their SACK goes at the batch's end.
+ * Version 7, a request and its replies.  A's first message is not a
+ * reply (A has received nothing): B's SACK goes at its batch's end.  B's
+ * answer is a reply, the only message B has queued: its packet says
+ * MRC_WF_ACK_LAZY, and A holds its SACK past the batch's end
+ * (ack_holds), the timer armed for the hold's end.  A's reply to that
+ * carries the acknowledgment in its second packet (the first is full),
+ * before the payload, with the 200 us it waited: B's message completes
+ * with no SACK.  Nothing carries A's reply's: at the hold's end B's timer
+ * sends it as a SACK (ack_holds_expired) that says it waited 1 ms, which
+ * A takes out of its RTT samples.  Two messages queued say nothing:
+ * their SACK goes at the batch's end.
  */
 static void tx_lazy__reply_carries_ack(void)
 {
-	struct done_rec d1 = { 0 }, d2 = { 0 };
+	struct done_rec d0 = { 0 }, d1 = { 0 }, d2 = { 0 };
 	struct mrc_pkt pkt, p1;
 	unsigned int pi;
+	u64 b_id;
 	int err;
 
 	pair();
-	host_send_msg(A, NULL, SEG + 100, 0, done_fn, &d1, &err);
-	CHECK(peek_pkt(A, 0, &pkt) && peek_pkt(A, 1, &p1) &&
-	      (pkt.flags & MRC_WF_ACK_LAZY) && (p1.flags & MRC_WF_ACK_LAZY) &&
-	      !(pkt.flags & MRC_WF_DONE_MORE),
-	      "the request's 2 packets say lazy: %#x %#x", pkt.flags,
-	      p1.flags);
+	host_send_msg(A, NULL, 100, 0, done_fn, &d0, &err);
+	CHECK(peek_pkt(A, 0, &pkt) && !(pkt.flags & MRC_WF_ACK_LAZY),
+	      "a first message is no reply: %#x", pkt.flags);
 	host_pump(A);
-	CHECK(B->nout == 0 && B->mp.done_ack.held &&
-	      B->stats[MRC_MS_ACK_HOLDS] == 1 && B->armed &&
-	      B->arm_at == B->now + MRC_MSG_ACK_HOLD_NS,
-	      "B holds the SACK: %u sent, holds %llu, timer in %lld ns",
-	      B->nout, (unsigned long long)B->stats[MRC_MS_ACK_HOLDS],
-	      (long long)(B->arm_at - B->now));
-	A->now = B->now = A->now + 200 * 1000;
-	host_send_msg(B, NULL, SEG + 100, 0, done_fn, &d2, &err);
-	CHECK(peek_pkt(B, 0, &pkt) && !(pkt.flags & MRC_WF_DONE_MORE) &&
-	      pkt.len == SEG, "the reply's first packet is full, no list");
-	CHECK(peek_pkt(B, 1, &p1) && (p1.flags & MRC_WF_DONE_MORE) &&
-	      mrc_wire_done_n(&p1) == 1 && p1.len == 100 &&
-	      p1.ack_delay_us == 200,
-	      "its second carries the request's ack: flags %#x, %u entries, len %u, %u us",
-	      p1.flags, mrc_wire_done_n(&p1), p1.len, p1.ack_delay_us);
-	CHECK(mrc_wire_done_epoch(&p1) == A->mp.epoch &&
-	      (u32)mrc_wire_get_done(&p1, 0) ==
-	      (u32)list_first_entry(&A->mp.txq, struct mrc_msg_tx, node)->msg_id,
-	      "of A's request, epoch %#x", mrc_wire_done_epoch(&p1));
+	CHECK(B->nout == 1 && !B->stats[MRC_MS_ACK_HOLDS],
+	      "its SACK at the batch's end: %u sent", B->nout);
 	host_pump(B);
-	CHECK(d1.calls == 1 && d1.status == 0 && A->mp.ntx == 0,
-	      "the request completed: %d calls", d1.calls);
-	CHECK(!A->stats[MRC_MS_SACKS_RX] && !B->stats[MRC_MS_SACKS_TX] &&
-	      B->stats[MRC_MS_DONE_ON_DATA] == 1 &&
-	      A->stats[MRC_MS_DONE_ACKED] == 1,
+	CHECK(d0.calls == 1, "it completed");
+
+	host_send_msg(B, NULL, 100, 0, done_fn, &d1, &err);
+	b_id = list_first_entry(&B->mp.txq, struct mrc_msg_tx, node)->msg_id;
+	CHECK(peek_pkt(B, 0, &pkt) && (pkt.flags & MRC_WF_ACK_LAZY),
+	      "B's answer is a reply, alone: lazy (%#x)", pkt.flags);
+	host_pump(B);
+	CHECK(A->nout == 0 && A->mp.done_ack.held &&
+	      A->stats[MRC_MS_ACK_HOLDS] == 1 && A->armed &&
+	      A->arm_at == A->now + MRC_MSG_ACK_HOLD_NS,
+	      "A holds the SACK: %u sent, holds %llu, timer in %lld ns",
+	      A->nout, (unsigned long long)A->stats[MRC_MS_ACK_HOLDS],
+	      (long long)(A->arm_at - A->now));
+	A->now = B->now = A->now + 200 * 1000;
+	host_send_msg(A, NULL, SEG + 100, 0, done_fn, &d2, &err);
+	CHECK(peek_pkt(A, 0, &pkt) && !(pkt.flags & MRC_WF_DONE_MORE) &&
+	      (pkt.flags & MRC_WF_ACK_LAZY) && pkt.len == SEG,
+	      "A's reply: the first packet full, no list (%#x)", pkt.flags);
+	CHECK(peek_pkt(A, 1, &p1) && (p1.flags & MRC_WF_DONE_MORE) &&
+	      (p1.flags & MRC_WF_ACK_LAZY) && mrc_wire_done_n(&p1) == 1 &&
+	      p1.len == 100 && p1.ack_delay_us == 200,
+	      "the second carries the ack: flags %#x, %u entries, len %u, %u us",
+	      p1.flags, mrc_wire_done_n(&p1), p1.len, p1.ack_delay_us);
+	CHECK(mrc_wire_done_n(&p1) == 1 &&
+	      mrc_wire_done_epoch(&p1) == (u32)(b_id >> 32) &&
+	      mrc_wire_get_done(&p1, 0) == (u32)b_id, "of B's message");
+	host_pump(A);
+	CHECK(d1.calls == 1 && d1.status == 0 && B->mp.ntx == 0,
+	      "B's message completed: %d calls", d1.calls);
+	CHECK(!A->stats[MRC_MS_SACKS_TX] && !B->stats[MRC_MS_SACKS_RX] &&
+	      A->stats[MRC_MS_DONE_ON_DATA] == 1 &&
+	      B->stats[MRC_MS_DONE_ACKED] == 1,
 	      "by the DATA: sacks %llu/%llu, done_on_data %llu, done_acked %llu",
-	      (unsigned long long)A->stats[MRC_MS_SACKS_RX],
-	      (unsigned long long)B->stats[MRC_MS_SACKS_TX],
-	      (unsigned long long)B->stats[MRC_MS_DONE_ON_DATA],
-	      (unsigned long long)A->stats[MRC_MS_DONE_ACKED]);
-	CHECK(A->nout == 0 && A->mp.done_ack.held && d2.calls == 0,
-	      "A holds the reply's SACK: %u sent", A->nout);
-	hold_end(A);
-	CHECK(A->stats[MRC_MS_ACK_HOLDS_EXPIRED] == 1 && A->nout == 1 &&
-	      peek_pkt(A, 0, &pkt) && pkt.type == MRC_PKT_SACK &&
+	      (unsigned long long)A->stats[MRC_MS_SACKS_TX],
+	      (unsigned long long)B->stats[MRC_MS_SACKS_RX],
+	      (unsigned long long)A->stats[MRC_MS_DONE_ON_DATA],
+	      (unsigned long long)B->stats[MRC_MS_DONE_ACKED]);
+	CHECK(B->nout == 0 && B->mp.done_ack.held && d2.calls == 0,
+	      "B holds the SACK of A's reply: %u sent", B->nout);
+	hold_end(B);
+	CHECK(B->stats[MRC_MS_ACK_HOLDS_EXPIRED] == 1 && B->nout == 1 &&
+	      peek_pkt(B, 0, &pkt) && pkt.type == MRC_PKT_SACK &&
 	      pkt.ack_delay_us == MRC_MSG_ACK_HOLD_NS / 1000,
 	      "at the hold's end a SACK that waited %u us", pkt.ack_delay_us);
 	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
-		B->path[pi].rtt.last_ns = U32_MAX;
+		A->path[pi].rtt.last_ns = U32_MAX;
 	A->now = B->now = A->now + 50 * 1000;
-	host_pump(A);
-	CHECK(d2.calls == 1 && d2.status == 0, "the reply completed");
+	host_pump(B);
+	CHECK(d2.calls == 1 && d2.status == 0, "A's reply completed");
 	for (pi = 0; pi < MRC_MSG_NPATHS; pi++)
-		if (B->path[pi].rtt.last_ns != U32_MAX)
-			CHECK(B->path[pi].rtt.last_ns == 50 * 1000,
+		if (A->path[pi].rtt.last_ns != U32_MAX)
+			CHECK(A->path[pi].rtt.last_ns == 50 * 1000,
 			      "path %u sampled %u ns, not the 50 us wire",
-			      pi, B->path[pi].rtt.last_ns);
+			      pi, A->path[pi].rtt.last_ns);
 
-	/* two messages queued: neither is lazy, no hold */
-	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
-	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
-	CHECK(peek_pkt(A, 1, &pkt) && !(pkt.flags & MRC_WF_ACK_LAZY),
+	/* two messages queued: no hold */
+	host_send_msg(B, NULL, 100, 0, NULL, NULL, &err);
+	host_send_msg(B, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(peek_pkt(B, 1, &pkt) && !(pkt.flags & MRC_WF_ACK_LAZY),
 	      "the second of two is not lazy: %#x", pkt.flags);
-	host_pump(A);
-	CHECK(B->nout == 1 && B->stats[MRC_MS_ACK_HOLDS] == 1,
-	      "their SACK at the batch's end: %u sent, holds %llu", B->nout,
-	      (unsigned long long)B->stats[MRC_MS_ACK_HOLDS]);
+	host_pump(B);
+	CHECK(A->nout == 1 && A->stats[MRC_MS_ACK_HOLDS] == 1,
+	      "their SACK at the batch's end: %u sent, holds %llu", A->nout,
+	      (unsigned long long)A->stats[MRC_MS_ACK_HOLDS]);
 	host_settle(A, B, A->now + 100 * MS);
 	CHECK(A->mp.ntx == 0 && B->mp.ntx == 0, "all done");
 	unpair();
