@@ -1044,6 +1044,25 @@ static void sack__overflow(void)
 }
 
 /*
+ * @p (its len the bytes before a done list) flagged MRC_WF_DONE_MORE with
+ * no list, a partial entry, or one entry too many: each a wrong length.
+ */
+static void bad_done_lists(struct mrc_pkt p)
+{
+	u16 base = p.len;
+
+	p.flags |= MRC_WF_DONE_MORE;
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "%s: flag, no list",
+	       mrc_wire_type_name(p.type));
+	p.len = base + 6;
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH,
+	       "%s: 6 bytes of list", mrc_wire_type_name(p.type));
+	p.len = base + 4 * (MRC_WIRE_DONE_MAX + 1);
+	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "%s: %u entries",
+	       mrc_wire_type_name(p.type), MRC_WIRE_DONE_MAX + 1);
+}
+
+/*
  * A done list (MRC_WF_DONE_MORE) round-trips after the SACK body, 1 to
  * MRC_WIRE_DONE_MAX entries; anything else with the flag, or the list
  * without it, is dropped, and so is the flag with REFUSED, BUSY or GONE.
@@ -1086,13 +1105,7 @@ static void sack__done_list(void)
 	/* the flag without a list, a partial entry, one entry too many */
 	p = mk(MRC_PKT_SACK, 0);
 	emit(&p);
-	p.flags = MRC_WF_DONE_MORE;
-	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "flag, no list");
-	p.len = 56 + 6;
-	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "6 bytes of list");
-	p.len = 56 + 4 * (MRC_WIRE_DONE_MAX + 1);
-	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "%u entries",
-	       MRC_WIRE_DONE_MAX + 1);
+	bad_done_lists(p);
 	/* a SACK without the flag has no list */
 	p = mk(MRC_PKT_SACK, 0);
 	emit(&p);
@@ -1150,14 +1163,7 @@ static void data__done_list(void)
 		       "%u entries, no flag", n);
 	}
 	/* the flag without a list, a partial entry, one entry too many */
-	p = mk_data(5000, 1000, 0);
-	p.flags |= MRC_WF_DONE_MORE;
-	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "flag, no list");
-	p.len = 1000 + 6;
-	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "6 bytes of list");
-	p.len = 1000 + 4 * (MRC_WIRE_DONE_MAX + 1);
-	EXPECT(emit_hdr(&p), &lim, MRC_DROP_BAD_LENGTH, "%u entries",
-	       MRC_WIRE_DONE_MAX + 1);
+	bad_done_lists(mk_data(5000, 1000, 0));
 	/* a full segment of the largest size has no room for one */
 	p = mk_data(10000, MRC_WIRE_MAX_PAYLOAD, 0);
 	p.flags |= MRC_WF_DONE_MORE;
