@@ -386,7 +386,8 @@ struct mrc_msg_peer {
 	/*
 	 * Messages of the peer that arrived whole (counted as they are
 	 * answered), and that count when our last message was queued: a
-	 * message queued after one arrived is a reply (m->reply).
+	 * message queued after one arrived is a reply (m->reply).  Under
+	 * the tx lock (mrc_msg_rx_answer(), mrc_msg_tx_queue()).
 	 */
 	u32 rx_done_n;
 	u32 rx_done_seen;
@@ -643,10 +644,12 @@ void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now);
 void mrc_msg_rx_ack_timer(struct mrc_msg_peer *mp, u64 now);
 /*
  * Tx lock held, from the sender's DATA: puts the acknowledgments held on
- * @pkt as its done list (in @buf) if they fit in @room bytes.
+ * @pkt as its done list (in @buf) if they fit in @room bytes; once @pkt
+ * went, mrc_msg_rx_done_sent() forgets them.
  */
 void mrc_msg_rx_done_on_data(struct mrc_msg_peer *mp, struct mrc_pkt *pkt,
 			     u8 *buf, u32 room, u64 now);
+void mrc_msg_rx_done_sent(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt);
 /* The next message to deliver, off every list (NULL: none). */
 struct mrc_msg_rx *mrc_msg_rx_pop(struct mrc_msg_peer *mp);
 const struct mrc_msg_rx *mrc_msg_rx_peek(struct mrc_msg_peer *mp);

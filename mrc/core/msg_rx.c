@@ -1148,7 +1148,9 @@ void mrc_msg_rx_ack_timer(struct mrc_msg_peer *mp, u64 now)
  * The completion SACKs waiting in mp->done_ack (held past a batch's end,
  * or not yet) ride on @pkt instead (version 7, Answers): every one as a
  * done list entry, its epoch in credit, the newest's wait in ack_delay.
- * Nothing happens if they do not fit.  Tx lock held.
+ * Nothing happens if they do not fit.  They stay held until the caller
+ * says the packet went (mrc_msg_rx_done_sent()): a send that fails must
+ * not lose them.  Tx lock held.
  */
 void mrc_msg_rx_done_on_data(struct mrc_msg_peer *mp, struct mrc_pkt *pkt,
 			     u8 *buf, u32 room, u64 now)
@@ -1168,7 +1170,20 @@ void mrc_msg_rx_done_on_data(struct mrc_msg_peer *mp, struct mrc_pkt *pkt,
 	pkt->ndone = n + 1;
 	pkt->credit = mp->done_ack.last.msg_id >> 32;
 	pkt->ack_delay_us = ack_delay_us(mp->done_ack.last_ns, now);
-	count(mp, MRC_MS_DONE_ON_DATA, n + 1);
+}
+
+/**
+ * mrc_msg_rx_done_sent() - a DATA carried the held acknowledgments
+ * @mp: the peer's engine
+ * @pkt: the DATA mrc_msg_rx_done_on_data() gave them to, sent
+ *
+ * Forgets them (done_on_data counts them).  Tx lock held.
+ */
+void mrc_msg_rx_done_sent(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt)
+{
+	if (!(pkt->flags & MRC_WF_DONE_MORE))
+		return;
+	count(mp, MRC_MS_DONE_ON_DATA, pkt->ndone);
 	mp->done_ack.valid = false;
 	mp->done_ack.held = false;
 	mp->done_ack.n = 0;

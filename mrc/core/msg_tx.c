@@ -110,6 +110,7 @@ static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 		     unsigned int pi, bool retrans, bool ack_now, u64 now)
 {
 	u8 done[MRC_WIRE_DONE_MAX * sizeof(__be32)];
+	int err;
 	struct mrc_pkt pkt = {
 		.version = MRC_WIRE_VERSION,
 		.type = MRC_PKT_DATA,
@@ -139,7 +140,10 @@ static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 	if (mp->done_ack.valid)
 		mrc_msg_rx_done_on_data(mp, &pkt, done, m->seg - pkt.len, now);
 	pkt.path_seq = mrc_path_next_seq(mp->path[pi]);
-	return mp->node->ops->send(mp, pi, &pkt, (u8 *)m->buf + pkt.offset);
+	err = mp->node->ops->send(mp, pi, &pkt, (u8 *)m->buf + pkt.offset);
+	if (!err)
+		mrc_msg_rx_done_sent(mp, &pkt);
+	return err;
 }
 
 /* Whether any of the @n paths in mp->paths is in the spray set. */
