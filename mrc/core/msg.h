@@ -52,9 +52,11 @@
 /*
  * How long a receiver holds the acknowledgment of a message flagged
  * MRC_WF_ACK_LAZY for its own next DATA to the sender, from the message's
- * arrival (msg_rx.c, Answers).  Well below any RTO floor (100 us learned
- * from 8 times an RTT, 4 ms by default), above a request's turnaround
- * into its reply on the VMs (a few hundred us).
+ * arrival (msg_rx.c, Answers): above a request's turnaround into its
+ * reply on the VMs (a few hundred us).  The RTO floor can be below it (a
+ * learned one on a fast fabric, or the data_rto_min_ms knob at 1), so the
+ * sender of such a message adds it to its packets' RTO
+ * (mrc_msg_loss_scan()).
  */
 #define MRC_MSG_ACK_HOLD_NS	(1000 * NSEC_PER_USEC)
 
@@ -318,6 +320,9 @@ struct mrc_msg_tx {
 	bool reply;			/* queued after a message of the peer
 					 * arrived: it may say
 					 * MRC_WF_ACK_LAZY (msg_tx.c)
+					 */
+	bool lazy;			/* a packet of it said so: the loss
+					 * scan's RTO allows for the hold
 					 */
 	void *buf;			/* len bytes, the host fills them */
 	void *sb_mem;			/* txsb storage */

@@ -524,7 +524,9 @@ static u64 reo_allowance(const struct mrc_path *p, u64 rto, u64 floor)
  * @cb: the run's callback context
  *
  * A packet in flight on path P is lost if
- *  - it is older than P's RTO (RTO event), or
+ *  - it is older than P's RTO (RTO event), plus MRC_MSG_ACK_HOLD_NS if
+ *    its message said MRC_WF_ACK_LAZY (its receiver may hold the answer
+ *    that long, and the RTO's floor may be shorter), or
  *  - a packet sent after it (on any path) has been acked and it is older
  *    than P's srtt + max(4 * rttvar, srtt, floor) (LOSS event), the
  *    floor learned or MRC_MSG_REO_MIN_NS (Floors, above):
@@ -583,6 +585,7 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 	list_for_each_entry(m, &mp->sentq, sent_node) {
 		struct mrc_txsb *sb = &m->sb;
 		bool tail = sb->next_new >= sb->npkts;
+		u32 hold = m->lazy ? MRC_MSG_ACK_HOLD_NS / NSEC_PER_USEC : 0;
 		u32 idx, edge = U32_MAX;
 
 		if (sb->hi_sent > mrc_txsb_cum(sb) + 1 + MRC_WIRE_SACK_BITS / 2)
@@ -600,7 +603,7 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 				continue;
 			pi = sb->path[idx];
 			cb->congestion = false;
-			if ((s32)(sent - mp->rto_cut_us[pi]) < 0) {
+			if ((s32)(sent + hold - mp->rto_cut_us[pi]) < 0) {
 				cb->ev = MRC_PATH_EV_RTO;
 				msg_count(mp, MRC_MS_RTO_PKTS, 1);
 				/* Path delivering: lost in a queue, above */
@@ -630,7 +633,8 @@ void mrc_msg_loss_scan(struct mrc_msg_peer *mp, struct mrc_msg_cb *cb)
 				msg_count(mp, MRC_MS_REO_LOSS_PKTS, 1);
 			} else {
 				/* not yet: when it could be */
-				due = min(due, sent - mp->rto_cut_us[pi] + 1);
+				due = min(due,
+					  sent + hold - mp->rto_cut_us[pi] + 1);
 				if (later)
 					due = min(due,
 						  sent - mp->reo_cut_us[pi] + 1);

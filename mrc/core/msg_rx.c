@@ -111,9 +111,12 @@
  * 7): a reply then acknowledges its request, as RC's responses do, and a
  * request/response exchange sends no SACK.  The sender's timer sends it
  * MRC_MSG_ACK_HOLD_NS after the oldest arrived if no DATA went
- * (mrc_msg_rx_ack_timer()).  Every SACK and such DATA says how long its
- * acknowledgment waited (ack_delay), which the sender takes out of its
- * RTT samples.
+ * (mrc_msg_rx_ack_timer()), and any other SACK to the peer takes it
+ * along: that SACK acks packets sent after the held message's, which
+ * would make its sender find the held one's lost.  The sender of a lazy
+ * message allows the hold in its RTO.  Every SACK and such DATA says how
+ * long its acknowledgment waited (ack_delay), which the sender takes out
+ * of its RTT samples.
  *
  * Order.  Complete messages are delivered in sequence order per lane:
  * seq == rx_next[lane] goes to the deliver list (and pulls the held ones
@@ -1063,6 +1066,9 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 	} else if (out->sack) {
 		u16 flags = 0;
 
+		/* not past an answer to a later packet (flush, below) */
+		if (mp->done_ack.held)
+			send_done(mp, now);
 		if (out->refused)
 			flags |= MRC_WF_REFUSED;
 		if (out->busy)
@@ -1088,14 +1094,19 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
  * in its done list (Answers).  If every one of them was flagged
  * MRC_WF_ACK_LAZY, they wait for a DATA of ours to the peer instead
  * (mrc_msg_rx_done_on_data()), or for the timer, armed for the end of
- * MRC_MSG_ACK_HOLD_NS (mrc_msg_rx_ack_timer()).  If the SACK's path went
+ * MRC_MSG_ACK_HOLD_NS (mrc_msg_rx_ack_timer()); but not past a SACK
+ * within a message, sent now: that one acks packets sent after theirs,
+ * and its sender would find theirs lost.  If the SACK's path went
  * away meanwhile, nothing goes (ctl_tx_errors): the sender resends, and
  * the duplicate is acked.  Tx lock held.
  */
 void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now)
 {
+	bool steered = mp->step_ack.n;
 	unsigned int i;
 
+	if (steered && mp->done_ack.valid)
+		send_done(mp, now);
 	for (i = 0; i < mp->step_ack.n; i++)
 		send_step(mp, i, now);
 	mp->step_ack.n = 0;

@@ -137,6 +137,8 @@ static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 		pkt.flags |= MRC_WF_ACK_NOW;
 	else if (m->reply && list_is_singular(&mp->txq))
 		pkt.flags |= MRC_WF_ACK_LAZY;
+	if (pkt.flags & MRC_WF_ACK_LAZY)
+		m->lazy = true;
 	if (mp->done_ack.valid)
 		mrc_msg_rx_done_on_data(mp, &pkt, done, m->seg - pkt.len, now);
 	pkt.path_seq = mrc_path_next_seq(mp->path[pi]);

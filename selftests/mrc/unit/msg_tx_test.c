@@ -1375,6 +1375,156 @@ static void tx_lazy__failed_send_keeps_ack(void)
 	unpair();
 }
 
+/* Moves both clocks @us microseconds on. */
+static void both_later(u32 us)
+{
+	A->now = B->now = A->now + (u64)us * 1000;
+}
+
+/* The RTO @h's loss scan would give a packet on its path @pi now. */
+static u64 rto_now(struct host *h, unsigned int pi)
+{
+	struct mrc_msg_cb cb;
+
+	mrc_msg_cb_init(&cb, &h->mp, h->now);
+	return mrc_path_rto(h->mp.path[pi], &cb.pp);
+}
+
+/*
+ * A fast fabric (a 20 us wire each way): the RTO floor B learns from its
+ * SACKs is below MRC_MSG_ACK_HOLD_NS.  B's lazy reply, whose
+ * acknowledgment A holds for the whole hold, is not taken for lost while
+ * A's SACK is on the wire: its RTO counts the hold.  A lazy reply that
+ * is lost is still resent, once the hold and the RTO have passed.
+ */
+static void tx_lazy__rto_allows_hold(void)
+{
+	struct done_rec da = { 0 }, db = { 0 }, dc = { 0 }, dd = { 0 };
+	struct host_pkt *hp;
+	unsigned int i, pi;
+	u64 t, rto;
+	int err;
+
+	pair();
+	for (i = 0; i < 2 * MRC_MSG_FLOOR_SAMPLES; i++) {
+		host_send_msg(B, NULL, 100, 0, NULL, NULL, &err);
+		both_later(20);
+		host_pump(B);
+		both_later(20);
+		host_pump(A);
+	}
+	CHECK(B->mp.ntx == 0, "B's one-way messages completed");
+
+	host_send_msg(A, NULL, 100, 0, done_fn, &da, &err);	/* a reply */
+	both_later(20);
+	host_pump(A);
+	CHECK(B->mp.done_ack.held, "B holds A's ack");
+	host_send_msg(B, NULL, 100, 0, done_fn, &db, &err);	/* a reply */
+	t = B->now;
+	pi = B->out[B->out_head].pi;
+	rto = rto_now(B, pi);
+	CHECK(rto + 100 * 1000 < MRC_MSG_ACK_HOLD_NS,
+	      "a fast fabric: B's RTO %llu ns, below the hold",
+	      (unsigned long long)rto);
+	both_later(20);
+	host_pump(B);
+	CHECK(da.calls == 1 && A->mp.done_ack.held,
+	      "B's reply carried the ack; A holds B's");
+	hold_end(A);
+	CHECK(A->nout == 1 && A->stats[MRC_MS_ACK_HOLDS_EXPIRED] == 1,
+	      "A's SACK leaves at the hold's end");
+	both_later(20);		/* on the wire: B's timer runs first */
+	B->kicks++;
+	host_run(B);
+	CHECK(!B->stats[MRC_MS_RTO_PKTS] && !B->stats[MRC_MS_TX_RETRANS],
+	      "%llu us after B's reply went: no RTO (rto_pkts %llu)",
+	      (unsigned long long)(B->now - t) / 1000,
+	      (unsigned long long)B->stats[MRC_MS_RTO_PKTS]);
+	host_pump(A);
+	CHECK(db.calls == 1 && db.status == 0, "A's SACK completed it");
+
+	/* A lazy reply lost: found after the hold and the RTO */
+	host_send_msg(A, NULL, 100, 0, done_fn, &dc, &err);
+	both_later(20);
+	host_pump(A);
+	host_send_msg(B, NULL, 100, 0, done_fn, &dd, &err);
+	t = B->now;
+	hp = host_take(B);
+	CHECK(hp && B->nout == 0, "B's reply is lost");
+	pi = hp->pi;
+	B->now = A->now = t + MRC_MSG_ACK_HOLD_NS + rto_now(B, pi) - 20000;
+	B->kicks++;
+	host_run(B);
+	CHECK(!B->stats[MRC_MS_RTO_PKTS], "not yet, 20 us before");
+	B->now = A->now = t + MRC_MSG_ACK_HOLD_NS + rto_now(B, pi) + 20000;
+	B->kicks++;
+	host_run(B);
+	CHECK(B->stats[MRC_MS_RTO_PKTS] == 1 &&
+	      B->stats[MRC_MS_TX_RETRANS] == 1,
+	      "20 us after: lost and resent (rto_pkts %llu, retrans %llu)",
+	      (unsigned long long)B->stats[MRC_MS_RTO_PKTS],
+	      (unsigned long long)B->stats[MRC_MS_TX_RETRANS]);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(dc.calls == 1 && !dc.status && dd.calls == 1 && !dd.status,
+	      "both completed: %d/%d, %d/%d", dc.calls, dc.status,
+	      dd.calls, dd.status);
+	unpair();
+}
+
+/*
+ * A holds B's lazy reply's acknowledgment, and B's next message (not
+ * lazy: the reply is still queued) arrives in part: the SACK within it
+ * acks packets sent after the reply's, so the held one goes with it,
+ * else B would find its reply lost.  So does a SACK that goes at once,
+ * a refusal's.
+ */
+static void tx_lazy__step_sack_takes_held(void)
+{
+	struct done_rec d0 = { 0 }, d1 = { 0 }, d2 = { 0 };
+	struct host_pkt *hp;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 100, 0, done_fn, &d0, &err);
+	host_pump(A);
+	host_pump(B);
+	host_send_msg(B, NULL, 100, 0, done_fn, &d1, &err);	/* a reply */
+	host_pump(B);
+	CHECK(d0.calls == 1 && A->mp.done_ack.held, "A holds B's ack");
+	host_send_msg(B, NULL, 16 * SEG, 0, NULL, NULL, &err);
+	while (!A->mp.step_ack.n && (hp = host_take(B)))
+		host_input(A, hp->pi, hp->buf, hp->len);
+	CHECK(A->mp.step_ack.n == 1 && B->nout > 0,
+	      "a SACK within B's second message waits for the batch's end");
+	host_batch_end(A);
+	CHECK(!A->mp.done_ack.valid && A->nout == 2,
+	      "the batch's end sends it and the held one: %u sent",
+	      A->nout);
+	host_pump(A);
+	CHECK(d1.calls == 1 && d1.status == 0 &&
+	      !B->stats[MRC_MS_TX_RETRANS], "B's reply completed");
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(A->mp.ntx == 0 && B->mp.ntx == 0, "all done");
+
+	/* a refusal's SACK, sent at once, takes it along too */
+	host_send_msg(A, NULL, 100, 0, done_fn, &d0, &err);
+	host_pump(A);
+	host_send_msg(B, NULL, 100, 0, done_fn, &d1, &err);	/* a reply */
+	host_pump(B);
+	CHECK(d0.calls == 2 && A->mp.done_ack.held, "A holds B's ack");
+	A->closed_port = 11;
+	B->dst_port = 11;
+	host_send_msg(B, NULL, 100, 0, done_fn, &d2, &err);
+	host_pump(B);
+	CHECK(!A->mp.done_ack.valid && A->nout == 2,
+	      "the refusal and the held ack went: %u sent", A->nout);
+	host_pump(A);
+	CHECK(d1.calls == 2 && d1.status == 0 && d2.calls == 1 &&
+	      d2.status == -ECONNREFUSED && !B->stats[MRC_MS_TX_RETRANS],
+	      "B's reply completed, its next refused (%d)", d2.status);
+	unpair();
+}
+
 static void tx_push__bulk_yields_to_latency(void)
 {
 	int err;
@@ -1648,6 +1798,8 @@ static const struct tap_test tests[] = {
 	{ "tx_fail_all__releases_everything", tx_fail_all__releases_everything },
 	{ "tx_lazy__reply_carries_ack", tx_lazy__reply_carries_ack },
 	{ "tx_lazy__failed_send_keeps_ack", tx_lazy__failed_send_keeps_ack },
+	{ "tx_lazy__rto_allows_hold", tx_lazy__rto_allows_hold },
+	{ "tx_lazy__step_sack_takes_held", tx_lazy__step_sack_takes_held },
 };
 
 int main(void)
