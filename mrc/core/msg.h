@@ -45,6 +45,12 @@
 #define MRC_MSG_NPATHS_WORDS	((MRC_MSG_NPATHS + 63) / 64)
 #define MRC_MSG_NO_PATH		(~0U)
 /*
+ * A receiver's SACK within a message goes after this many new packets
+ * at most (msg_rx.c, Answers), besides those its sender asks for
+ * (MRC_WF_ACK_NOW: its window is full) and the message's completion.
+ */
+#define MRC_MSG_SACK_EVERY	8
+/*
  * Messages whose SACKs a receiver holds to the end of a batch of
  * arrivals at most (msg_rx.c, Answers); one more sends the oldest.
  */

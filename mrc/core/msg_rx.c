@@ -153,7 +153,6 @@
 #include "config.h"
 #include "msg.h"
 
-#define MRC_MSG_SACK_EVERY	8
 /* A receiver NACKs holes older than max(2 * srtt, this), at most as often. */
 #define MRC_MSG_NACK_MIN_NS	(20 * NSEC_PER_MSEC)
 

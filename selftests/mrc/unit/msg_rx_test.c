@@ -380,12 +380,14 @@ static void rx_packet__sack_every_and_flags(void)
 	u32 idx;
 
 	setup();
-	for (idx = 0; idx < 7; idx++)
-		data(0, id_of(EPOCH, 0, 0), 20 * SEG, idx, 0);
-	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0, "7 packets: no SACK");
-	data(0, id_of(EPOCH, 0, 0), 20 * SEG, 7, 0);
-	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1, "the 8th: a SACK");
-	data(0, id_of(EPOCH, 0, 0), 20 * SEG, 8, MRC_WF_ACK_NOW);
+	for (idx = 0; idx < MRC_MSG_SACK_EVERY - 1; idx++)
+		data(0, id_of(EPOCH, 0, 0), 40 * SEG, idx, 0);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0, "%u packets: no SACK",
+	      MRC_MSG_SACK_EVERY - 1);
+	data(0, id_of(EPOCH, 0, 0), 40 * SEG, idx++, 0);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1, "the %uth: a SACK",
+	      MRC_MSG_SACK_EVERY);
+	data(0, id_of(EPOCH, 0, 0), 40 * SEG, idx, MRC_WF_ACK_NOW);
 	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1, "ACK_NOW: at once");
 	teardown();
 }
@@ -397,7 +399,6 @@ static void rx_packet__sack_every_and_flags(void)
  * passed since the last one: the sender's window may be full of the
  * packets it could not see acknowledged.
  */
-#define SACK_EVERY	8	/* msg_rx.c MRC_MSG_SACK_EVERY */
 static void rx_packet__sack_when_a_hole_closes(void)
 {
 	const u32 n = MRC_WIRE_SACK_BITS + 14, len = 400 * SEG;
@@ -411,9 +412,9 @@ static void rx_packet__sack_when_a_hole_closes(void)
 		data(idx % 4, id_of(EPOCH, 0, 0), len, idx, 0);
 		host_batch_end(R);	/* each arrival a batch of its own */
 	}
-	CHECK(answers(MRC_PKT_SACK, &sack, body) == n / SACK_EVERY,
-	      "a SACK every %u packets", SACK_EVERY);
-	CHECK(n % SACK_EVERY + 1 < SACK_EVERY,
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == n / MRC_MSG_SACK_EVERY,
+	      "a SACK every %u packets", MRC_MSG_SACK_EVERY);
+	CHECK(n % MRC_MSG_SACK_EVERY + 1 < MRC_MSG_SACK_EVERY,
 	      "the next packet is not due a SACK by count");
 	if (failed_checks)
 		goto out;
@@ -428,10 +429,10 @@ static void rx_packet__sack_when_a_hole_closes(void)
 	mrc_wire_get_sack(&sack, &s);
 	CHECK(s.cum == n + 1, "cum %u (want %u)", s.cum, n + 1);
 	/* A hole a SACK can show closes without an answer of its own. */
-	for (idx = n + 3; idx < n + 3 + SACK_EVERY - 2; idx++)
+	for (idx = n + 3; idx < n + 3 + MRC_MSG_SACK_EVERY - 2; idx++)
 		data(0, id_of(EPOCH, 0, 0), len, idx, 0);
 	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
-	      "%u beyond a new hole", SACK_EVERY - 2);
+	      "%u beyond a new hole", MRC_MSG_SACK_EVERY - 2);
 	data(0, id_of(EPOCH, 0, 0), len, n + 1, 0);
 	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
 	      "closing a hole a SACK shows: no extra SACK");

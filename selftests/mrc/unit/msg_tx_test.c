@@ -1491,7 +1491,8 @@ static void tx_lazy__step_sack_takes_held(void)
 	host_send_msg(B, NULL, 100, 0, done_fn, &d1, &err);	/* a reply */
 	host_pump(B);
 	CHECK(d0.calls == 1 && A->mp.done_ack.held, "A holds B's ack");
-	host_send_msg(B, NULL, 16 * SEG, 0, NULL, NULL, &err);
+	host_send_msg(B, NULL, 2 * MRC_MSG_SACK_EVERY * SEG, 0, NULL, NULL,
+		      &err);
 	while (!A->mp.step_ack.n && (hp = host_take(B)))
 		host_input(A, hp->pi, hp->buf, hp->len);
 	CHECK(A->mp.step_ack.n == 1 && B->nout > 0,
