@@ -1338,6 +1338,23 @@ static void tx_lazy__reply_carries_ack(void)
 }
 
 /*
+ * A sends a message and B answers it with a reply, the only message it
+ * has queued (lazy): A holds the reply's acknowledgment for a DATA of its
+ * own.
+ */
+static void a_holds_reply(struct done_rec *d0, struct done_rec *d1)
+{
+	int err;
+
+	host_send_msg(A, NULL, 100, 0, done_fn, d0, &err);
+	host_pump(A);
+	host_pump(B);
+	host_send_msg(B, NULL, 100, 0, done_fn, d1, &err);
+	host_pump(B);
+	CHECK(d0->calls == 1 && A->mp.done_ack.held, "A holds B's ack");
+}
+
+/*
  * A DATA that would carry held acknowledgments but whose send fails (a
  * full ring) leaves them held: the resend carries them.
  */
@@ -1348,12 +1365,7 @@ static void tx_lazy__failed_send_keeps_ack(void)
 	int err;
 
 	pair();
-	host_send_msg(A, NULL, 100, 0, done_fn, &d0, &err);
-	host_pump(A);
-	host_pump(B);
-	host_send_msg(B, NULL, 100, 0, done_fn, &d1, &err);	/* a reply */
-	host_pump(B);
-	CHECK(d0.calls == 1 && A->mp.done_ack.held, "A holds B's ack");
+	a_holds_reply(&d0, &d1);
 	A->send_err = -EAGAIN;
 	A->send_err_n = 1;
 	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
@@ -1485,12 +1497,7 @@ static void tx_lazy__step_sack_takes_held(void)
 	int err;
 
 	pair();
-	host_send_msg(A, NULL, 100, 0, done_fn, &d0, &err);
-	host_pump(A);
-	host_pump(B);
-	host_send_msg(B, NULL, 100, 0, done_fn, &d1, &err);	/* a reply */
-	host_pump(B);
-	CHECK(d0.calls == 1 && A->mp.done_ack.held, "A holds B's ack");
+	a_holds_reply(&d0, &d1);
 	host_send_msg(B, NULL, 2 * MRC_MSG_SACK_EVERY * SEG, 0, NULL, NULL,
 		      &err);
 	while (!A->mp.step_ack.n && (hp = host_take(B)))
