@@ -47,7 +47,8 @@
 /*
  * A receiver's SACK within a message goes after this many new packets
  * at most (msg_rx.c, Answers), besides those its sender asks for
- * (MRC_WF_ACK_NOW: its window is full) and the message's completion.
+ * (MRC_WF_ACK_NOW: its window or credit is used up, a resend) and the
+ * message's completion.
  */
 #define MRC_MSG_SACK_EVERY	8
 /*
