@@ -307,7 +307,10 @@ struct mrc_msg_node {
  */
 #define MRC_MSG_TX_OWNERS	16
 
-/* One message being sent. */
+/*
+ * One message being sent.  The host fills it before mrc_msg_tx_queue();
+ * from then on its fields are the sender's, under the tx lock.
+ */
 struct mrc_msg_tx {
 	struct list_head node;		/* on mp->txq or mp->done */
 	struct list_head lane_node;	/* on mp->laneq[its lane] while queued */
@@ -330,6 +333,7 @@ struct mrc_msg_tx {
 					 */
 	bool lazy;			/* a packet of it said so: the loss
 					 * scan's RTO allows for the hold
+					 * (set in send_data(), tx lock)
 					 */
 	void *buf;			/* len bytes, the host fills them */
 	void *sb_mem;			/* txsb storage */

@@ -1101,10 +1101,9 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
  */
 void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now)
 {
-	bool steered = mp->step_ack.n;
 	unsigned int i;
 
-	if (steered && mp->done_ack.valid)
+	if (mp->step_ack.n && mp->done_ack.valid)
 		send_done(mp, now);
 	for (i = 0; i < mp->step_ack.n; i++)
 		send_step(mp, i, now);
