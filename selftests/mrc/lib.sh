@@ -852,7 +852,7 @@ credit_stat() {
 	local -a f
 	local i
 	while read -r -a f; do
-		[ "${f[0]}" = peer ] && [ "${f[1]}" = "$1" ] || continue
+		[ "${f[0]:-}" = peer ] && [ "${f[1]:-}" = "$1" ] || continue
 		for ((i = 2; i + 1 < ${#f[@]}; i += 2)); do
 			[ "${f[i]}" = "$2" ] && { echo "${f[i + 1]}"; return; }
 		done
