@@ -821,12 +821,27 @@ _mrc_host_main() {
 
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }	# now_ms: CLOCK_REALTIME in ms (no fork)
 
+# snap FILE: FILE's lines in the array SNAP, taken in one read (no fork).
+# A `while read` loop seeks back after each line it takes, and a seq_file
+# (debugfs, /proc) makes its text again at every seek: a counter that
+# gained a digit in between moves the lines, and the next read starts
+# inside one (a blank, cut or shifted line).  mapfile reads on to the end.
+snap() {
+	SNAP=()
+	mapfile -t SNAP < "$1"
+}
+
 # stat_of FILE KEY: the value of KEY in a "key value" file (0 if none)
 stat_of() {
-	local k v
-	while read -r k v; do
-		[ "$k" = "$2" ] && { echo "$v"; return 0; }
-	done < "$1"
+	local l k v
+	snap "$1"
+	for l in "${SNAP[@]}"; do
+		[[ $l =~ ^[[:space:]]*([^[:space:]]+) ]] &&
+			[ "${BASH_REMATCH[1]}" = "$2" ] || continue
+		read -r k v <<<"$l"
+		echo "$v"
+		return 0
+	done
 	echo 0
 }
 
@@ -839,24 +854,20 @@ buffers_free() {
 }
 
 # pacer_stat KEY: a "KEY value" line of debugfs mrc/credit (0 if none)
-pacer_stat() {
-	local k v
-	while read -r k v; do
-		[ "$k" = "$1" ] && { echo "$v"; return; }
-	done < /sys/kernel/debug/mrc/credit
-	echo 0
-}
+pacer_stat() { stat_of /sys/kernel/debug/mrc/credit "$1"; }
 
 # credit_stat PEER KEY: a per-peer counter of debugfs mrc/credit (0 if none)
 credit_stat() {
 	local -a f
-	local i
-	while read -r -a f; do
-		[ "${f[0]:-}" = peer ] && [ "${f[1]:-}" = "$1" ] || continue
+	local i l
+	snap /sys/kernel/debug/mrc/credit
+	for l in "${SNAP[@]}"; do
+		[[ $l == "peer $1 "* ]] || continue
+		read -r -a f <<<"$l"
 		for ((i = 2; i + 1 < ${#f[@]}; i += 2)); do
 			[ "${f[i]}" = "$2" ] && { echo "${f[i + 1]}"; return; }
 		done
-	done < /sys/kernel/debug/mrc/credit
+	done
 	echo 0
 }
 
@@ -864,18 +875,24 @@ credit_stat() {
 # (debugfs mrc/tokens, root only, a test hook; 16 hex digits, 0 while
 # unknown; nothing if no such peer)
 peer_token() {
-	local k n t v
-	while read -r k n t v; do
+	local k n t v l
+	snap /sys/kernel/debug/mrc/tokens
+	for l in "${SNAP[@]}"; do
+		read -r k n t v <<<"$l"
 		[ "$k" = peer ] && [ "$n" = "$1" ] && { echo "$v"; return; }
-	done < /sys/kernel/debug/mrc/tokens
+	done
 }
 
 # meminfo_kb FIELD: a /proc/meminfo field in kB (0 if none)
 meminfo_kb() {
-	local k v
-	while read -r k v _; do
-		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
-	done < /proc/meminfo
+	local k v l
+	snap /proc/meminfo
+	for l in "${SNAP[@]}"; do
+		[[ $l == "$1:"* ]] || continue
+		read -r k v _ <<<"$l"
+		echo "$v"
+		return 0
+	done
 	echo 0
 }
 

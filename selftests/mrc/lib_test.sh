@@ -22,7 +22,7 @@ guest() {
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..17"
 
 out=$(guest 1 'barrier up 2' 2>&1)
 rc=$?
@@ -76,6 +76,21 @@ check 'kcsan filter: a report that is not KCSAN stays' \
 check 'kcsan filter: lines outside reports stay' grep -q 'eth0: up' <<< "$out"
 check 'kcsan filter: mrc deeper in the stack than the race does not make it ours' \
 	eval '! grep -q virtqueue_get_buf <<< "$out"'
+
+# stat_of and meminfo_kb (and credit_stat, pacer_stat, peer_token, which
+# share snap) take a seq_file in one pass.  A `while read` loop seeks back
+# after every line (lseek(fd, -N, SEEK_CUR)), and a seq_file makes its text
+# again at each seek: a counter that gained a digit meanwhile shifts the
+# lines under the reader.
+want=$(awk '$1 == "MemTotal:" { print $2 " " $3 }' /proc/meminfo)
+check 'stat_of: the value of a key' \
+	test "$(bash -c "source '$HERE/lib.sh'; stat_of /proc/meminfo MemTotal:")" = "$want"
+strace -qq -e trace=lseek -P /proc/meminfo -o "$T/seeks" \
+	bash -c "source '$HERE/lib.sh'; stat_of /proc/meminfo Nope; meminfo_kb Nope" >"$T/nope"
+check 'stat_of and meminfo_kb: 0 for a key not there' \
+	test "$(tr '\n' ' ' <"$T/nope")" = "0 0 "
+check 'stat_of and meminfo_kb: a seq_file read in one pass, no seek back' \
+	eval '[ -s "$T/seeks" ] && ! grep "lseek([0-9]*, -" "$T/seeks"'
 
 # A fake fabric runner: exit 5 (a guest NIC stalled) for its first
 # STALLS calls, then results from both nodes.

@@ -64,11 +64,13 @@ subscribed() {
 		ino=${l#socket:[}
 		mine[${ino%]}]=1
 	done
-	while read -r _ eth _ groups rest; do
+	snap /proc/net/netlink	# one read: lib.sh's snap says why
+	for l in "${SNAP[@]}"; do
+		read -r _ eth _ groups rest <<<"$l"
 		ino=${rest##* }
 		[ "$eth" = 16 ] && [ "$groups" != 00000000 ] &&
 			[ -n "${mine[$ino]:-}" ] && return 0
-	done </proc/net/netlink
+	done
 	echo "pid $1: no generic netlink socket in a multicast group"
 	cat /proc/net/netlink
 	return 1
