@@ -733,7 +733,10 @@ msg "booting $NODES VM(s): kernel $KVER, $PLANES plane(s), MTU $MTU, netns $NETN
 declare -A BOOTED=() BOOTS=()	# when each VM's current boot started, boots
 boot_node() {
 	local n=$1 p args
+	# debug-threads: QEMU names its threads ("CPU 0/TCG", ...), so that
+	# the host can tell the vCPU from the I/O (bench/hostcpu, top -H).
 	args=(-accel tcg -m "$MEM" -smp "$VCPUS" -nodefaults -display none -monitor none
+		-name "node$n,debug-threads=on"
 		-serial "file:$OUTDIR/console.$n.log" -no-reboot
 		-kernel "$KERNEL" -initrd "$INITRD"
 		# quiet keeps console loglevel at errors: panics and oopses
