@@ -247,14 +247,24 @@ static void mrc_msg_op_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 	if (peer->dead)
 		return;
 	/*
-	 * A sooner expiry already queued stands.  Not hrtimer_active(): from
-	 * the timer's own callback (a run in mrc_msg_timer()) the timer is
-	 * active but not queued, and must be started again.
+	 * The engine asks only for a deadline to stand in place of the one
+	 * queued (msg_tx.c, Timer).  From the timer's own callback (a run
+	 * in mrc_msg_timer()) this starts it again.
 	 */
-	if (hrtimer_is_queued(t) &&
-	    ktime_to_ns(hrtimer_get_remaining(t)) <= (s64)delay_ns)
-		return;
 	hrtimer_start(t, ns_to_ktime(delay_ns), HRTIMER_MODE_REL_SOFT);
+}
+
+static void mrc_msg_op_disarm(struct mrc_msg_peer *mp)
+{
+	struct mrc_peer *peer = mrc_msg_to_peer(mp);
+
+	lockdep_assert_held(&peer->lock);
+	/*
+	 * Not hrtimer_cancel(): a callback that already came due waits for
+	 * peer->lock, held here.  It runs, finds nothing to do and counts
+	 * timer_idle.
+	 */
+	hrtimer_try_to_cancel(&peer->mk.timer);
 }
 
 static void mrc_msg_op_path_changed(struct mrc_msg_peer *mp, unsigned int pi,
@@ -454,6 +464,7 @@ static const struct mrc_msg_ops mrc_msg_ops = {
 	.flush = mrc_msg_op_flush,
 	.kick = mrc_msg_op_kick,
 	.arm = mrc_msg_op_arm,
+	.disarm = mrc_msg_op_disarm,
 	.path_changed = mrc_msg_op_path_changed,
 	.class_fallback = mrc_msg_op_class_fallback,
 	.sched_params = mrc_msg_op_sched_params,

@@ -166,6 +166,7 @@ enum mrc_msg_stat {
 	MRC_MS_RX_BUSY_HEADS, MRC_MS_RTO_QUEUE_PKTS, MRC_MS_DONE_BATCHED,
 	MRC_MS_DONE_ACKED, MRC_MS_NACK_EARLY_PKTS, MRC_MS_SACKS_MERGED,
 	MRC_MS_DONE_ON_DATA, MRC_MS_ACK_HOLDS, MRC_MS_ACK_HOLDS_EXPIRED,
+	MRC_MS_TIMER_RUNS, MRC_MS_TIMER_IDLE, MRC_MS_TIMER_MOVED,
 	MRC_MS_NR
 };
 
@@ -233,9 +234,16 @@ struct mrc_msg_ops {
 	 * sent, with the host's lock still held.
 	 */
 	void (*flush)(struct mrc_msg_peer *mp);
-	/* Run mrc_msg_tx_run() soon; at @delay_ns from now at the latest. */
+	/* Run mrc_msg_tx_run() soon, in the host's own context. */
 	void (*kick)(struct mrc_msg_peer *mp);
+	/*
+	 * The peer's timer: run mrc_msg_tx_timer() at @delay_ns from now,
+	 * in place of any deadline queued before (arm), or at no time
+	 * (disarm).  The engine decides which deadline stands (msg_tx.c,
+	 * Timer); the host only keeps the last one it was given.
+	 */
 	void (*arm)(struct mrc_msg_peer *mp, u64 delay_ns);
+	void (*disarm)(struct mrc_msg_peer *mp);
 	/* Path @pi changed state (it was @prev); class @cls fell back. */
 	void (*path_changed)(struct mrc_msg_peer *mp, unsigned int pi, u8 prev);
 	void (*class_fallback)(struct mrc_msg_peer *mp, u8 cls, bool on);
@@ -428,6 +436,17 @@ struct mrc_msg_peer {
 					 * fails the queue with ETIMEDOUT
 					 */
 	bool ring_full;			/* a send said -EAGAIN */
+	/*
+	 * The timer (msg_tx.c, Timer): the deadline last given to
+	 * ops->arm() (0: none queued, or it came due); the sender's own
+	 * need, from the last run's scan or a push since (0: a run is
+	 * due, which sets it); a reason for the queued deadline is gone
+	 * (held acknowledgments left on a DATA): the end of the push moves
+	 * the timer.
+	 */
+	u64 timer_ns;
+	u64 tx_due_ns;
+	bool timer_stale;
 	struct list_head done;		/* finished: the host takes them */
 	/* scratch for one SACK or scan */
 	struct mrc_path *paths[MRC_MSG_NPATHS];
@@ -570,6 +589,13 @@ bool mrc_msg_tx_idle(const struct mrc_msg_peer *mp);
  */
 void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now);
 void mrc_msg_tx_timer(struct mrc_msg_peer *mp, u64 now);
+/*
+ * Tx lock held, both halves: the engine needs a run of the timer at
+ * @delay_ns from @now at the latest (need); what it still needs is
+ * recomputed after a reason for the queued deadline went away (settle).
+ */
+void mrc_msg_timer_need(struct mrc_msg_peer *mp, u64 now, u64 delay_ns);
+void mrc_msg_timer_settle(struct mrc_msg_peer *mp, u64 now);
 /* Something may go now (a GRANT came, a send is queued): send it here. */
 void mrc_msg_tx_push_now(struct mrc_msg_peer *mp, u64 now);
 /*

@@ -844,19 +844,13 @@ void mrc_msg_tx_data_done(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt,
 	done_list(mp, pkt, &cb);
 	if (!list_empty(&mp->txq))
 		mp->node->ops->kick(mp);
+	else	/* the last one: its timer is not needed */
+		mrc_msg_timer_settle(mp, now);
 }
 
-/**
- * mrc_msg_tx_sack() - a SACK arrived
- * @mp: the peer's engine
- * @pi: the path it came on (MRC_MSG_NO_PATH: that path is gone)
- * @pkt: the SACK, parsed by mrc_wire_parse()
- * @now: the caller's clock, ns
- *
- * Return: the drop reason, MRC_DROP_NONE if the SACK was used.
- */
-enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
-				     const struct mrc_pkt *pkt, u64 now)
+/* A SACK of a message of ours: mrc_msg_tx_sack() without the timer. */
+static enum mrc_drop_reason tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
+				    const struct mrc_pkt *pkt, u64 now)
 {
 	struct mrc_pkt_sack sack;
 	struct mrc_msg_cb cb;
@@ -939,6 +933,28 @@ enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
 	if ((n > 0 || mrc_txsb_lost(&m->sb)) && !list_empty(&mp->txq))
 		mp->node->ops->kick(mp);
 	return MRC_DROP_NONE;
+}
+
+/**
+ * mrc_msg_tx_sack() - a SACK arrived
+ * @mp: the peer's engine
+ * @pi: the path it came on (MRC_MSG_NO_PATH: that path is gone)
+ * @pkt: the SACK, parsed by mrc_wire_parse()
+ * @now: the caller's clock, ns
+ *
+ * If it acknowledged the last message queued, the timer the sender
+ * armed for it is taken back (msg_tx.c, Timer).
+ *
+ * Return: the drop reason, MRC_DROP_NONE if the SACK was used.
+ */
+enum mrc_drop_reason mrc_msg_tx_sack(struct mrc_msg_peer *mp, unsigned int pi,
+				     const struct mrc_pkt *pkt, u64 now)
+{
+	enum mrc_drop_reason why = tx_sack(mp, pi, pkt, now);
+
+	if (list_empty(&mp->txq))	/* its timer is not needed */
+		mrc_msg_timer_settle(mp, now);
+	return why;
 }
 
 /*

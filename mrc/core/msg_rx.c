@@ -909,9 +909,12 @@ static void send_done(struct mrc_msg_peer *mp, u64 now)
 {
 	struct mrc_reasm_sack rs;
 	unsigned int pi = mp->done_ack.pi;
+	bool held = mp->done_ack.held;
 
 	mp->done_ack.valid = false;
 	mp->done_ack.held = false;
+	if (held)	/* the hold's deadline may be the timer's */
+		mrc_msg_timer_settle(mp, now);
 	if (pi >= MRC_MSG_NPATHS || !mp->path[pi]) {
 		count(mp, MRC_MS_CTL_TX_ERRORS, 1);
 	} else {
@@ -1114,7 +1117,7 @@ void mrc_msg_rx_flush(struct mrc_msg_peer *mp, u64 now)
 	    now - mp->done_ack.since_ns < MRC_MSG_ACK_HOLD_NS) {
 		mp->done_ack.held = true;
 		count(mp, MRC_MS_ACK_HOLDS, 1);
-		mp->node->ops->arm(mp, mp->done_ack.since_ns +
+		mrc_msg_timer_need(mp, now, mp->done_ack.since_ns +
 				   MRC_MSG_ACK_HOLD_NS - now);
 		return;
 	}
@@ -1142,7 +1145,7 @@ void mrc_msg_rx_ack_timer(struct mrc_msg_peer *mp, u64 now)
 		count(mp, MRC_MS_ACK_HOLDS_EXPIRED, 1);
 		send_done(mp, now);
 	} else {
-		mp->node->ops->arm(mp, due - now);
+		mrc_msg_timer_need(mp, now, due - now);
 	}
 }
 
@@ -1193,6 +1196,9 @@ void mrc_msg_rx_done_sent(struct mrc_msg_peer *mp, const struct mrc_pkt *pkt)
 	if (!(pkt->flags & MRC_WF_DONE_MORE))
 		return;
 	count(mp, MRC_MS_DONE_ON_DATA, pkt->ndone);
+	/* the hold's deadline may be the timer's: the push's end moves it */
+	if (mp->done_ack.held)
+		mp->timer_stale = true;
 	mp->done_ack.valid = false;
 	mp->done_ack.held = false;
 	mp->done_ack.n = 0;

@@ -32,6 +32,21 @@
  * waits behind a bulk one, and the sender serves latency first and
  * background last (push()).  A receiver that sees a newer epoch restarts
  * every lane at n = 0, so a failed message never blocks its successors.
+ *
+ * Timer.  One timer per peer serves the sender (the loss scan's next
+ * verdict or a tick while anything is queued, a retry after a full ring)
+ * and the receiver's acknowledgments held for a DATA of ours (msg_rx.c,
+ * Answers).  The engine keeps the deadline it gave the host (timer_ns)
+ * and asks for a new one only when it needs a sooner one: a later need
+ * leaves the queued deadline standing, whose early run finds little to
+ * do, and a bulk sender's runs cost no timer operation.  But a deadline
+ * whose reason went away entirely would still come due, a hard interrupt
+ * and a softirq for nothing, once per exchange of a request and its
+ * reply.  So when the queue empties (its last message acknowledged) and
+ * when held acknowledgments leave on a DATA, mrc_msg_timer_settle()
+ * moves the timer to what is still needed, or takes it back
+ * (timer_moved); what still comes due with nothing to do is counted
+ * (timer_idle).
  */
 #include "msg_int.h"
 
@@ -48,7 +63,7 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"rx_gone_sacks", "tx_epoch_gone", "rx_refuse_waits", "stuck_loss_pkts",
 	"rx_busy_heads", "rto_queue_pkts", "done_batched", "done_acked",
 	"nack_early_pkts", "sacks_merged", "done_on_data", "ack_holds",
-	"ack_holds_expired",
+	"ack_holds_expired", "timer_runs", "timer_idle", "timer_moved",
 };
 
 /**
@@ -549,6 +564,80 @@ static u64 msg_tick_ns(const struct mrc_msg_peer *mp,
 }
 
 /**
+ * mrc_msg_timer_need() - the engine needs the timer by a deadline
+ * @mp: the peer's engine
+ * @now: the caller's clock, ns
+ * @delay_ns: at this far from @now at the latest
+ *
+ * A sooner deadline already queued stands; else the host's timer is
+ * armed for this one (msg_tx.c, Timer).  Tx lock held.
+ */
+void mrc_msg_timer_need(struct mrc_msg_peer *mp, u64 now, u64 delay_ns)
+{
+	u64 at = now + delay_ns;
+
+	if (mp->timer_ns && mp->timer_ns <= at)
+		return;
+	mp->timer_ns = at;
+	mp->node->ops->arm(mp, delay_ns);
+}
+
+/*
+ * The sender's own need of the timer, @delay_ns from @now: a run's
+ * (@scan: its loss scan saw every packet in flight) replaces the one
+ * before; a push's comes on top of it.
+ */
+static void tx_need(struct mrc_msg_peer *mp, u64 now, u64 delay_ns,
+		    bool scan)
+{
+	u64 at = now + delay_ns;
+
+	if (scan || !mp->tx_due_ns || at < mp->tx_due_ns)
+		mp->tx_due_ns = at;
+	mrc_msg_timer_need(mp, now, delay_ns);
+}
+
+/**
+ * mrc_msg_timer_settle() - a reason for the queued deadline went away
+ * @mp: the peer's engine
+ * @now: the caller's clock, ns
+ *
+ * The queue emptied, or held acknowledgments left: what the engine still
+ * needs is the sender's deadline while anything is queued, and the end
+ * of a hold while acknowledgments are held.  A queued deadline sooner
+ * than that is moved to it, or taken back if nothing is needed (counted
+ * in timer_moved).  While a run is due (tx_due_ns 0 with a queue), the
+ * run decides.  Tx lock held.
+ */
+void mrc_msg_timer_settle(struct mrc_msg_peer *mp, u64 now)
+{
+	u64 need = U64_MAX;
+
+	if (!list_empty(&mp->txq)) {
+		if (!mp->tx_due_ns)
+			return;
+		need = mp->tx_due_ns;
+	} else {
+		mp->tx_due_ns = 0;
+	}
+	mp->timer_stale = false;
+	if (!mp->timer_ns)
+		return;
+	if (mp->done_ack.valid && mp->done_ack.held)
+		need = min(need, mp->done_ack.since_ns + MRC_MSG_ACK_HOLD_NS);
+	if (need <= mp->timer_ns)
+		return;
+	msg_count(mp, MRC_MS_TIMER_MOVED, 1);
+	if (need == U64_MAX) {
+		mp->timer_ns = 0;
+		mp->node->ops->disarm(mp);
+	} else {
+		mp->timer_ns = need;
+		mp->node->ops->arm(mp, need > now ? need - now : 0);
+	}
+}
+
+/**
  * mrc_msg_tx_run() - the sender's timer or kick came due
  * @mp: the peer's engine
  * @now: the caller's clock, ns
@@ -566,6 +655,13 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
 	struct mrc_msg_cb cb;
 	bool more = false;
 
+	/*
+	 * A deadline past is the timer's now: its run may be this one (a
+	 * host may serve a kick and the timer due with one run), so what
+	 * is still needed is armed again.
+	 */
+	if (mp->timer_ns && (s64)(now - mp->timer_ns) >= 0)
+		mp->timer_ns = 0;
 	mrc_msg_rx_ack_timer(mp, now);
 	mrc_msg_cb_init(&cb, mp, now);
 	mrc_msg_loss_scan(mp, &cb);
@@ -583,12 +679,16 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
 		ops->stalled(mp, now - mp->progress_ns, mp->ntx);
 		mrc_msg_tx_fail_all(mp, -ETIMEDOUT, now);
 	}
-	if (more)
+	if (more) {
+		mp->tx_due_ns = 0;
 		ops->kick(mp);
-	else if (mp->ring_full)
-		ops->arm(mp, MRC_MSG_RETRY_NS);
-	else if (!list_empty(&mp->txq))
-		ops->arm(mp, msg_tick_ns(mp, &cb));
+	} else if (mp->ring_full) {
+		tx_need(mp, now, MRC_MSG_RETRY_NS, true);
+	} else if (!list_empty(&mp->txq)) {
+		tx_need(mp, now, msg_tick_ns(mp, &cb), true);
+	}
+	if (mp->timer_stale || list_empty(&mp->txq))
+		mrc_msg_timer_settle(mp, now);
 }
 
 /**
@@ -606,9 +706,18 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
  */
 void mrc_msg_tx_timer(struct mrc_msg_peer *mp, u64 now)
 {
+	u64 expired = mp->done_ack.held ? 1 : 0;
+
+	msg_count(mp, MRC_MS_TIMER_RUNS, 1);
+	mp->timer_ns = 0;	/* it came due: a run arms what it needs */
+	mp->tx_due_ns = 0;
 	mrc_msg_rx_ack_timer(mp, now);
-	if (list_empty(&mp->txq))
-		return;		/* its SACK came first: nothing to do */
+	if (list_empty(&mp->txq)) {
+		/* nothing queued (its SACK came first), nothing held due */
+		if (!expired || mp->done_ack.held)
+			msg_count(mp, MRC_MS_TIMER_IDLE, 1);
+		return;
+	}
 	if (mp->ntx <= MRC_MSG_PUSH_NOW_MAX && list_empty(&mp->done))
 		mrc_msg_tx_run(mp, now);
 	else
@@ -631,13 +740,18 @@ void mrc_msg_tx_push_now(struct mrc_msg_peer *mp, u64 now)
 
 	mrc_msg_cb_init(&cb, mp, now);
 	push(mp, &cb, &more);
-	if (more || mp->stuck_ns)
+	if (more || mp->stuck_ns) {
+		mp->tx_due_ns = 0;
 		ops->kick(mp);
-	else if (mp->ring_full)
-		ops->arm(mp, MRC_MSG_RETRY_NS);
-	else	/* what went now is lost an RTO from now at the earliest */
-		ops->arm(mp, clamp_t(u64, cb.pp.rtt.rto_min_ns,
-				     MRC_MSG_TICK_MIN_NS, MRC_MSG_TICK_NS));
+	} else if (mp->ring_full) {
+		tx_need(mp, now, MRC_MSG_RETRY_NS, false);
+	} else {	/* what went now is lost an RTO from now at the earliest */
+		tx_need(mp, now, clamp_t(u64, cb.pp.rtt.rto_min_ns,
+					 MRC_MSG_TICK_MIN_NS, MRC_MSG_TICK_NS),
+			false);
+	}
+	if (mp->timer_stale)
+		mrc_msg_timer_settle(mp, now);
 }
 
 /**

@@ -160,11 +160,15 @@ static void op_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 	struct sim_peer *sp = peer_of(mp);
 	uint64_t at = sim_now_ns() + delay_ns;
 
-	if (sp->armed && sp->arm_at <= at)
-		return;
+	/* in place of the deadline before: its event is stale (arm_at) */
 	sp->armed = true;
 	sp->arm_at = at;
 	evq_push(&g->q, sim_ps(at), EV_TX_RUN, sp, 0);
+}
+
+static void op_disarm(struct mrc_msg_peer *mp)
+{
+	peer_of(mp)->armed = false;
 }
 
 static void probe_rearm(struct sim_peer *sp);
@@ -274,6 +278,7 @@ static const struct mrc_msg_ops sim_ops = {
 	.send = op_send,
 	.kick = op_kick,
 	.arm = op_arm,
+	.disarm = op_disarm,
 	.path_changed = op_path_changed,
 	.class_fallback = op_fallback,
 	.sched_params = op_sched_params,

@@ -86,6 +86,7 @@ struct host {
 	bool armed;
 	u64 arm_at;
 	unsigned int arms;
+	unsigned int disarms;
 	bool expire_armed;
 	u64 expire_at;
 	bool deliver_due;
@@ -251,10 +252,16 @@ static void host_arm(struct mrc_msg_peer *mp, u64 delay_ns)
 	struct host *h = host_of(mp);
 
 	h->arms++;
-	if (h->armed && h->arm_at <= h->now + delay_ns)
-		return;
-	h->armed = true;
+	h->armed = true;	/* in place of the one before, as hrtimer_start */
 	h->arm_at = h->now + delay_ns;
+}
+
+static void host_disarm(struct mrc_msg_peer *mp)
+{
+	struct host *h = host_of(mp);
+
+	h->disarms++;
+	h->armed = false;
 }
 
 static void host_path_changed(struct mrc_msg_peer *mp, unsigned int pi,
@@ -365,6 +372,7 @@ static const struct mrc_msg_ops host_ops = {
 	.flush = host_flush,
 	.kick = host_kick,
 	.arm = host_arm,
+	.disarm = host_disarm,
 	.path_changed = host_path_changed,
 	.class_fallback = host_fallback,
 	.sched_params = host_sched_params,

@@ -1484,6 +1484,131 @@ static void tx_lazy__rto_allows_hold(void)
 }
 
 /*
+ * Timer (msg_tx.c).  A message alone, acknowledged: the deadline its
+ * send queued (its RTO) has no reason left, and the SACK takes it back.
+ */
+static void tx_timer__acked_queue_disarms(void)
+{
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(A->armed && A->mp.timer_ns == A->arm_at,
+	      "the send armed the timer for its RTO");
+	both_later(50);
+	host_pump(A);
+	both_later(50);
+	host_pump(B);
+	CHECK(A->mp.ntx == 0 && !A->armed && A->disarms == 1 &&
+	      A->stats[MRC_MS_TIMER_MOVED] == 1 && !A->mp.timer_ns,
+	      "acked: the timer taken back (armed %d, %u disarms)",
+	      A->armed, A->disarms);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(!A->timer_runs && !A->stats[MRC_MS_TIMER_IDLE],
+	      "no run of the timer: %u", A->timer_runs);
+	unpair();
+}
+
+/*
+ * A request and its reply, 200 times, 50 us a hop: each reply carries
+ * the acknowledgment of the request it answers, and the next request
+ * that of the reply (MRC_WF_ACK_LAZY).  Every deadline queued (a send's
+ * RTO, a hold's end) loses its reason before it comes due: a SACK takes
+ * back an RTO's, a held acknowledgment that leaves on a DATA moves the
+ * timer to the send's own deadline.  No timer runs on either side.
+ * After the last reply, A's timer stands for the end of its hold, and
+ * B's for its reply; A's SACK at the hold's end leaves neither armed.
+ */
+static void tx_timer__exchange_runs_none(void)
+{
+	unsigned int i;
+	int err;
+
+	pair();
+	for (i = 0; i < 200; i++) {
+		host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+		both_later(50);
+		host_pump(A);
+		host_run(A);
+		host_run(B);
+		host_send_msg(B, NULL, 100, 0, NULL, NULL, &err);
+		both_later(50);
+		host_pump(B);
+		host_run(A);
+		host_run(B);
+	}
+	CHECK(A->ncompleted == 200 && B->ncompleted == 199 &&
+	      A->stats[MRC_MS_DONE_ON_DATA] == 199 &&
+	      B->stats[MRC_MS_DONE_ON_DATA] == 199,
+	      "completed %u and %u, by a DATA %llu and %llu",
+	      A->ncompleted, B->ncompleted,
+	      (unsigned long long)A->stats[MRC_MS_DONE_ON_DATA],
+	      (unsigned long long)B->stats[MRC_MS_DONE_ON_DATA]);
+	CHECK(!A->timer_runs && !B->timer_runs,
+	      "no timer ran: %u and %u", A->timer_runs, B->timer_runs);
+	CHECK(A->stats[MRC_MS_TIMER_MOVED] >= 199 &&
+	      B->stats[MRC_MS_TIMER_MOVED] >= 199,
+	      "moved or taken back %llu and %llu times",
+	      (unsigned long long)A->stats[MRC_MS_TIMER_MOVED],
+	      (unsigned long long)B->stats[MRC_MS_TIMER_MOVED]);
+	CHECK(A->mp.ntx == 0 && A->mp.done_ack.held && A->armed &&
+	      A->arm_at == A->mp.done_ack.since_ns + MRC_MSG_ACK_HOLD_NS,
+	      "A: nothing queued, the timer at its hold's end (in %lld ns)",
+	      (long long)(A->arm_at - A->now));
+	CHECK(B->mp.ntx == 1 && B->armed && B->arm_at == B->mp.tx_due_ns &&
+	      B->arm_at > A->arm_at,
+	      "B: its reply's deadline, after A's hold (%lld ns later)",
+	      (long long)(B->arm_at - A->arm_at));
+	hold_end(A);
+	CHECK(A->stats[MRC_MS_ACK_HOLDS_EXPIRED] == 1 && !A->armed &&
+	      A->timer_runs == 1 && !A->stats[MRC_MS_TIMER_IDLE],
+	      "A's hold ended: a SACK, the timer not armed again");
+	host_pump(A);
+	CHECK(B->mp.ntx == 0 && !B->armed && !B->timer_runs,
+	      "B's reply acked: its timer taken back (%d)", B->armed);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(!B->timer_runs && !B->stats[MRC_MS_TIMER_IDLE] &&
+	      !A->stats[MRC_MS_TIMER_IDLE], "no idle run");
+	unpair();
+}
+
+/*
+ * A deadline moved later still comes: A's request carries the
+ * acknowledgment A held, and A's timer moves from the hold's end to the
+ * request's RTO; B's reply carries the request's, and B's timer moves
+ * from its hold's end to the reply's RTO.  The reply is lost: B resends
+ * it when that RTO comes, and both end with no timer armed.
+ */
+static void tx_timer__moved_deadline_still_resends(void)
+{
+	struct done_rec d0 = { 0 }, d1 = { 0 }, d2 = { 0 };
+	int err;
+
+	pair();
+	a_holds_reply(&d0, &d1);
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	CHECK(A->stats[MRC_MS_DONE_ON_DATA] == 1 && A->armed &&
+	      A->arm_at == A->mp.tx_due_ns,
+	      "the request carried the ack: the timer at its RTO");
+	both_later(50);
+	host_pump(A);
+	host_run(B);
+	host_send_msg(B, NULL, 100, 0, done_fn, &d2, &err);
+	CHECK(B->armed && B->arm_at == B->mp.tx_due_ns &&
+	      B->stats[MRC_MS_TIMER_MOVED] >= 1,
+	      "B's reply carried its ack: B's timer moved to the reply's RTO");
+	CHECK(drop_all(B) == 1, "the reply is lost");
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(B->stats[MRC_MS_TX_RETRANS] == 1 && B->timer_runs >= 1 &&
+	      d2.calls == 1 && d2.status == 0,
+	      "resent at its RTO (%llu) and completed",
+	      (unsigned long long)B->stats[MRC_MS_TX_RETRANS]);
+	CHECK(A->mp.ntx == 0 && B->mp.ntx == 0 && !A->armed && !B->armed,
+	      "all done, no timer left armed");
+	unpair();
+}
+
+/*
  * A holds B's lazy reply's acknowledgment, and B's next message (not
  * lazy: the reply is still queued) arrives in part: the SACK within it
  * acks packets sent after the reply's, so the held one goes with it,
@@ -1808,6 +1933,10 @@ static const struct tap_test tests[] = {
 	{ "tx_lazy__failed_send_keeps_ack", tx_lazy__failed_send_keeps_ack },
 	{ "tx_lazy__rto_allows_hold", tx_lazy__rto_allows_hold },
 	{ "tx_lazy__step_sack_takes_held", tx_lazy__step_sack_takes_held },
+	{ "tx_timer__acked_queue_disarms", tx_timer__acked_queue_disarms },
+	{ "tx_timer__exchange_runs_none", tx_timer__exchange_runs_none },
+	{ "tx_timer__moved_deadline_still_resends",
+	  tx_timer__moved_deadline_still_resends },
 };
 
 int main(void)
