@@ -10,10 +10,17 @@
  * mrc_wire_put_hdr() into the fabric, mrc_wire_parse() on arrival),
  * memory (counted) and the probes that bring a retired path back.
  *
- * Payloads are not carried: a DATA packet keeps its 64-byte header and
- * its length; message buffers come from ops->buf_alloc, two shared areas
- * (send, receive) that nobody reads.  Node ids on the wire are host + 1
- * (0 is "not set" for the engine).
+ * Payloads are not carried: a DATA packet keeps its 64-byte header, its
+ * done list (acknowledgments it carries, version 7) and its length;
+ * message buffers come from ops->buf_alloc, two shared areas (send,
+ * receive) that nobody reads.  Node ids on the wire are host + 1 (0 is
+ * "not set" for the engine).
+ *
+ * As the module's CQ handler, a host takes its arrivals in batches
+ * (node.batch_done): here every arrival is a batch of one, whose end
+ * (mrc_msg_rx_flush()) sends the SACKs it held back; a reply's (a
+ * message flagged MRC_WF_ACK_LAZY) waits past it for a DATA of ours to
+ * carry it, or for the end of its hold.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +116,8 @@ int host_post(struct sim_peer *sp, unsigned int plane, unsigned int ev,
 	pkt->src_node = src + 1;
 	pkt->dst_node = dst + 1;
 	pkt->token = 0;
-	p = pkt_alloc(MRC_WIRE_HDR_LEN + (data ? 0 : pkt->len));
+	p = pkt_alloc(MRC_WIRE_HDR_LEN +
+		      (data ? pkt->ndone * sizeof(__be32) : pkt->len));
 	p->src = src;
 	p->dst = dst;
 	p->to = sp->rev;
@@ -119,8 +127,13 @@ int host_post(struct sim_peer *sp, unsigned int plane, unsigned int ev,
 	p->sched = data && credit_sched(sp, pkt);
 	p->wire_len = MRC_WIRE_HDR_LEN + pkt->len;
 	mrc_wire_put_hdr(p->buf, pkt);
-	if (!data)
+	if (!data) {
 		memcpy(p->buf + MRC_WIRE_HDR_LEN, pkt->body, pkt->len);
+	} else if (pkt->ndone) {	/* the done list, before the payload */
+		memcpy(p->buf + MRC_WIRE_HDR_LEN, pkt->done,
+		       pkt->ndone * sizeof(__be32));
+		p->wire_len += pkt->ndone * sizeof(__be32);
+	}
 	if (!fabric_send(p)) {
 		pkt_free(p);
 		g->st.eagain++;
@@ -323,6 +336,7 @@ void hosts_init(void)
 	}
 	for (i = 0; i < g->c.hosts; i++) {
 		g->hosts[i].node.ops = &sim_ops;
+		g->hosts[i].node.batch_done = true;
 		g->hosts[i].id = i;
 	}
 }
@@ -590,6 +604,7 @@ static void rx_data(struct sim_peer *sp, unsigned int pi,
 	}
 	if (out.sack || out.nholes)
 		mrc_msg_rx_answer(&sp->mp, pi, pkt, &out, now);
+	mrc_msg_rx_flush(&sp->mp, now);		/* a batch of one */
 	if (out.new_bytes) {
 		report_bytes(pkt->len);
 		credit_rx_data(sp, pkt);
@@ -660,6 +675,9 @@ void host_rx(struct spkt *p)
 	sp = p->to;
 	switch (pkt.type) {
 	case MRC_PKT_DATA:
+		/* acknowledgments it carries first, as mrc/msg_rx.c */
+		if (mrc_wire_done_n(&pkt))
+			mrc_msg_tx_data_done(&sp->mp, &pkt, now);
 		rx_data(sp, pi, &pkt);
 		break;
 	case MRC_PKT_SACK:
