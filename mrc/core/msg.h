@@ -370,6 +370,10 @@ struct mrc_msg_rx {
 	u32 src_node;
 	u16 src_port, dst_port;
 	u32 since_sack;			/* new packets since the last SACK */
+	bool hole_sacked;		/* a SACK of it showed a hole: its
+					 * completion's is not held (msg_rx.c,
+					 * Answers)
+					 */
 	u64 hole_ns;			/* holes below hi seen since, or 0 */
 	u64 nack_ns;			/* last NACK sent */
 	void *buf;			/* msg_len bytes (ops->rx_alloc) */
@@ -551,6 +555,7 @@ struct mrc_msg_rx_out {
 	bool busy;			/* the SACK says MRC_WF_BUSY */
 	bool gone;			/* the SACK says MRC_WF_GONE */
 	bool done;			/* the packet completed its message */
+	bool hole_sacked;		/* ... of which a SACK showed a hole */
 	unsigned int nholes;		/* answer with a NACK of holes[] */
 	struct mrc_reasm_sack rs;
 	struct mrc_reasm_range holes[MRC_WIRE_NACK_MAX];

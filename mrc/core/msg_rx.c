@@ -113,8 +113,11 @@
  * MRC_MSG_ACK_HOLD_NS after the oldest arrived if no DATA went
  * (mrc_msg_rx_ack_timer()), and any other SACK to the peer takes it
  * along: that SACK acks packets sent after the held message's, which
- * would make its sender find the held one's lost.  The sender of a lazy
- * message allows the hold in its RTO.  Every SACK and such DATA says how
+ * would make its sender find the held one's lost.  For the same reason a
+ * message of which a SACK already went that showed a hole (a later
+ * packet arrived first, and its sender saw it acked) is acknowledged at
+ * the batch's end, lazy or not.  The sender of a lazy message allows the
+ * hold in its RTO.  Every SACK and such DATA says how
  * long its acknowledgment waited (ack_delay), which the sender takes out
  * of its RTT samples.
  *
@@ -705,6 +708,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 	out->busy = false;
 	out->gone = false;
 	out->done = false;
+	out->hole_sacked = false;
 	out->nholes = 0;
 	if (mp->rx_dead)
 		return MRC_DROP_UNKNOWN_PEER;
@@ -781,6 +785,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		out->new_bytes = true;
 		out->sack = true;
 		out->done = true;
+		out->hole_sacked = rm->hole_sacked;
 		/* the SACK is taken before rm may be popped and freed */
 		rm->since_sack = 0;
 		mrc_reasm_sack(&rm->r, &out->rs);
@@ -799,6 +804,9 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 	if (out->sack) {
 		rm->since_sack = 0;
 		mrc_reasm_sack(&rm->r, &out->rs);
+		/* packets acked beyond one missing (Answers) */
+		if (rm->r.cum < rm->r.hi)
+			rm->hole_sacked = true;
 	}
 	return MRC_DROP_NONE;
 no_memory:
@@ -935,10 +943,11 @@ static void send_done(struct mrc_msg_peer *mp, u64 now)
  * for the batch's end before.
  */
 static bool hold_done(struct mrc_msg_peer *mp, unsigned int pi,
-		      const struct mrc_pkt *data, u32 npkts, u64 now)
+		      const struct mrc_pkt *data, u32 npkts, bool hole_sacked,
+		      u64 now)
 {
 	bool first = batch_idle(mp);
-	bool lazy = data->flags & MRC_WF_ACK_LAZY;
+	bool lazy = (data->flags & MRC_WF_ACK_LAZY) && !hole_sacked;
 
 	if (mp->done_ack.valid) {
 		if ((mp->done_ack.last.msg_id >> 32) != (data->msg_id >> 32) ||
@@ -1061,7 +1070,8 @@ bool mrc_msg_rx_answer(struct mrc_msg_peer *mp, unsigned int pi,
 		return false;
 	if (out->sack && out->done && mp->node->batch_done) {
 		drop_step(mp, data->msg_id);
-		first = hold_done(mp, pi, data, out->rs.cum, now);
+		first = hold_done(mp, pi, data, out->rs.cum, out->hole_sacked,
+				  now);
 	} else if (out->sack && mp->node->batch_done && !out->refused &&
 		   !out->busy && !out->gone) {
 		first = hold_step(mp, pi, data, &out->rs, now);

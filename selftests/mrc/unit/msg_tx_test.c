@@ -1483,6 +1483,72 @@ static void tx_lazy__rto_allows_hold(void)
 	unpair();
 }
 
+/* The cumulative point of SACK @pkt: packets before it all arrived. */
+static u32 sack_cum(const struct mrc_pkt *pkt)
+{
+	struct mrc_pkt_sack sack;
+
+	mrc_wire_get_sack(pkt, &sack);
+	return sack.cum;
+}
+
+/*
+ * A lazy reply of two packets whose second arrives first, in a batch of
+ * its own: that batch's end sends a SACK of it, which shows the first
+ * missing.  Its sender has seen a later packet acked: the completion's
+ * SACK, when the first arrives, is not held for a DATA (the sender would
+ * find the first lost and resend it), but goes at the batch's end.  In
+ * order, the same reply's is held.
+ */
+static void tx_lazy__hole_shown_not_held(void)
+{
+	struct host_pkt first, *hp;
+	struct done_rec d0 = { 0 }, d1 = { 0 };
+	struct mrc_pkt pkt;
+	u64 holds;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, 100, 0, done_fn, &d0, &err);
+	host_pump(A);
+	host_pump(B);
+	CHECK(d0.calls == 1, "A's request acked");
+	host_send_msg(B, NULL, SEG + 100, 0, done_fn, &d1, &err);
+	CHECK(B->nout == 2 && peek_pkt(B, 1, &pkt) &&
+	      (pkt.flags & MRC_WF_ACK_LAZY),
+	      "B's reply: two packets, lazy (%u)", B->nout);
+	holds = A->stats[MRC_MS_ACK_HOLDS];
+	hp = host_take(B);
+	first = *hp;		/* held back: the second overtakes it */
+	hp = host_take(B);
+	host_input(A, hp->pi, hp->buf, hp->len);
+	host_batch_end(A);
+	CHECK(A->nout == 1 && peek_pkt(A, 0, &pkt) &&
+	      pkt.type == MRC_PKT_SACK && sack_cum(&pkt) == 0,
+	      "the second's SACK shows the first missing");
+	host_pump(A);
+	host_input(A, first.pi, first.buf, first.len);
+	host_batch_end(A);
+	CHECK(A->stats[MRC_MS_ACK_HOLDS] == holds && !A->mp.done_ack.valid &&
+	      A->nout == 1 && peek_pkt(A, 0, &pkt) &&
+	      pkt.type == MRC_PKT_SACK,
+	      "completed: its SACK at the batch's end, not held (holds %llu)",
+	      (unsigned long long)(A->stats[MRC_MS_ACK_HOLDS] - holds));
+	host_pump(A);
+	CHECK(d1.calls == 1 && d1.status == 0 && !B->stats[MRC_MS_TX_RETRANS],
+	      "B's reply completed, nothing resent");
+
+	/* in order: held */
+	host_send_msg(A, NULL, 100, 0, NULL, NULL, &err);
+	host_pump(A);
+	host_send_msg(B, NULL, SEG + 100, 0, NULL, NULL, &err);
+	host_pump(B);
+	CHECK(A->stats[MRC_MS_ACK_HOLDS] == holds + 1 && A->mp.done_ack.held,
+	      "in order, the same reply's SACK is held");
+	host_settle(A, B, A->now + 100 * MS);
+	unpair();
+}
+
 /*
  * Timer (msg_tx.c).  A message alone, acknowledged: the deadline its
  * send queued (its RTO) has no reason left, and the SACK takes it back.
@@ -1933,6 +1999,7 @@ static const struct tap_test tests[] = {
 	{ "tx_lazy__failed_send_keeps_ack", tx_lazy__failed_send_keeps_ack },
 	{ "tx_lazy__rto_allows_hold", tx_lazy__rto_allows_hold },
 	{ "tx_lazy__step_sack_takes_held", tx_lazy__step_sack_takes_held },
+	{ "tx_lazy__hole_shown_not_held", tx_lazy__hole_shown_not_held },
 	{ "tx_timer__acked_queue_disarms", tx_timer__acked_queue_disarms },
 	{ "tx_timer__exchange_runs_none", tx_timer__exchange_runs_none },
 	{ "tx_timer__moved_deadline_still_resends",
