@@ -27,9 +27,11 @@ static void usage(FILE *f)
 "                     credit) before the data waiting there (strict\n"
 "                     priority); probes travel with the data\n"
 "  --seed S           (1)\n"
-"  --pattern perm|incast|single|a2a|ring (perm)  --size BYTES (1048576)\n"
-"                     (ring: an all-reduce of --size bytes per host)\n"
-"  --msgs N           messages per sender (1)  --incast N  senders (hosts - 1)\n"
+"  --pattern perm|incast|single|a2a|ring|rpc (perm)  --size BYTES (1048576)\n"
+"                     (ring: an all-reduce of --size bytes per host;\n"
+"                     rpc: pairs exchanging requests and replies)\n"
+"  --msgs N           messages per sender (1; rpc: exchanges per pair)\n"
+"  --incast N         senders (hosts - 1)\n"
 "  --jitter-ns T      start jitter (0)       --until-us T  stop (10000000)\n"
 "  --policy rr|min-inflight|min-latency|load-aware (load-aware)\n"
 "  --credits on|off   receiver-driven credits (off; --knob credit=1)\n"
@@ -248,6 +250,8 @@ static void parse(int argc, char **argv)
 				c->pattern = PAT_A2A;
 			else if (!strcmp(optarg, "ring"))
 				c->pattern = PAT_RING;
+			else if (!strcmp(optarg, "rpc"))
+				c->pattern = PAT_RPC;
 			else
 				die("--pattern", optarg);
 			break;

@@ -40,7 +40,9 @@ enum sim_tier {
 	TIER_NIC, TIER_LEAF_UP, TIER_SPINE_DOWN, TIER_LEAF_DOWN, TIER_NR
 };
 
-enum sim_pattern { PAT_PERM, PAT_INCAST, PAT_SINGLE, PAT_A2A, PAT_RING };
+enum sim_pattern {
+	PAT_PERM, PAT_INCAST, PAT_SINGLE, PAT_A2A, PAT_RING, PAT_RPC
+};
 
 enum sim_fault_kind { FAULT_LINK, FAULT_SPINE, FAULT_DEGRADE };
 

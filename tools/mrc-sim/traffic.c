@@ -11,7 +11,15 @@
  *  ring    a ring all-reduce of --size bytes per host over all hosts, in
  *          a seeded random ring order: 2(N - 1) steps of a chunk of
  *          size / N bytes to the next host; a host sends step k + 1 when
- *          step k from its predecessor has arrived.
+ *          step k from its predecessor has arrived;
+ *  rpc     the hosts in seeded random pairs, a client and a server
+ *          (an odd host out stays idle): the client sends a request of
+ *          --size bytes, the server answers with a reply of --size bytes
+ *          when the request has arrived, the client sends the next
+ *          request when the reply has arrived, --msgs times.  Each
+ *          reply and each request after the first is a reply in the
+ *          engine's sense (MRC_WF_ACK_LAZY): it carries the
+ *          acknowledgment of the message it answers.
  *
  * A sender's first message starts at a time drawn in [0, --jitter-ns).
  */
@@ -29,7 +37,7 @@ const char *traffic_name(void)
 	static const char *const name[] = {
 		[PAT_PERM] = "permutation", [PAT_INCAST] = "incast",
 		[PAT_SINGLE] = "single", [PAT_A2A] = "all-to-all",
-		[PAT_RING] = "ring-allreduce",
+		[PAT_RING] = "ring-allreduce", [PAT_RPC] = "rpc",
 	};
 
 	return name[g->c.pattern];
@@ -119,6 +127,24 @@ static void ring_init(void)
 	g->nmsg = ring_steps * n;
 }
 
+/* Pair j: messages 2 m j .. 2 m (j + 1) - 1, request and reply in turn. */
+static void rpc_init(void)
+{
+	unsigned int n = g->c.hosts, j, r;
+	uint32_t *p = shuffle(n, false);
+
+	for (j = 0; j < n / 2; j++) {
+		uint32_t cli = p[2 * j], srv = p[2 * j + 1];
+
+		for (r = 0; r < g->c.msgs; r++) {
+			add_msg(g->nmsg++, cli, srv, g->c.msg_bytes,
+				r ? U64_MAX : jitter());
+			add_msg(g->nmsg++, srv, cli, g->c.msg_bytes, U64_MAX);
+		}
+	}
+	free(p);
+}
+
 void traffic_init(void)
 {
 	unsigned int n = g->c.hosts, i, k;
@@ -137,6 +163,9 @@ void traffic_init(void)
 		break;
 	case PAT_A2A:
 		total = (uint64_t)n * (n - 1) * g->c.msgs;
+		break;
+	case PAT_RPC:
+		total = 2ULL * (n / 2) * g->c.msgs;
 		break;
 	default:
 		total = 2ULL * (n - 1) * n;
@@ -178,6 +207,9 @@ void traffic_init(void)
 	case PAT_RING:
 		ring_init();
 		break;
+	case PAT_RPC:
+		rpc_init();
+		break;
 	}
 }
 
@@ -186,6 +218,12 @@ void traffic_delivered(uint32_t mi)
 	unsigned int n = g->c.hosts;
 	uint32_t s = mi / n, k = mi % n;
 
+	if (g->c.pattern == PAT_RPC) {
+		/* the answer to it: a reply, or the pair's next request */
+		if ((mi + 1) % (2 * g->c.msgs))
+			evq_push(&g->q, g->now, EV_MSG_START, NULL, mi + 1);
+		return;
+	}
 	if (g->c.pattern != PAT_RING || s + 1 >= ring_steps)
 		return;
 	/* ring[k + 1] has step s: it sends step s + 1 to ring[k + 2] */
