@@ -656,9 +656,9 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
 	bool more = false;
 
 	/*
-	 * A deadline past is the timer's now: its run may be this one (a
+	 * A deadline that has passed: the timer's run may be this one (a
 	 * host may serve a kick and the timer due with one run), so what
-	 * is still needed is armed again.
+	 * is still needed is armed again below.
 	 */
 	if (mp->timer_ns && (s64)(now - mp->timer_ns) >= 0)
 		mp->timer_ns = 0;
@@ -706,15 +706,15 @@ void mrc_msg_tx_run(struct mrc_msg_peer *mp, u64 now)
  */
 void mrc_msg_tx_timer(struct mrc_msg_peer *mp, u64 now)
 {
-	u64 expired = mp->done_ack.held ? 1 : 0;
+	bool held = mp->done_ack.valid && mp->done_ack.held;
 
 	msg_count(mp, MRC_MS_TIMER_RUNS, 1);
 	mp->timer_ns = 0;	/* it came due: a run arms what it needs */
 	mp->tx_due_ns = 0;
 	mrc_msg_rx_ack_timer(mp, now);
 	if (list_empty(&mp->txq)) {
-		/* nothing queued (its SACK came first), nothing held due */
-		if (!expired || mp->done_ack.held)
+		/* nothing queued (its SACK came first), no hold ended */
+		if (!held || mp->done_ack.held)
 			msg_count(mp, MRC_MS_TIMER_IDLE, 1);
 		return;
 	}
