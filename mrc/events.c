@@ -52,6 +52,7 @@ static const char *const mrc_ev_names[MRC_EV_NR] = {
 	[MRC_EV_QP_RECOVER_DEFERRED] = "qp_recover_deferred",
 	[MRC_EV_DEV_MEM_FULL] = "dev_mem_full",
 	[MRC_EV_DEV_CLOSE_DEFERRED] = "dev_close_deferred",
+	[MRC_EV_TX_INPLACE] = "tx_inplace",
 };
 
 /**

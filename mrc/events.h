@@ -53,6 +53,9 @@ enum mrc_ev {
 	MRC_EV_DEV_CLOSE_DEFERRED, /* /dev/mrc closes that left sends to
 				    * complete after release() (chardev.c)
 				    */
+	MRC_EV_TX_INPLACE,	/* DATA payloads sent from the message's
+				 * buffer, not copied (ud.c)
+				 */
 	MRC_EV_NR
 };
 

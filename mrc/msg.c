@@ -105,6 +105,51 @@ static void mrc_msg_op_rx_free(struct mrc_msg_node *node, void *p,
 	mrc_rxpool_put(p, bytes);
 }
 
+/*
+ * A message's payload.  Received: recycled (above).  Sent: ud.c reads a
+ * DATA packet's payload from it in place, holding a reference to each
+ * folio it reads until the send completes, so a buffer of a page or more
+ * is memory that such references keep alive: a compound block of the
+ * page allocator (tried without retries above a page, as kmalloc()'s
+ * large path does), else vmalloc.  Freed with put_page() or vfree(),
+ * either of which leaves what a send still holds to its completion (the
+ * send ring's slots bound that: its completion is reaped by the next post
+ * or the send CQ's sweep, MRC_UD_SWEEP_MS).  A smaller buffer is a slab
+ * object, copied into the send ring.  Charged
+ * to the sender's memory cgroup, and quiet when refused, as
+ * mrc_msg_op_alloc().
+ */
+static void *mrc_msg_op_buf_alloc(struct mrc_msg_node *node, size_t bytes,
+				  bool rx)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	struct page *pg;
+
+	if (rx)
+		return mrc_rxpool_get(bytes);
+	if (bytes < PAGE_SIZE)
+		return mrc_msg_op_alloc(node, bytes);
+	mrc_ev_inc(MRC_EV_ALLOC);
+	if (bytes <= KMALLOC_MAX_SIZE) {
+		pg = alloc_pages(gfp | __GFP_COMP | (bytes > PAGE_SIZE ?
+			__GFP_NORETRY : __GFP_RETRY_MAYFAIL), get_order(bytes));
+		if (pg)
+			return page_address(pg);
+	}
+	return __vmalloc(bytes, gfp | __GFP_RETRY_MAYFAIL);
+}
+
+static void mrc_msg_op_buf_free(struct mrc_msg_node *node, void *p,
+				size_t bytes, bool rx)
+{
+	if (rx)
+		mrc_rxpool_put(p, bytes);
+	else if (bytes < PAGE_SIZE || is_vmalloc_addr(p))
+		kvfree(p);
+	else
+		put_page(virt_to_page(p));	/* the head of its block */
+}
+
 static u64 mrc_msg_op_knob(struct mrc_msg_node *node, unsigned int id)
 {
 	return mrc_knob(id);
@@ -150,8 +195,7 @@ static void mrc_msg_count_tx(u32 node, unsigned int pi,
 {
 	switch (pkt->type) {
 	case MRC_PKT_DATA:
-		mrc_ev_inc(MRC_EV_TX_DATA);
-		mrc_ev_add(MRC_EV_COPY_TX, pkt->len);	/* into the ring */
+		mrc_ev_inc(MRC_EV_TX_DATA);	/* copy_tx_bytes: ud.c */
 		trace_mrc_data_tx(node, pi, pkt->msg_id, pkt->offset,
 				  pkt->len);
 		break;
@@ -456,6 +500,8 @@ static const struct mrc_msg_ops mrc_msg_ops = {
 	.free = mrc_msg_op_free,
 	.rx_alloc = mrc_msg_op_rx_alloc,
 	.rx_free = mrc_msg_op_rx_free,
+	.buf_alloc = mrc_msg_op_buf_alloc,
+	.buf_free = mrc_msg_op_buf_free,
 	.knob = mrc_msg_op_knob,
 	.wall_seconds = mrc_msg_op_wall_seconds,
 	.count = mrc_msg_op_count,

@@ -7,9 +7,17 @@
  *
  * Buffers.  Receive buffers are GRH + 4096 bytes from a dedicated slab
  * cache, DMA-mapped once at creation and posted for the QP's life.  Send
- * buffers are 4096 bytes; a send copies header and payload into a free slot
- * of the QP's ring (MRC_UD_NTX slots, rxe keeps at most 64 sends in flight
- * per QP).  Every buffer is freed only when the QP is destroyed.
+ * slots are 4096 bytes (MRC_UD_NTX per QP, rxe keeps at most 64 sends in
+ * flight per QP); every buffer is freed only when the QP is destroyed.  A
+ * send copies its header into a free slot.  A DATA packet's payload is
+ * read from the message's buffer in place (gather entries after the
+ * header), and the send holds a reference to each folio it reads until
+ * its slot comes back (completed, flushed, refused, or the QP destroyed):
+ * a message acknowledged and freed before its send completes, or resent
+ * while an earlier send of it is still queued, stays readable.  The
+ * message engine's buffers of a page or more are folios or vmalloc pages
+ * for that (msg.c); a smaller one is a slab object, and its payload (and
+ * any control packet's body) is copied into the slot.
  *
  * Completions.  Two CQs per rail (cq.c).  The receive CQ is polled in
  * process context: by a work item, or by a /dev/mrc reader that busy
@@ -312,6 +320,87 @@ static void mrc_ud_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		queue_delayed_work(system_highpri_wq, &uqp->recover_work, 0);
 }
 
+/*
+ * Gives back what slot @tx holds of a payload sent in place: the pages'
+ * mappings and references.  Dropping the last reference to a message's
+ * buffer frees it, if the engine let go of the message meanwhile.
+ */
+static void mrc_ud_tx_unpin(struct mrc_ud *ud, struct mrc_ud_tx *tx)
+{
+	unsigned int i;
+
+	for (i = 0; i < tx->npay; i++) {
+		ib_dma_unmap_page(ud->ibdev, tx->sge[1 + i].addr,
+				  tx->sge[1 + i].length, DMA_TO_DEVICE);
+		folio_put(tx->pay[i]);
+	}
+	tx->npay = 0;
+}
+
+/* Returns slot @tx, posted or not, to the free slots.  uqp->lock held. */
+static void mrc_ud_tx_put(struct mrc_ud_qp *uqp, struct mrc_ud_tx *tx)
+{
+	lockdep_assert_held(&uqp->lock);
+	if (tx->npay)
+		mrc_ud_tx_unpin(uqp->ud, tx);
+	uqp->tx_free[uqp->ntx_free++] = tx - uqp->tx;
+}
+
+/*
+ * Maps the @plen bytes at @payload for slot @tx to send from where they
+ * are, taking a reference on each folio they lie in: the memory then
+ * outlives its owner's free for as long as the send may read it.  Only
+ * memory that references keep alive qualifies: vmalloc'ed pages, and
+ * folios of the page allocator (a compound block, or one page).  A slab
+ * object is reused while its page lives on, and the tail of a block
+ * allocated without __GFP_COMP has no reference count of its own: for
+ * those (or if a mapping fails) this returns false, holding nothing, and
+ * the caller copies.
+ */
+static bool mrc_ud_tx_pin(struct mrc_ud *ud, struct mrc_ud_tx *tx,
+			  const void *payload, unsigned int plen)
+{
+	const u8 *p = payload;
+	bool vm = is_vmalloc_addr(p);
+
+	/* a payload spans at most two pages */
+	BUILD_BUG_ON(MRC_WIRE_MAX_PAYLOAD > PAGE_SIZE);
+	if (!vm && !virt_addr_valid(p))
+		return false;
+	tx->npay = 0;
+	while (plen) {
+		unsigned int off = offset_in_page(p);
+		/* physically contiguous but for vmalloc */
+		unsigned int len = vm ? min_t(unsigned int, plen,
+					      PAGE_SIZE - off) : plen;
+		struct page *pg = vm ? vmalloc_to_page(p) : virt_to_page(p);
+		struct folio *folio;
+		u64 dma;
+
+		if (!pg || tx->npay == MRC_UD_TX_PAY)
+			goto undo;
+		folio = page_folio(pg);
+		if (folio_test_slab(folio) || !folio_try_get(folio))
+			goto undo;
+		dma = ib_dma_map_page(ud->ibdev, pg, off, len, DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ud->ibdev, dma)) {
+			folio_put(folio);
+			goto undo;
+		}
+		tx->pay[tx->npay] = folio;
+		tx->sge[1 + tx->npay].addr = dma;
+		tx->sge[1 + tx->npay].length = len;
+		tx->sge[1 + tx->npay].lkey = ud->pd->local_dma_lkey;
+		tx->npay++;
+		p += len;
+		plen -= len;
+	}
+	return true;
+undo:
+	mrc_ud_tx_unpin(ud, tx);
+	return false;
+}
+
 static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mrc_ud_tx *tx = container_of(wc->wr_cqe, struct mrc_ud_tx, cqe);
@@ -338,7 +427,7 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		t->posted = false;
 		uqp->tx_posted--;
 		uqp->tx_completed++;
-		uqp->tx_free[uqp->ntx_free++] = t - uqp->tx;
+		mrc_ud_tx_put(uqp, t);
 	} while (t != tx);
 	requeue = mrc_ud_drained_locked(uqp);
 	spin_unlock_bh(&uqp->lock);
@@ -351,32 +440,41 @@ static void mrc_ud_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /*
  * Takes a free slot of @uqp and fills it with the datagram and its work
- * request (not signalled, not linked).  NULL if the ring is full.
+ * request (not signalled, not linked): the header copied into the slot,
+ * the payload after it, or (@in_place: a DATA payload) read from where it
+ * is when mrc_ud_tx_pin() can hold it.  NULL if the ring is full.
  */
 static struct mrc_ud_tx *mrc_ud_tx_fill(struct mrc_ud_qp *uqp,
 					struct ib_ah *ah, u32 rqpn,
 					const void *hdr, unsigned int hlen,
-					const void *payload, unsigned int plen)
+					const void *payload, unsigned int plen,
+					bool in_place)
 {
 	struct mrc_ud *ud = uqp->ud;
 	struct mrc_ud_tx *tx;
+	unsigned int len = hlen;
 
 	lockdep_assert_held(&uqp->lock);
 	if (!uqp->ntx_free)
 		return NULL;
 	tx = &uqp->tx[uqp->tx_free[--uqp->ntx_free]];
 	memcpy(tx->buf, hdr, hlen);
-	if (plen)
+	if (in_place && plen && mrc_ud_tx_pin(ud, tx, payload, plen)) {
+		mrc_ev_inc(MRC_EV_TX_INPLACE);
+	} else if (plen) {
 		memcpy(tx->buf + hlen, payload, plen);
-	ib_dma_sync_single_for_device(ud->ibdev, tx->dma, hlen + plen,
-				      DMA_TO_DEVICE);
-	tx->sge.addr = tx->dma;
-	tx->sge.length = hlen + plen;
-	tx->sge.lkey = ud->pd->local_dma_lkey;
+		len += plen;
+		if (in_place)
+			mrc_ev_add(MRC_EV_COPY_TX, plen);
+	}
+	ib_dma_sync_single_for_device(ud->ibdev, tx->dma, len, DMA_TO_DEVICE);
+	tx->sge[0].addr = tx->dma;
+	tx->sge[0].length = len;
+	tx->sge[0].lkey = ud->pd->local_dma_lkey;
 	memset(&tx->wr, 0, sizeof(tx->wr));
 	tx->wr.wr.wr_cqe = &tx->cqe;
-	tx->wr.wr.sg_list = &tx->sge;
-	tx->wr.wr.num_sge = 1;
+	tx->wr.wr.sg_list = tx->sge;
+	tx->wr.wr.num_sge = 1 + tx->npay;
 	tx->wr.wr.opcode = IB_WR_SEND;
 	tx->wr.ah = ah;
 	tx->wr.remote_qpn = rqpn;
@@ -397,7 +495,7 @@ static int mrc_ud_post_chain(struct mrc_ud_qp *uqp, struct mrc_ud_tx *first,
 	struct mrc_rail *rail = uqp->ud->rail;
 	const struct ib_send_wr *bad = NULL;
 	struct ib_send_wr *wr, *next;
-	unsigned int bytes = 0;
+	unsigned int bytes = 0, i;
 	bool refused = false;
 	int err;
 
@@ -416,7 +514,7 @@ static int mrc_ud_post_chain(struct mrc_ud_qp *uqp, struct mrc_ud_tx *first,
 		if (err && wr == bad)
 			refused = true;
 		if (refused) {	/* from the refused one on: still ours */
-			uqp->tx_free[uqp->ntx_free++] = tx - uqp->tx;
+			mrc_ud_tx_put(uqp, tx);
 			mrc_rail_stat_inc(rail, MRC_RAIL_STAT_TX_ERRORS);
 			continue;
 		}
@@ -425,7 +523,8 @@ static int mrc_ud_post_chain(struct mrc_ud_qp *uqp, struct mrc_ud_tx *first,
 		tx->posted = true;
 		uqp->tx_posted++;
 		(*posted)++;
-		bytes += tx->sge.length;
+		for (i = 0; i < wr->num_sge; i++)
+			bytes += tx->sge[i].length;
 		mrc_ev_inc(MRC_EV_TX_POST);
 	}
 	if (*posted) {
@@ -458,7 +557,7 @@ static bool mrc_ud_flush_locked(struct mrc_ud_qp *uqp)
 							    struct mrc_ud_tx,
 							    wr.wr);
 
-			uqp->tx_free[uqp->ntx_free++] = tx - uqp->tx;
+			mrc_ud_tx_put(uqp, tx);
 			mrc_rail_stat_inc(uqp->ud->rail,
 					  MRC_RAIL_STAT_TX_ERRORS);
 		}
@@ -517,7 +616,8 @@ int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 	if (uqp->state != MRC_UQP_READY) {
 		err = -ENETDOWN;
 	} else {
-		tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen);
+		tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen,
+				    false);
 		err = tx ? mrc_ud_post_chain(uqp, tx, tx, &posted) : -EAGAIN;
 	}
 	/* What another context staged on this QP does not wait for its flush */
@@ -537,8 +637,15 @@ int mrc_ud_send(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
  * @rqpn: the destination QPN
  * @hdr: the header, copied
  * @hlen: its length
- * @payload: the payload, copied after the header
+ * @payload: a DATA packet's payload: read from where it is, or copied
  * @plen: its length
+ *
+ * The payload is sent from where it is if it lies in memory that page
+ * references keep alive (vmalloc, or a folio of the page allocator: what
+ * msg.c's buffers of a page or more are): the send holds a reference
+ * to each folio it reads until its completion, so the owner may free the
+ * buffer at any time.  A payload in a slab object is copied into the
+ * slot (debugfs mrc/events: tx_inplace, copy_tx_bytes).
  *
  * As mrc_ud_send(), but the datagram waits in the QP's chain of staged
  * sends, posted with one ib_post_send() when MRC_UD_CHAIN are staged or at
@@ -574,7 +681,7 @@ int mrc_ud_stage(struct mrc_ud *ud, unsigned int ev, struct ib_ah *ah,
 		err = -ENETDOWN;
 		goto out;
 	}
-	tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen);
+	tx = mrc_ud_tx_fill(uqp, ah, rqpn, hdr, hlen, payload, plen, true);
 	if (!tx) {
 		err = -EAGAIN;
 		goto out;
@@ -706,6 +813,8 @@ static void mrc_ud_qp_free_bufs(struct mrc_ud_qp *uqp)
 	for (i = 0; i < MRC_UD_NTX; i++) {
 		if (!uqp->tx[i].buf)
 			continue;
+		/* the QP is gone: a send it never completed reads nothing */
+		mrc_ud_tx_unpin(uqp->ud, &uqp->tx[i]);
 		if (uqp->tx[i].dma)
 			ib_dma_unmap_single(dev, uqp->tx[i].dma,
 					    MRC_WIRE_MAX_PKT, DMA_TO_DEVICE);
@@ -763,7 +872,7 @@ static int mrc_ud_qp_create(struct mrc_ud *ud, unsigned int ev)
 		.cap = {
 			.max_send_wr	= MRC_UD_NTX,
 			.max_recv_wr	= MRC_UD_NRX,
-			.max_send_sge	= 1,
+			.max_send_sge	= 1 + MRC_UD_TX_PAY,
 			.max_recv_sge	= 1,
 		},
 		.sq_sig_type	= IB_SIGNAL_REQ_WR,

@@ -42,14 +42,28 @@ struct mrc_ud_rx {
 	bool posted;		/* under uqp->lock */
 };
 
+/*
+ * Payload pages a DATA send reads in place, at most: a payload (at most
+ * MRC_WIRE_MAX_PAYLOAD bytes, under a page) spans two pages of a
+ * vmalloc'ed buffer, one range of a physically contiguous one.
+ */
+#define MRC_UD_TX_PAY	2
+
 struct mrc_ud_tx {
 	struct ib_cqe cqe;
 	struct mrc_ud_qp *uqp;
-	void *buf;
+	void *buf;		/* the header, and a payload copied */
 	u64 dma;
 	/* Under uqp->lock: the work request, while staged or posted. */
 	struct ib_ud_wr wr;
-	struct ib_sge sge;
+	/* The slot's buffer, then the payload's pages if sent in place */
+	struct ib_sge sge[1 + MRC_UD_TX_PAY];
+	/*
+	 * Under uqp->lock: the pages of a payload sent in place, each with a
+	 * reference and mapped (sge[1 + i]) until the slot comes back.
+	 */
+	struct folio *pay[MRC_UD_TX_PAY];
+	u8 npay;
 	bool posted;
 };
 

@@ -614,7 +614,8 @@ run_guest() {
 	case_title 'the data path counters (debugfs mrc/events) count what moved'
 	local k
 	local -A e0 m0
-	for k in send tx_data deliver ep_read copy_tx_bytes copy_rx_bytes; do
+	for k in send tx_data tx_inplace deliver ep_read copy_tx_bytes \
+		copy_rx_bytes; do
 		e0[$k]=$(ev_stat "$k")
 	done
 	for k in tx_msgs tx_pkts tx_bytes rx_msgs rx_bytes; do
@@ -631,11 +632,19 @@ run_guest() {
 			"$(msg_new tx_msgs)" "$(ev_new send)"
 		ok_eq 'tx_data: every DATA packet posted (mrc/msg tx_pkts)' \
 			"$(msg_new tx_pkts)" "$(ev_new tx_data)"
-		local cp by
+		# Besides the 50 messages of 64 KiB, mrc-perf sends one
+		# start message of a few bytes, copied into the ring too.
+		local cp by small inp data
 		cp=$(ev_new copy_tx_bytes) by=$(msg_new tx_bytes)
-		diag "copy_tx_bytes $cp, tx_bytes $by"
-		ok 'each byte sent is copied twice: into the message, into the ring (again if resent)' \
-			test "$cp" -ge $((2 * by)) -a "$cp" -lt $((3 * by))
+		small=$((by - 50 * 65536))
+		inp=$(ev_new tx_inplace) data=$(ev_new tx_data)
+		diag "copy_tx_bytes $cp, tx_bytes $by ($small in small messages), tx_inplace $inp of $data DATA"
+		ok 'each byte of a 64 KiB message is copied once, into the message (not into the ring, nor when resent)' \
+			test "$small" -gt 0 -a "$small" -lt 4096 -a \
+			"$cp" -ge $((by + small)) -a "$cp" -le $((by + 4 * small))
+		ok 'their DATA payloads are sent from the message (tx_inplace, 17 per message)' \
+			test "$inp" -ge $((50 * 17)) -a "$inp" -le "$data" -a \
+			"$inp" -ge $((data - 4))
 	else
 		all_read() { [ "$(ev_new deliver)" -gt 0 ] &&
 			[ "$(ev_new ep_read)" = "$(ev_new deliver)" ]; }
