@@ -14,14 +14,6 @@
 #define MRC_MSG_CWND_MIN	8
 #define MRC_MSG_CWND_MAX	128
 #define MRC_MSG_BUDGET		128	/* packets per run */
-/*
- * A packet that fills a window below this many packets asks for its SACK
- * at once (MRC_WF_ACK_NOW; msg_tx.c, Queue).  Four times the SACK step:
- * a full window holds more than the unacknowledged tails (under
- * MRC_MSG_SACK_EVERY packets each) of the messages partly sent, one per
- * traffic class, so a SACK is still on its way.
- */
-#define MRC_MSG_ACK_FILL_CWND	(4 * MRC_MSG_SACK_EVERY)
 /* A send pushes in the caller's context while at most this many queued. */
 #define MRC_MSG_PUSH_NOW_MAX	4
 /*

@@ -22,14 +22,7 @@
  * bottleneck (and the UD receive queues) from overflowing, where packets
  * declared lost but still queued would otherwise be sent again on top.
  * When a send ring is full (-EAGAIN) the run stops and the timer retries
- * soon.  The packet that fills a small window asks for its SACK at once
- * (MRC_WF_ACK_NOW), as the receiver acknowledges a message's packets
- * only every MRC_MSG_SACK_EVERY and at its end.  A larger window
- * (MRC_MSG_ACK_FILL_CWND) does not: the packets in flight beyond the
- * unacknowledged tails of the messages partly sent bring SACKs that
- * reopen it, and asking at every fill would lock a window-bound sender
- * into a SACK per refill, a few packets each (about one SACK per 3.7
- * packets of a 64 KiB stream).
+ * soon.
  *
  * Message ids.  msg_id = epoch << 32 | seq, seq = lane << 30 | n: the
  * lane is the message's traffic class, n counts the lane's messages to
@@ -154,11 +147,8 @@ static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 	/*
 	 * @ack_now: the last packet the sender may send for now (its credit
 	 * ran out), so the receiver acks it at once, not some packets later.
-	 * A packet that fills the window asks the same only of a small
-	 * window (MRC_MSG_ACK_FILL_CWND; Queue, above).
 	 */
-	if (ack_now || (mp->inflight + 1 >= mp->cwnd &&
-			mp->cwnd < MRC_MSG_ACK_FILL_CWND))
+	if (ack_now || mp->inflight + 1 >= mp->cwnd)
 		pkt.flags |= MRC_WF_ACK_NOW;
 	else if (m->reply && list_is_singular(&mp->txq))
 		pkt.flags |= MRC_WF_ACK_LAZY;

@@ -1236,54 +1236,6 @@ static bool peek_pkt(struct host *h, unsigned int i, struct mrc_pkt *pkt)
 }
 
 /*
- * The packet that fills a window under MRC_MSG_ACK_FILL_CWND asks for its
- * SACK at once.  One that fills a larger window does not: four messages
- * of 17 packets fill the first window of 64 with the fourth partly sent,
- * and only the three last packets ask; the SACKs every
- * MRC_MSG_SACK_EVERY packets and at each message's end then carry the
- * transfer to its end without the clock moving (no timer, no resend).
- */
-static void tx_push__ack_now_fills_small_window(void)
-{
-	struct done_rec d = { 0 };
-	unsigned int i, flagged = 0;
-	struct mrc_pkt pkt;
-	int err;
-
-	pair();
-	A->mp.cwnd = MRC_MSG_ACK_FILL_CWND - 1;
-	host_send_msg(A, NULL, 100 * SEG, 0, NULL, NULL, &err);
-	CHECK(err == 0 && A->sent_data == A->mp.cwnd &&
-	      peek_pkt(A, A->mp.cwnd - 1, &pkt) &&
-	      (pkt.flags & MRC_WF_ACK_NOW),
-	      "a window of %u: its last packet asks (%u sent, flags %#x)",
-	      A->mp.cwnd, A->sent_data, pkt.flags);
-	unpair();
-
-	pair();
-	CHECK(A->mp.cwnd >= MRC_MSG_ACK_FILL_CWND, "the first window: %u",
-	      A->mp.cwnd);
-	for (i = 0; i < 4; i++)
-		host_send_msg(A, NULL, 17 * SEG, 0, done_fn, &d, &err);
-	for (i = 0; i < A->nout; i++)
-		if (peek_pkt(A, i, &pkt) && (pkt.flags & MRC_WF_ACK_NOW))
-			flagged++;
-	CHECK(A->mp.inflight == A->mp.cwnd && flagged == 3,
-	      "%u in flight of %u: %u ask for a SACK (the messages' last)",
-	      A->mp.inflight, A->mp.cwnd, flagged);
-	for (i = 0; i < 100 && (A->nout || B->nout); i++) {
-		host_pump(A);
-		host_pump(B);
-		host_run(A);
-	}
-	CHECK(d.calls == 4 && d.status == 0 && A->now == T0 &&
-	      !A->stats[MRC_MS_TX_RETRANS],
-	      "all four completed at once: %u, resent %llu", d.calls,
-	      (unsigned long long)A->stats[MRC_MS_TX_RETRANS]);
-	unpair();
-}
-
-/*
  * Version 7, a request and its replies.  A's first message is not a
  * reply (A has received nothing): B's SACK goes at its batch's end.  B's
  * answer is a reply, the only message B has queued: its packet says
@@ -2034,8 +1986,6 @@ static const struct tap_test tests[] = {
 	{ "tx_push__ring_full_retries", tx_push__ring_full_retries },
 	{ "tx_push__run_ends_in_flush", tx_push__run_ends_in_flush },
 	{ "tx_push__latency_first", tx_push__latency_first },
-	{ "tx_push__ack_now_fills_small_window",
-	  tx_push__ack_now_fills_small_window },
 	{ "tx_push__bulk_yields_to_latency", tx_push__bulk_yields_to_latency },
 	{ "tx_nack__resends_ranges", tx_nack__resends_ranges },
 	{ "tx_nack__replay_dropped", tx_nack__replay_dropped },
