@@ -617,6 +617,52 @@ _dmesg_check() {
 	fi
 }
 
+# Packets DEV's root qdisc has handed to the driver (tc's "Sent ... pkt").
+_qdisc_sent() {
+	tc -s qdisc show dev "$1" 2>/dev/null |
+		awk '$1 == "Sent" { print $4; exit }'
+}
+
+# The fabric's NIC stall (fabric/run.sh, "NIC STALL") makes the guest
+# kernel's watchdog speak only once the transmit ring is full.  A node whose
+# only sender is held back before that (rxe keeps at most 64 packets of a
+# QP in flight) stalls in silence: its packets sit in the ring, never
+# completed, and whatever the test then checks fails.  So a node with a
+# failed result probes each fabric NIC that is up: five datagrams to
+# another node on that plane.  A NIC driver counts a transmit in tx_packets
+# when the emulated NIC has completed it, within milliseconds.  If two or
+# more of the probe's packets reached the driver (the qdisc's count) and
+# none completed in 2 s, the NIC has stopped: the node says so in the
+# kernel log, and the runner stops the run as a NIC stall (exit 5).
+_nic_probe() {
+	local p dev ip peer=1 s0 s1 c0 c1 i
+
+	[ "${MRC_NODES:-1}" -ge 2 ] && grep -q '^not ok$' "$_MRC_RESULTS" ||
+		return 0
+	is_node 1 && peer=2
+	for ((p = 0; p < ${MRC_PLANES:-1}; p++)); do
+		dev=eth$p
+		[ "$(cat "/sys/class/net/$dev/operstate" 2>/dev/null)" = up ] ||
+			continue
+		ip=$(node_ip "$peer" "$p")
+		s0=$(_qdisc_sent "$dev")
+		read -r c0 <"/sys/class/net/$dev/statistics/tx_packets" || continue
+		for i in 1 2 3 4 5; do
+			echo "mrc nic probe $i" 2>/dev/null >"/dev/udp/$ip/9"
+			_sleep 0.2
+		done
+		_sleep 2
+		s1=$(_qdisc_sent "$dev")
+		read -r c1 <"/sys/class/net/$dev/statistics/tx_packets"
+		[ -n "$s0" ] && [ -n "$s1" ] || continue
+		diag "$dev probe (a result failed): $((s1 - s0)) packet(s) to the driver, $((c1 - c0)) completed by the NIC"
+		if [ $((s1 - s0)) -ge 2 ] && [ "$c1" = "$c0" ]; then
+			echo "<2>mrc-fabric: $dev: NIC STALL: $((s1 - s0)) packets to the driver, none completed in 2 s (tx_packets $c1)" \
+				>/dev/kmsg
+		fi
+	done
+}
+
 _mrc_guest_main() {
 	local st
 	declare -F run_guest >/dev/null || { echo "not ok 1 run_guest() not defined"; exit "$KSFT_FAIL"; }
@@ -651,6 +697,7 @@ _mrc_guest_main() {
 	if [ ! -e "$_MRC_RESULTS.completed" ] && [ ! -e "$_MRC_RESULTS.skip_all" ] && [ $st -ne 0 ]; then
 		_result "not ok" "run_guest aborted (exit status $st)"
 	fi
+	_nic_probe
 	_dmesg_check
 	_tap "1..$(_count)"
 	grep -q '^not ok$' "$_MRC_RESULTS" && exit "$KSFT_FAIL"

@@ -113,7 +113,11 @@ transmit queue 0 timed out" every 5 s, and every packet that guest sends on
 that NIC is lost from then on.  That is a fault of the emulated NIC or its
 driver, below rxe and mrc.  When a node's console shows the watchdog twice
 (stalled 10 s or more), the runner prints the host side of that node's taps,
-writes .fabric/nicstall.N, stops every VM and exits 5.
+writes .fabric/nicstall.N, stops every VM and exits 5.  The watchdog speaks
+only once the ring is full; a node of a lib.sh test whose result failed
+probes its NICs (lib.sh _nic_probe) and logs "mrc-fabric: ethP: NIC STALL"
+if one completes none of its packets: once is enough, also when the
+command has ended.
 EOF
 }
 
@@ -826,15 +830,24 @@ kill_node() {
 }
 
 # A guest NIC whose transmit queue stalled (NIC STALL in usage()): the
-# guest kernel's watchdog said so twice.  Looked for every 5 s.
+# guest kernel's watchdog said so twice, or lib.sh's probe once.  Looked
+# for every 5 s and when the command has ended.
 NEXT_STALL_CHECK=0
 nic_stalled() {
-	local n p c
+	local n p c c2 why
 	for ((n = 1; n <= NODES; n++)); do
 		c=$(grep -c 'NETDEV WATCHDOG' "$OUTDIR/console.$n.log" 2>/dev/null)
-		[ "${c:-0}" -ge 2 ] || continue
-		msg "node$n: a NIC stopped transmitting (the guest's NETDEV WATCHDOG, $c times); a fault of the emulated NIC below mrc, the run is stopped:"
-		grep 'NETDEV WATCHDOG' "$OUTDIR/console.$n.log" | tail -n 2 | sed "s/^/  node$n| /" >&2
+		c2=$(grep -c 'mrc-fabric: eth[0-9]*: NIC STALL' "$OUTDIR/console.$n.log" 2>/dev/null)
+		if [ "${c:-0}" -ge 2 ]; then
+			why="the guest's NETDEV WATCHDOG, $c times"
+		elif [ "${c2:-0}" -ge 1 ]; then
+			why="lib.sh's probe found a NIC that completes no transmit"
+		else
+			continue
+		fi
+		msg "node$n: a NIC stopped transmitting ($why); a fault of the emulated NIC below mrc, the run is stopped:"
+		grep 'NETDEV WATCHDOG\|mrc-fabric: eth[0-9]*: NIC STALL' "$OUTDIR/console.$n.log" |
+			tail -n 2 | sed "s/^/  node$n| /" >&2
 		for ((p = 0; p < PLANES; p++)); do
 			# The host's RX of a tap is what that guest sent.
 			nsx ip -s link show "tap$p.$n" 2>&1 | sed "s/^/  host| /" >&2
@@ -946,6 +959,8 @@ for t in $(seq 10); do
 	sleep 0.1
 done
 
+# A stall found at the very end (lib.sh's probe runs after the test).
+nic_stalled && exit 5
 for n in "${RUNNERS[@]}"; do
 	[ "${FIN[$n]}" = 0 ] || [ "${FIN[$n]}" = killed ] || FAIL=1
 done
