@@ -53,6 +53,11 @@ static const char *const mrc_ev_names[MRC_EV_NR] = {
 	[MRC_EV_DEV_MEM_FULL] = "dev_mem_full",
 	[MRC_EV_DEV_CLOSE_DEFERRED] = "dev_close_deferred",
 	[MRC_EV_TX_INPLACE] = "tx_inplace",
+	[MRC_EV_TXPOOL_HIT] = "txpool_hit",
+	[MRC_EV_TXPOOL_MISS] = "txpool_miss",
+	[MRC_EV_TXPOOL_RECYCLED] = "txpool_recycled",
+	[MRC_EV_TXPOOL_BUSY] = "txpool_busy",
+	[MRC_EV_TXPOOL_FREED] = "txpool_freed",
 };
 
 /**

@@ -56,6 +56,11 @@ enum mrc_ev {
 	MRC_EV_TX_INPLACE,	/* DATA payloads sent from the message's
 				 * buffer, not copied (ud.c)
 				 */
+	MRC_EV_TXPOOL_HIT,	/* send buffers taken from the pool */
+	MRC_EV_TXPOOL_MISS,	/* ... allocated: none idle for this sender */
+	MRC_EV_TXPOOL_RECYCLED,	/* send buffers given back, kept */
+	MRC_EV_TXPOOL_BUSY,	/* ... a send still reading from them */
+	MRC_EV_TXPOOL_FREED,	/* ... freed: pool full or trimmed */
 	MRC_EV_NR
 };
 

@@ -21,6 +21,7 @@
 #include "msg.h"
 #include "peer.h"
 #include "rxpool.h"
+#include "txpool.h"
 #include "schedcfg.h"
 #include "ud.h"
 
@@ -193,6 +194,7 @@ static const struct {
 	{ "rails", mrc_rail_init, mrc_rail_exit },
 	{ "sched", mrc_schedcfg_init, NULL },
 	{ "rxpool", mrc_rxpool_init, mrc_rxpool_exit },
+	{ "txpool", mrc_txpool_init, mrc_txpool_exit },
 	{ "messages", NULL, mrc_msg_exit },
 	{ "credits", mrc_credit_init, mrc_credit_exit },
 	{ "endpoints", NULL, mrc_ep_exit },

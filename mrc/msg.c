@@ -40,6 +40,7 @@
 #include "peer.h"
 #include "peer_int.h"
 #include "rxpool.h"
+#include "txpool.h"
 #include "schedcfg.h"
 #include "trace.h"
 #include "ud.h"
@@ -110,8 +111,8 @@ static void mrc_msg_op_rx_free(struct mrc_msg_node *node, void *p,
  * DATA packet's payload from it in place, holding a reference to each
  * folio it reads until the send completes, so a buffer of a page or more
  * is memory that such references keep alive: a compound block of the
- * page allocator (tried without retries above a page, as kmalloc()'s
- * large path does), else vmalloc.  Freed with put_page() or vfree(),
+ * page allocator, recycled by txpool.c (which keeps a block only once
+ * no send holds it), else vmalloc.  Freed with vfree() or by txpool.c,
  * either of which leaves what a send still holds to its completion (the
  * send ring's slots bound that: its completion is reaped by the next post
  * or the send CQ's sweep, MRC_UD_SWEEP_MS).  A smaller buffer is a slab
@@ -122,21 +123,18 @@ static void mrc_msg_op_rx_free(struct mrc_msg_node *node, void *p,
 static void *mrc_msg_op_buf_alloc(struct mrc_msg_node *node, size_t bytes,
 				  bool rx)
 {
-	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
-	struct page *pg;
+	void *p;
 
 	if (rx)
 		return mrc_rxpool_get(bytes);
 	if (bytes < PAGE_SIZE)
 		return mrc_msg_op_alloc(node, bytes);
+	p = mrc_txpool_get(bytes);
+	if (p)
+		return p;
 	mrc_ev_inc(MRC_EV_ALLOC);
-	if (bytes <= KMALLOC_MAX_SIZE) {
-		pg = alloc_pages(gfp | __GFP_COMP | (bytes > PAGE_SIZE ?
-			__GFP_NORETRY : __GFP_RETRY_MAYFAIL), get_order(bytes));
-		if (pg)
-			return page_address(pg);
-	}
-	return __vmalloc(bytes, gfp | __GFP_RETRY_MAYFAIL);
+	return __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
+			 __GFP_RETRY_MAYFAIL);
 }
 
 static void mrc_msg_op_buf_free(struct mrc_msg_node *node, void *p,
@@ -147,7 +145,7 @@ static void mrc_msg_op_buf_free(struct mrc_msg_node *node, void *p,
 	else if (bytes < PAGE_SIZE || is_vmalloc_addr(p))
 		kvfree(p);
 	else
-		put_page(virt_to_page(p));	/* the head of its block */
+		mrc_txpool_put(p, bytes);
 }
 
 static u64 mrc_msg_op_knob(struct mrc_msg_node *node, unsigned int id)
@@ -913,6 +911,7 @@ int mrc_msg_stats_show(struct seq_file *s)
 	seq_printf(s, "tx_buffer_bytes %lld\n",
 		   atomic64_read(&mrc_msg_node.tx_bytes));
 	seq_printf(s, "rx_pool_bytes %ld\n", mrc_rxpool_idle_bytes());
+	seq_printf(s, "tx_pool_bytes %ld\n", mrc_txpool_idle_bytes());
 	return 0;
 }
 

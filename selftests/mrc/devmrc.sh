@@ -657,9 +657,10 @@ run_guest() {
 	fi
 	barrier counters-checked
 
-	case_title 'receive memory is recycled: no allocation per message once warm'
+	case_title 'message memory is recycled: no allocation per message once warm'
 	local -A p0
-	for k in alloc rxpool_hit deliver ep_read; do
+	for k in alloc rxpool_hit deliver ep_read txpool_hit txpool_miss \
+		txpool_busy; do
 		p0[$k]=$(ev_stat "$k")
 	done
 	pool_new() { echo $(($(ev_stat "$1") - p0[$1])); }
@@ -667,6 +668,15 @@ run_guest() {
 	is_node 1 && ok 'mrc-perf bw 64 KiB x 300, window 8' \
 		perf_ok /tmp/perf.pool bw -m 65536 -n 300 -w 8
 	barrier pool-sent 300
+	if is_node 1; then
+		local th tm
+		th=$(pool_new txpool_hit) tm=$(pool_new txpool_miss)
+		diag "sender: 300 messages, $th send buffers from the pool, $tm allocated ($(pool_new txpool_busy) given back while a send still read them)"
+		ok "sender: every 64 KiB send buffer from the send pool or allocated, once ($th + $tm = 300)" \
+			test $((th + tm)) = 300
+		ok "sender: at most one send buffer allocated per 4 messages ($tm for 300)" \
+			test $((4 * tm)) -le 300
+	fi
 	if is_node 2; then
 		pool_read() { [ "$(pool_new deliver)" -ge 300 ] &&
 			[ "$(pool_new ep_read)" = "$(pool_new deliver)" ]; }

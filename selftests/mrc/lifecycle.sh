@@ -295,7 +295,6 @@ phase_a_node1() {
 	wait "$perf_pid"
 	ok_eq 'mrc-perf bw: every message and byte acknowledged' 0 $? ||
 		diag "$(tail -n 5 /tmp/perf.log)"
-	unshape
 	barrier a-traffic-done
 
 	case_title "A. mrc_echo gone: the open /dev/mrc file alone holds mrc; close() drains"
@@ -308,7 +307,10 @@ phase_a_node1() {
 		'Module mrc is in use' modprobe -r mrc
 	ok_eq 'delete_module fails with EAGAIN' EAGAIN "$(unload_errno)"
 
-	# The file sends, then closes at once: close() drains.
+	# The file sends, then closes at once: close() drains.  Still at
+	# SHAPE_MBIT, so its last messages are on their way when it closes
+	# (unshaped, the 1-vCPU guest could run the whole transfer before
+	# the writer runs again).
 	: > /tmp/lc.go
 	wait "$p_pid"
 	out=$(cat /tmp/lc.send)
@@ -320,6 +322,7 @@ phase_a_node1() {
 		"$(stat_of /tmp/lc.send tx_buffer_bytes)"
 	ok_eq 'delete_module right after the close succeeds' 0 \
 		"$(stat_of /tmp/lc.send unload)"
+	unshape
 	put a-sent 1
 	chk_unloaded
 }
