@@ -23,8 +23,11 @@
  * zeroed: the sender writes the message's bytes before it is queued,
  * only those bytes are ever sent, and nothing reads a send buffer back.
  *
- * Bound.  At most MRC_TXPOOL_MAX_BYTES idle, up to blocks of
- * KMALLOC_MAX_SIZE; larger buffers are vmalloc'ed (msg.c) and not pooled.
+ * Bound.  Blocks up to MRC_TXPOOL_MAX_OBJ, at most MRC_TXPOOL_MAX_BYTES
+ * of them idle, trimmed within seconds when unused (pool.c): idle memory
+ * that stays charged to a cgroup which may need it, so little of it, and
+ * not for long.  Larger blocks, up to KMALLOC_MAX_SIZE, are allocated and
+ * freed each time; larger buffers still are vmalloc'ed (msg.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,7 +41,8 @@
 #include "pool.h"
 #include "txpool.h"
 
-#define MRC_TXPOOL_NCLASS	(KMALLOC_SHIFT_MAX - PAGE_SHIFT + 1)
+#define MRC_TXPOOL_MAX_SHIFT	16
+#define MRC_TXPOOL_NCLASS	(MRC_TXPOOL_MAX_SHIFT - PAGE_SHIFT + 1)
 
 static void mrc_txpool_free(void *p, size_t size)
 {
@@ -59,7 +63,11 @@ static struct mrc_pool mrc_txpool = {
 /* A memory cgroup as a charge: NULL for none, or the root (not charged). */
 static const void *mrc_txpool_charge(struct mem_cgroup *memcg)
 {
+#ifdef CONFIG_MEMCG
 	return memcg && memcg->css.parent ? memcg : NULL;
+#else
+	return NULL;
+#endif
 }
 
 /*
@@ -95,9 +103,10 @@ static bool mrc_txpool_accept(void *p, const void *key)
  *
  * An idle block of @bytes' order that no send holds any more, charged
  * where the caller's allocation would be (counted txpool_hit), among the
- * first MRC_POOL_SCAN of its order; else a new compound block charged to
- * the caller's memory cgroup (txpool_miss and alloc); no retries above a
- * page and quiet when refused, as kmalloc()'s large path.
+ * first MRC_POOL_SCAN of its order; else (or above MRC_TXPOOL_MAX_OBJ) a
+ * new compound block charged to the caller's memory cgroup (txpool_miss
+ * and alloc); no retries above a page and quiet when refused, as
+ * kmalloc()'s large path.
  *
  * Context: process, may sleep.
  *
@@ -115,13 +124,15 @@ void *mrc_txpool_get(size_t bytes)
 	if (bytes < PAGE_SIZE || bytes > KMALLOC_MAX_SIZE)
 		return NULL;
 	order = get_order(bytes);
-	rcu_read_lock();
-	p = mrc_pool_take(&mrc_txpool, order, mrc_txpool_accept,
-			  mrc_txpool_charge_now());
-	rcu_read_unlock();
-	if (p) {
-		mrc_ev_inc(MRC_EV_TXPOOL_HIT);
-		return p;
+	if (order < MRC_TXPOOL_NCLASS) {
+		rcu_read_lock();
+		p = mrc_pool_take(&mrc_txpool, order, mrc_txpool_accept,
+				  mrc_txpool_charge_now());
+		rcu_read_unlock();
+		if (p) {
+			mrc_ev_inc(MRC_EV_TXPOOL_HIT);
+			return p;
+		}
 	}
 	mrc_ev_inc(MRC_EV_TXPOOL_MISS);
 	mrc_ev_inc(MRC_EV_ALLOC);
@@ -138,8 +149,9 @@ void *mrc_txpool_get(size_t bytes)
  * Kept, with the reference mrc_txpool_get() returned, for a later
  * mrc_txpool_get() of its order if the pool has room (txpool_recycled;
  * txpool_busy as well if a send still reads it: it is handed out only
- * once that send has completed and let go).  Else that reference is
- * dropped (txpool_freed), and the block's last holder frees it.
+ * once that send has completed and let go).  Else (the pool is full, or
+ * the block above MRC_TXPOOL_MAX_OBJ) that reference is dropped
+ * (txpool_freed), and the block's last holder frees it.
  *
  * Context: any but hard interrupt; does not sleep.
  */
@@ -147,8 +159,10 @@ void mrc_txpool_put(void *p, size_t bytes)
 {
 	struct folio *folio = virt_to_folio(p);
 	bool busy = folio_ref_count(folio) != 1;
+	unsigned int order = get_order(bytes);
 
-	if (mrc_pool_give(&mrc_txpool, get_order(bytes), p)) {
+	if (order < MRC_TXPOOL_NCLASS &&
+	    mrc_pool_give(&mrc_txpool, order, p)) {
 		mrc_ev_inc(MRC_EV_TXPOOL_RECYCLED);
 		if (busy)
 			mrc_ev_inc(MRC_EV_TXPOOL_BUSY);
@@ -175,8 +189,8 @@ long mrc_txpool_idle_bytes(void)
  */
 int mrc_txpool_init(void)
 {
-	BUILD_BUG_ON(1UL << (MRC_TXPOOL_NCLASS - 1 + PAGE_SHIFT) !=
-		     KMALLOC_MAX_SIZE);
+	BUILD_BUG_ON(MRC_TXPOOL_MAX_OBJ != 1U << MRC_TXPOOL_MAX_SHIFT);
+	BUILD_BUG_ON(MRC_TXPOOL_MAX_SHIFT < PAGE_SHIFT);
 	mrc_pool_init(&mrc_txpool);
 	return 0;
 }

@@ -7,8 +7,10 @@
 
 #include <linux/types.h>
 
+/* Largest buffer the pool recycles; larger ones are allocated each time. */
+#define MRC_TXPOOL_MAX_OBJ	(64U << 10)
 /* Most idle bytes the pool keeps, all classes together. */
-#define MRC_TXPOOL_MAX_BYTES	(16U << 20)
+#define MRC_TXPOOL_MAX_BYTES	(4U << 20)
 
 void *mrc_txpool_get(size_t bytes);
 void mrc_txpool_put(void *p, size_t bytes);

@@ -676,6 +676,10 @@ run_guest() {
 			test $((th + tm)) = 300
 		ok "sender: at most one send buffer allocated per 4 messages ($tm for 300)" \
 			test $((4 * tm)) -le 300
+		# Idle blocks stay charged to their cgroup: kept briefly.
+		tx_pool_empty() { [ "$(msg_stat tx_pool_bytes)" = 0 ]; }
+		wait_for 'sender: the idle send pool is emptied within seconds (tx_pool_bytes 0)' \
+			15 tx_pool_empty
 	fi
 	if is_node 2; then
 		pool_read() { [ "$(pool_new deliver)" -ge 300 ] &&
