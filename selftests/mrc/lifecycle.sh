@@ -17,7 +17,8 @@
 #    in order, exactly once; mrc-perf's counts acknowledged).  After
 #    rmmod mrc_echo the one open /dev/mrc file still holds the module
 #    (refcnt 1, EAGAIN).  That file then sends DEV_COUNT messages and
-#    closes at once, with sends outstanding: close() drains them (it
+#    closes at once, with sends outstanding (node 1's planes are still
+#    shaped, until after the unload): close() drains them (it
 #    returns when every one has completed), mrc's send buffers are back to
 #    0, and delete_module() right after the close succeeds; the receiver
 #    has every message intact and in order.  mrc's vmalloc use is back to
