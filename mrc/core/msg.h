@@ -46,11 +46,13 @@
 #define MRC_MSG_NO_PATH		(~0U)
 /*
  * A receiver's SACK within a message goes after this many new packets
- * at most (msg_rx.c, Answers), besides those its sender asks for
+ * (msg_rx.c, Answers: sack_by_count()), besides those its sender asks for
  * (MRC_WF_ACK_NOW: its window or credit is used up, a resend) and the
- * message's completion.
+ * message's completion; after MRC_MSG_SACK_EVERY_HOLE while a packet is
+ * missing behind more than that many later ones.
  */
-#define MRC_MSG_SACK_EVERY	8
+#define MRC_MSG_SACK_EVERY	16
+#define MRC_MSG_SACK_EVERY_HOLE	8
 /*
  * Messages whose SACKs a receiver holds to the end of a batch of
  * arrivals at most (msg_rx.c, Answers); one more sends the oldest.

@@ -13,7 +13,7 @@
  * triggered them and echo its tstamp; every acked packet leaves its
  * path's inflight.  Each path with a newly acked packet sent only once
  * gets one ACK event, its RTT sample the age of the newest such packet
- * (ack_samples()): a SACK acknowledges up to MRC_MSG_SACK_EVERY packets
+ * (ack_samples()): a SACK acknowledges a dozen packets or more
  * sprayed over many paths, and the echo alone would leave the others'
  * estimates to the keepalives of idle times, below what their packets
  * wait behind a transfer's queues.  The newest, because the older ones'

@@ -82,12 +82,13 @@
  * next try, up to rto_max_ms later, while the peer's other lanes found no
  * room.  The endpoint's queue passes its bound by one message more.
  *
- * Answers.  A SACK goes back on the arrival path every MRC_MSG_SACK_EVERY
- * new packets, for LAST/ACK_NOW/RETRANS packets, on completion, for
- * duplicates and for the packet that closes a hole behind more packets
- * than a SACK can show (hole_closed()); a NACK lists the holes that
- * outlived the reordering allowance.  They are built here and sent by
- * mrc_msg_rx_answer() under the tx lock, after the rx lock is released.
+ * Answers.  A SACK goes back on the arrival path after so many new
+ * packets (sack_by_count()), for LAST/ACK_NOW/RETRANS packets, on
+ * completion, for duplicates and for the packet that closes a hole
+ * behind more packets than a SACK can show (hole_closed()); a NACK lists
+ * the holes that outlived the reordering allowance.  They are built here
+ * and sent by mrc_msg_rx_answer() under the tx lock, after the rx lock is
+ * released.
  * A host that takes arrivals in batches (a CQ poll) sets
  * node->batch_done: then the SACKs of the messages a batch completes go
  * as one, at its end (mrc_msg_rx_flush()), the last completion's with the
@@ -97,8 +98,8 @@
  * one SACK per message is one packet back per packet received, the
  * receiver's largest cost after the copy (a cumulative ack covers what
  * arrived together, as in TCP).  The SACKs that steer the sender within a
- * message (every MRC_MSG_SACK_EVERY packets, ACK_NOW, RETRANS, a closed
- * hole, a duplicate) wait for the batch's end too, one per message: a
+ * message (by count, ACK_NOW, RETRANS, a closed hole, a duplicate)
+ * wait for the batch's end too, one per message: a
  * later one of the same message replaces it (its state only grows), and
  * the message's completion answers for it (sacks_merged counts both).  A
  * batch is a CQ poll of at most 16 completions, so nothing waits for more
@@ -360,6 +361,27 @@ static unsigned int nack_due(struct mrc_msg_peer *mp, unsigned int pi,
 		return 0;
 	rm->nack_ns = now;
 	return mrc_reasm_holes(&rm->r, holes, MRC_WIRE_NACK_MAX);
+}
+
+/*
+ * Whether @rm's new packets since its last SACK ask for one by their count
+ * (Answers): MRC_MSG_SACK_EVERY of them, as RC's responder acks a long
+ * message every so many packets; but MRC_MSG_SACK_EVERY_HOLE while a
+ * packet is missing behind more than that many later ones, since its
+ * sender finds it stuck in a slow queue only from later packets acked
+ * (msg_ack.c, Stuck packets); and none while the rest of the message is
+ * within half a count, whose completion's SACK follows: a message of up
+ * to MRC_MSG_SACK_EVERY * 3 / 2 packets that arrives in order is answered
+ * once, as RC answers a message.
+ */
+static bool sack_by_count(const struct mrc_msg_rx *rm)
+{
+	const struct mrc_reasm *r = &rm->r;
+
+	if (r->hi - r->cum > MRC_MSG_SACK_EVERY_HOLE)
+		return rm->since_sack >= MRC_MSG_SACK_EVERY_HOLE;
+	return rm->since_sack >= MRC_MSG_SACK_EVERY &&
+	       r->npkts - r->nrecv > MRC_MSG_SACK_EVERY / 2;
 }
 
 /*
@@ -773,7 +795,8 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		mp->rx_last_ns = now;
 		out->nholes = nack_due(mp, pi, rm, now, out->holes);
 		out->new_bytes = true;
-		if (++rm->since_sack >= MRC_MSG_SACK_EVERY ||
+		rm->since_sack++;
+		if (sack_by_count(rm) ||
 		    (pkt->flags & (MRC_WF_LAST | MRC_WF_ACK_NOW |
 				   MRC_WF_RETRANS)) ||
 		    hole_closed(&rm->r, cum, hi))

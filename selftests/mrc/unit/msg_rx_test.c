@@ -393,6 +393,82 @@ static void rx_packet__sack_every_and_flags(void)
 }
 
 /*
+ * By count (sack_by_count()): a message that arrives in order is answered
+ * every MRC_MSG_SACK_EVERY packets, but not within half a count of its
+ * end, whose completion answers; one of up to 3/2 counts, once.  Each
+ * arrival is a batch of its own, so no SACK merges with another.
+ */
+static void rx_packet__sack_count_spares_the_tail(void)
+{
+	const u32 short_n = MRC_MSG_SACK_EVERY * 3 / 2;
+	const u32 long_n = MRC_MSG_SACK_EVERY * 4;
+	u32 idx;
+
+	setup();
+	for (idx = 0; idx < short_n; idx++) {
+		data(idx % 4, id_of(EPOCH, 0, 0), short_n * SEG, idx, 0);
+		host_batch_end(R);
+	}
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1,
+	      "%u packets in order: one SACK, its completion's", short_n);
+	for (idx = 0; idx < long_n; idx++) {
+		data(idx % 4, id_of(EPOCH, 0, 1), long_n * SEG, idx, 0);
+		host_batch_end(R);
+	}
+	/* by count at 16, 32 and 48; the 64th completes it */
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == long_n / MRC_MSG_SACK_EVERY,
+	      "%u packets in order: a SACK every %u", long_n,
+	      MRC_MSG_SACK_EVERY);
+	teardown();
+}
+
+/*
+ * A packet missing behind more than MRC_MSG_SACK_EVERY_HOLE later ones
+ * may sit in a slow queue; its sender finds it stuck only from later
+ * packets acked, so they are answered every MRC_MSG_SACK_EVERY_HOLE
+ * until it comes, then every MRC_MSG_SACK_EVERY again.
+ */
+static void rx_packet__sack_count_behind_a_hole(void)
+{
+	const u32 n = 1 + MRC_MSG_SACK_EVERY_HOLE * 3, len = 200 * SEG;
+	u32 idx;
+
+	setup();
+	/* packet 0 missing: the HOLEth packet behind it makes it deep */
+	for (idx = 1; idx <= MRC_MSG_SACK_EVERY_HOLE; idx++) {
+		data(idx % 4, id_of(EPOCH, 0, 0), len, idx, 0);
+		host_batch_end(R);
+	}
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1,
+	      "%u packets behind the hole: a SACK",
+	      MRC_MSG_SACK_EVERY_HOLE);
+	for (; idx < n; idx++) {
+		data(idx % 4, id_of(EPOCH, 0, 0), len, idx, 0);
+		host_batch_end(R);
+	}
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 2,
+	      "%u more: a SACK every %u", n - 1 - MRC_MSG_SACK_EVERY_HOLE,
+	      MRC_MSG_SACK_EVERY_HOLE);
+	data(0, id_of(EPOCH, 0, 0), len, 0, 0);
+	host_batch_end(R);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
+	      "packet 0 fills a hole a SACK shows: no SACK of its own");
+	/* packet 0 was the first of the next count */
+	for (idx = n; idx < n + MRC_MSG_SACK_EVERY - 2; idx++) {
+		data(idx % 4, id_of(EPOCH, 0, 0), len, idx, 0);
+		host_batch_end(R);
+	}
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
+	      "in order again: %u packets, no SACK",
+	      MRC_MSG_SACK_EVERY - 1);
+	data(idx % 4, id_of(EPOCH, 0, 0), len, idx, 0);
+	host_batch_end(R);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1, "the %uth: a SACK",
+	      MRC_MSG_SACK_EVERY);
+	teardown();
+}
+
+/*
  * Packets 1..N arrive, N > MRC_WIRE_SACK_BITS: a SACK shows cum 0 and 256
  * of them, the rest wait for packet 0.  When it comes, a SACK goes back
  * at once (cum N + 1), although MRC_MSG_SACK_EVERY new packets have not
@@ -412,9 +488,10 @@ static void rx_packet__sack_when_a_hole_closes(void)
 		data(idx % 4, id_of(EPOCH, 0, 0), len, idx, 0);
 		host_batch_end(R);	/* each arrival a batch of its own */
 	}
-	CHECK(answers(MRC_PKT_SACK, &sack, body) == n / MRC_MSG_SACK_EVERY,
-	      "a SACK every %u packets", MRC_MSG_SACK_EVERY);
-	CHECK(n % MRC_MSG_SACK_EVERY + 1 < MRC_MSG_SACK_EVERY,
+	CHECK(answers(MRC_PKT_SACK, &sack, body) == n / MRC_MSG_SACK_EVERY_HOLE,
+	      "behind a hole, a SACK every %u packets",
+	      MRC_MSG_SACK_EVERY_HOLE);
+	CHECK(n % MRC_MSG_SACK_EVERY_HOLE + 1 < MRC_MSG_SACK_EVERY_HOLE,
 	      "the next packet is not due a SACK by count");
 	if (failed_checks)
 		goto out;
@@ -429,10 +506,10 @@ static void rx_packet__sack_when_a_hole_closes(void)
 	mrc_wire_get_sack(&sack, &s);
 	CHECK(s.cum == n + 1, "cum %u (want %u)", s.cum, n + 1);
 	/* A hole a SACK can show closes without an answer of its own. */
-	for (idx = n + 3; idx < n + 3 + MRC_MSG_SACK_EVERY - 2; idx++)
+	for (idx = n + 3; idx < n + 3 + MRC_MSG_SACK_EVERY_HOLE - 2; idx++)
 		data(0, id_of(EPOCH, 0, 0), len, idx, 0);
 	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
-	      "%u beyond a new hole", MRC_MSG_SACK_EVERY - 2);
+	      "%u beyond a new hole", MRC_MSG_SACK_EVERY_HOLE - 2);
 	data(0, id_of(EPOCH, 0, 0), len, n + 1, 0);
 	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
 	      "closing a hole a SACK shows: no extra SACK");
@@ -1048,21 +1125,25 @@ static void rx_answer__batch_merges_sacks(void)
 	unsigned int i;
 
 	setup();
-	for (idx = 0; idx < 20; idx++) {
+	for (idx = 0; idx < 6 + MRC_MSG_SACK_EVERY + 2; idx++) {
 		R->now += 1000;
 		data(idx % 4, id_of(EPOCH, 0, 0), 40 * SEG, idx,
-		     idx == 5 || idx == 19 ? MRC_WF_ACK_NOW : 0);
+		     idx == 5 || idx == MRC_MSG_SACK_EVERY + 7 ?
+		     MRC_WF_ACK_NOW : 0);
 	}
 	CHECK(R->nout == 0, "nothing sent within the batch: %u", R->nout);
 	CHECK(answers(MRC_PKT_SACK, &sack, body) == 1,
-	      "20 packets, ACK_NOW at 5 and 19, 8 packets after 5: one SACK");
+	      "ACK_NOW at 5 and %u, %u packets after 5: one SACK",
+	      MRC_MSG_SACK_EVERY + 7, MRC_MSG_SACK_EVERY);
 	if (failed_checks)
 		goto out;
 	mrc_wire_get_sack(&sack, &s);
-	CHECK(s.cum == 20 && !s.nbits, "of all 20: cum %u nbits %u", s.cum,
-	      s.nbits);
-	CHECK(s.echo_tstamp == R->now && sack.entropy == 19 % 4,
-	      "echoes the last that asked (packet 19)");
+	CHECK(s.cum == idx && !s.nbits, "of all %u: cum %u nbits %u", idx,
+	      s.cum, s.nbits);
+	CHECK(s.echo_tstamp == R->now &&
+	      sack.entropy == (MRC_MSG_SACK_EVERY + 7) % 4,
+	      "echoes the last that asked (packet %u)",
+	      MRC_MSG_SACK_EVERY + 7);
 	CHECK(R->stats[MRC_MS_SACKS_MERGED] == 2 &&
 	      R->stats[MRC_MS_SACKS_TX] == 1, "sacks_merged %llu sacks_tx %llu",
 	      (unsigned long long)R->stats[MRC_MS_SACKS_MERGED],
@@ -1197,6 +1278,10 @@ static const struct tap_test tests[] = {
 	{ "rx_expire__duplicates_do_not_refresh",
 	  rx_expire__duplicates_do_not_refresh },
 	{ "rx_packet__sack_every_and_flags", rx_packet__sack_every_and_flags },
+	{ "rx_packet__sack_count_spares_the_tail",
+	  rx_packet__sack_count_spares_the_tail },
+	{ "rx_packet__sack_count_behind_a_hole",
+	  rx_packet__sack_count_behind_a_hole },
 	{ "rx_packet__sack_when_a_hole_closes",
 	  rx_packet__sack_when_a_hole_closes },
 	{ "rx_answer__echoes_the_data_packet",
