@@ -270,6 +270,12 @@ static inline bool list_empty(const struct list_head *head)
 	return head->next == head;
 }
 
+static inline bool list_is_last(const struct list_head *e,
+				const struct list_head *head)
+{
+	return e->next == head;
+}
+
 static inline bool list_is_singular(const struct list_head *head)
 {
 	return !list_empty(head) && head->next == head->prev;

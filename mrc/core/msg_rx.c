@@ -364,21 +364,38 @@ static unsigned int nack_due(struct mrc_msg_peer *mp, unsigned int pi,
 }
 
 /*
+ * Whether @rm has a packet missing behind more than MRC_MSG_SACK_EVERY_HOLE
+ * later ones, for at least the srtt of @pi, the path the last came on.
+ * A host that takes each rail's arrivals in batches of its own sees one
+ * rail's packets a batch ahead of the other's: such a hole is younger
+ * than a round trip, and fills with the other rail's next batch.
+ */
+static bool deep_hole(struct mrc_msg_peer *mp, const struct mrc_msg_rx *rm,
+		      unsigned int pi, u64 now)
+{
+	const struct mrc_path *p = pi < MRC_MSG_NPATHS ? mp->path[pi] : NULL;
+
+	if (rm->r.hi - rm->r.cum <= MRC_MSG_SACK_EVERY_HOLE || !rm->hole_ns)
+		return false;
+	return !p || now - rm->hole_ns >= READ_ONCE(p->rtt.srtt_ns);
+}
+
+/*
  * Whether @rm's new packets since its last SACK ask for one by their count
  * (Answers): MRC_MSG_SACK_EVERY of them, as RC's responder acks a long
- * message every so many packets; but MRC_MSG_SACK_EVERY_HOLE while a
- * packet is missing behind more than that many later ones, since its
- * sender finds it stuck in a slow queue only from later packets acked
- * (msg_ack.c, Stuck packets); and none while the rest of the message is
- * within half a count, whose completion's SACK follows: a message of up
- * to MRC_MSG_SACK_EVERY * 3 / 2 packets that arrives in order is answered
- * once, as RC answers a message.
+ * message every so many packets; but MRC_MSG_SACK_EVERY_HOLE while a deep
+ * hole is open (deep_hole()), since its sender finds a packet stuck in a
+ * slow queue only from later packets acked (msg_ack.c, Stuck packets);
+ * and none while the rest of the message is within half a count, whose
+ * completion's SACK follows: a message of up to MRC_MSG_SACK_EVERY * 3 / 2
+ * packets is answered once, as RC answers a message.
  */
-static bool sack_by_count(const struct mrc_msg_rx *rm)
+static bool sack_by_count(struct mrc_msg_peer *mp, const struct mrc_msg_rx *rm,
+			  unsigned int pi, u64 now)
 {
 	const struct mrc_reasm *r = &rm->r;
 
-	if (r->hi - r->cum > MRC_MSG_SACK_EVERY_HOLE)
+	if (deep_hole(mp, rm, pi, now))
 		return rm->since_sack >= MRC_MSG_SACK_EVERY_HOLE;
 	return rm->since_sack >= MRC_MSG_SACK_EVERY &&
 	       r->npkts - r->nrecv > MRC_MSG_SACK_EVERY / 2;
@@ -398,6 +415,36 @@ static bool sack_by_count(const struct mrc_msg_rx *rm)
 static bool hole_closed(const struct mrc_reasm *r, u32 cum, u32 hi)
 {
 	return r->cum != cum && hi > cum + 1 + MRC_WIRE_SACK_BITS;
+}
+
+/*
+ * Whether new packet @pkt of @rm, which did not complete it, asks for a
+ * SACK (Answers), counted by why (before batches merge them): because its
+ * sender asked (ACK_NOW, RETRANS), because it closed a hole a SACK could
+ * not show (@cum, @hi: @rm's before it), by count, or by the count behind
+ * a deep hole.  A LAST packet asks only with ACK_NOW: its sender says it
+ * on the last message of a burst, whose tail is lost unseen otherwise;
+ * a message with more behind it is answered by its completion, and the
+ * SACKs of the messages behind it show its losses to the sender.
+ */
+static bool sack_why(struct mrc_msg_peer *mp, const struct mrc_msg_rx *rm,
+		     const struct mrc_pkt *pkt, unsigned int pi, u32 cum,
+		     u32 hi, u64 now)
+{
+	if (pkt->flags & (MRC_WF_ACK_NOW | MRC_WF_RETRANS)) {
+		count(mp, MRC_MS_SACKS_ASKED, 1);
+		return true;
+	}
+	if (hole_closed(&rm->r, cum, hi)) {
+		count(mp, MRC_MS_SACKS_HOLE_CLOSED, 1);
+		return true;
+	}
+	if (sack_by_count(mp, rm, pi, now)) {
+		count(mp, deep_hole(mp, rm, pi, now) ? MRC_MS_SACKS_BY_HOLE :
+			  MRC_MS_SACKS_BY_COUNT, 1);
+		return true;
+	}
+	return false;
 }
 
 /* A SACK saying "all of it" for a message of @pkt's geometry. */
@@ -796,11 +843,7 @@ enum mrc_drop_reason mrc_msg_rx_packet(struct mrc_msg_peer *mp,
 		out->nholes = nack_due(mp, pi, rm, now, out->holes);
 		out->new_bytes = true;
 		rm->since_sack++;
-		if (sack_by_count(rm) ||
-		    (pkt->flags & (MRC_WF_LAST | MRC_WF_ACK_NOW |
-				   MRC_WF_RETRANS)) ||
-		    hole_closed(&rm->r, cum, hi))
-			out->sack = true;
+		out->sack = sack_why(mp, rm, pkt, pi, cum, hi, now);
 		break;
 	case MRC_REASM_COMPLETE:
 		memcpy((u8 *)rm->buf + pkt->offset, pkt->body, pkt->len);

@@ -64,6 +64,8 @@ static const char * const mrc_msg_stat_names[MRC_MS_NR] = {
 	"rx_busy_heads", "rto_queue_pkts", "done_batched", "done_acked",
 	"nack_early_pkts", "sacks_merged", "done_on_data", "ack_holds",
 	"ack_holds_expired", "timer_runs", "timer_idle", "timer_moved",
+	"sacks_by_count", "sacks_by_hole", "sacks_asked", "sacks_hole_closed",
+	"fill_acks",
 };
 
 /**
@@ -140,14 +142,24 @@ static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 		.tstamp = now,
 	};
 
-	if (idx == m->sb.npkts - 1)
-		pkt.flags |= MRC_WF_LAST | MRC_WF_ACK_NOW;
+	/*
+	 * The last packet of the last message queued asks for its SACK: the
+	 * end of a burst, whose tail's losses nothing after it would show.
+	 */
+	if (idx == m->sb.npkts - 1) {
+		pkt.flags |= MRC_WF_LAST;
+		if (list_is_last(&m->node, &mp->txq))
+			pkt.flags |= MRC_WF_ACK_NOW;
+	}
 	if (retrans)
 		pkt.flags |= MRC_WF_RETRANS | MRC_WF_ACK_NOW;
 	/*
 	 * @ack_now: the last packet the sender may send for now (its credit
 	 * ran out), so the receiver acks it at once, not some packets later.
 	 */
+	if (!ack_now && !(pkt.flags & MRC_WF_ACK_NOW) &&
+	    mp->inflight + 1 >= mp->cwnd)
+		msg_count(mp, MRC_MS_FILL_ACKS, 1);
 	if (ack_now || mp->inflight + 1 >= mp->cwnd)
 		pkt.flags |= MRC_WF_ACK_NOW;
 	else if (m->reply && list_is_singular(&mp->txq))

@@ -469,6 +469,46 @@ static void rx_packet__sack_count_behind_a_hole(void)
 }
 
 /*
+ * A LAST packet that arrives before others of its message asks for a
+ * SACK only with MRC_WF_ACK_NOW (its sender's end of a burst): else the
+ * message's completion answers.  And a hole younger than the arrival
+ * path's srtt is not deep, however many packets arrived beyond it (one
+ * rail's batch of arrivals ahead of the other's): the count stays
+ * MRC_MSG_SACK_EVERY until it is a srtt old.
+ */
+static void rx_packet__last_and_young_holes(void)
+{
+	const u32 n = 3 * MRC_MSG_SACK_EVERY_HOLE;
+	unsigned int pi;
+	u32 idx;
+
+	setup();
+	data(0, id_of(EPOCH, 0, 0), n * SEG, n - 1, 0);
+	host_batch_end(R);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
+	      "its LAST first, no ACK_NOW: no SACK");
+	data(0, id_of(EPOCH, 0, 1), 2 * SEG, 1, MRC_WF_ACK_NOW);
+	host_batch_end(R);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1,
+	      "its LAST first, with ACK_NOW: a SACK");
+	for (pi = 0; pi < 4; pi++)
+		R->mp.path[pi]->rtt.srtt_ns = 10 * MS;
+	for (idx = 1; idx <= MRC_MSG_SACK_EVERY_HOLE + 4; idx++) {
+		data(idx % 4, id_of(EPOCH, 0, 2), n * SEG, idx, 0);
+		host_batch_end(R);
+	}
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 0,
+	      "%u packets behind a hole younger than the srtt: no SACK",
+	      MRC_MSG_SACK_EVERY_HOLE + 4);
+	R->now += 10 * MS;
+	data(idx % 4, id_of(EPOCH, 0, 2), n * SEG, idx, 0);
+	host_batch_end(R);
+	CHECK(answers(MRC_PKT_SACK, NULL, NULL) == 1,
+	      "the hole a srtt old is deep: a SACK");
+	teardown();
+}
+
+/*
  * Packets 1..N arrive, N > MRC_WIRE_SACK_BITS: a SACK shows cum 0 and 256
  * of them, the rest wait for packet 0.  When it comes, a SACK goes back
  * at once (cum N + 1), although MRC_MSG_SACK_EVERY new packets have not
@@ -1282,6 +1322,7 @@ static const struct tap_test tests[] = {
 	  rx_packet__sack_count_spares_the_tail },
 	{ "rx_packet__sack_count_behind_a_hole",
 	  rx_packet__sack_count_behind_a_hole },
+	{ "rx_packet__last_and_young_holes", rx_packet__last_and_young_holes },
 	{ "rx_packet__sack_when_a_hole_closes",
 	  rx_packet__sack_when_a_hole_closes },
 	{ "rx_answer__echoes_the_data_packet",

@@ -1236,6 +1236,49 @@ static bool peek_pkt(struct host *h, unsigned int i, struct mrc_pkt *pkt)
 }
 
 /*
+ * The last packet of a message says MRC_WF_ACK_NOW only if nothing is
+ * queued behind it (the end of a burst, whose tail's loss nothing later
+ * would show); a message with another behind it is answered by its
+ * completion.  The first message is longer than the window, so its last
+ * packet goes after the second message was queued.
+ */
+static void tx_data__ack_now_ends_a_burst(void)
+{
+	const u32 n1 = MRC_MSG_WINDOW + 6;
+	u16 last1 = 0, last2 = 0;
+	struct mrc_pkt pkt;
+	unsigned int i;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, n1 * SEG, 0, NULL, NULL, &err);
+	CHECK(A->nout == MRC_MSG_WINDOW, "a window sent: %u packets", A->nout);
+	host_send_msg(A, NULL, 2 * SEG, 0, NULL, NULL, &err);
+	CHECK(A->nout == MRC_MSG_WINDOW, "the second message waits: %u",
+	      A->nout);
+	host_pump(A);		/* B's SACKs open A's window */
+	host_pump(B);
+	host_run(A);
+	for (i = 0; peek_pkt(A, i, &pkt); i++) {
+		if (pkt.type != MRC_PKT_DATA || !(pkt.flags & MRC_WF_LAST))
+			continue;
+		if (pkt.msg_len == n1 * SEG)
+			last1 = pkt.flags | MRC_WF_LAST;
+		else
+			last2 = pkt.flags | MRC_WF_LAST;
+	}
+	CHECK(last1 && !(last1 & MRC_WF_ACK_NOW),
+	      "the first message's last packet, the second queued: no ACK_NOW (flags %#x)",
+	      last1);
+	CHECK(last2 & MRC_WF_ACK_NOW,
+	      "the second's, the last queued: ACK_NOW (flags %#x)", last2);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(A->mp.ntx == 0 && !A->stats[MRC_MS_TX_RETRANS],
+	      "both done, nothing resent");
+	unpair();
+}
+
+/*
  * Version 7, a request and its replies.  A's first message is not a
  * reply (A has received nothing): B's SACK goes at its batch's end.  B's
  * answer is a reply, the only message B has queued: its packet says
@@ -1995,6 +2038,7 @@ static const struct tap_test tests[] = {
 	{ "tx_restarted__renumbers_and_resends",
 	  tx_restarted__renumbers_and_resends },
 	{ "tx_fail_all__releases_everything", tx_fail_all__releases_everything },
+	{ "tx_data__ack_now_ends_a_burst", tx_data__ack_now_ends_a_burst },
 	{ "tx_lazy__reply_carries_ack", tx_lazy__reply_carries_ack },
 	{ "tx_lazy__failed_send_keeps_ack", tx_lazy__failed_send_keeps_ack },
 	{ "tx_lazy__rto_allows_hold", tx_lazy__rto_allows_hold },
