@@ -30,6 +30,7 @@ static const char *const mrc_ev_names[MRC_EV_NR] = {
 	[MRC_EV_RX_NACK] = "rx_nack",
 	[MRC_EV_TX_KICK] = "tx_kick",
 	[MRC_EV_TX_WORK] = "tx_work",
+	[MRC_EV_TX_BATCH_RUN] = "tx_batch_run",
 	[MRC_EV_TIMER] = "timer",
 	[MRC_EV_RX_KICK] = "rx_kick",
 	[MRC_EV_RX_WORK] = "rx_work",

@@ -27,6 +27,9 @@ enum mrc_ev {
 	MRC_EV_RX_NACK,		/* NACKs received */
 	MRC_EV_TX_KICK,		/* tx_work queued (it was not pending) */
 	MRC_EV_TX_WORK,		/* tx_work runs */
+	MRC_EV_TX_BATCH_RUN,	/* sender runs at a batch's end, kicked by
+				 * answers that arrived in it (msg.c)
+				 */
 	MRC_EV_TIMER,		/* message engine hrtimer expiries */
 	MRC_EV_RX_KICK,		/* rx_work queued (it was not pending) */
 	MRC_EV_RX_WORK,		/* rx_work runs */

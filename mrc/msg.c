@@ -24,6 +24,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/llist.h>
 #include <linux/ratelimit.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -271,13 +272,69 @@ static void mrc_msg_op_flush(struct mrc_msg_peer *mp)
 	}
 }
 
+/*
+ * Peers whose senders run at the end of the batch of completions in
+ * which an answer of their receiver arrived, each with a reference and
+ * MRC_MK_KICK_HELD set (mrc_msg_op_kick()).  Emptied by every batch's
+ * end, as mrc_msg_acks is (msg_rx.c), so a run waits at most for the
+ * rest of the batch, whichever CQ's poller runs it.
+ */
+static LLIST_HEAD(mrc_msg_kicks);
+
+/*
+ * The engine asks for a run of the sender (the window opened, a loss to
+ * resend, a queue to push).  While it takes an answer that arrived in a
+ * batch of completions (mk.in_batch), the run is the batch end's, in the
+ * poller's own context: a SACK that opens the window is answered with
+ * the next DATA without a hop to tx_work and back, and one run serves
+ * every answer of the batch.  Elsewhere (timer, send, path events) it
+ * is tx_work's.
+ */
 static void mrc_msg_op_kick(struct mrc_msg_peer *mp)
 {
 	struct mrc_peer *peer = mrc_msg_to_peer(mp);
 
 	lockdep_assert_held(&peer->lock);
-	if (!peer->dead && queue_work(system_wq, &peer->mk.tx_work))
+	if (peer->dead)
+		return;
+	if (peer->mk.in_batch) {
+		if (!test_and_set_bit(MRC_MK_KICK_HELD, &peer->mk.flags)) {
+			kref_get(&peer->ref);
+			llist_add(&peer->mk.kick_node, &mrc_msg_kicks);
+		}
+		return;
+	}
+	if (queue_work(system_wq, &peer->mk.tx_work))
 		mrc_ev_inc(MRC_EV_TX_KICK);
+}
+
+/**
+ * mrc_msg_tx_batch_end() - run the senders that answers of a batch kicked
+ *
+ * Context: process, no lock held; from mrc_msg_rx_batch_end().  Each run
+ * is tx_work's (mrc_msg_tx_run(), bounded by its push budget: a run that
+ * leaves more queues tx_work), here in the poller's context.
+ */
+void mrc_msg_tx_batch_end(void)
+{
+	struct llist_node *list = llist_del_all(&mrc_msg_kicks);
+	struct mrc_peer *peer, *tmp;
+
+	llist_for_each_entry_safe(peer, tmp, list, mk.kick_node) {
+		LIST_HEAD(done);
+
+		clear_bit(MRC_MK_KICK_HELD, &peer->mk.flags);
+		/* a kick after this queues the peer again: one run more */
+		smp_mb__after_atomic();
+		mrc_ev_inc(MRC_EV_TX_BATCH_RUN);
+		spin_lock_bh(&peer->lock);
+		if (!peer->dead)
+			mrc_msg_tx_run(&peer->mp, ktime_get_ns());
+		list_splice_init(&peer->mp.done, &done);
+		spin_unlock_bh(&peer->lock);
+		mrc_msg_tx_finish(&mrc_msg_node, &done);
+		mrc_peer_put(peer);
+	}
 }
 
 static void mrc_msg_op_arm(struct mrc_msg_peer *mp, u64 delay_ns)
@@ -700,8 +757,11 @@ void mrc_msg_rx_data_done(struct mrc_peer *peer, const struct mrc_pkt *pkt)
 	LIST_HEAD(done);
 
 	spin_lock_bh(&peer->lock);
-	if (!peer->dead)
+	if (!peer->dead) {
+		peer->mk.in_batch = true;
 		mrc_msg_tx_data_done(&peer->mp, pkt, ktime_get_ns());
+		peer->mk.in_batch = false;
+	}
 	list_splice_init(&peer->mp.done, &done);
 	spin_unlock_bh(&peer->lock);
 	mrc_msg_tx_finish(&mrc_msg_node, &done);
@@ -738,7 +798,9 @@ enum mrc_drop_reason mrc_msg_rx_sack(struct mrc_ud_qp *uqp, u32 src_qp,
 	} else {
 		if (!peer->links[l].ah || pkt->entropy >= peer->links[l].npaths)
 			pi = MRC_MSG_NO_PATH;
+		peer->mk.in_batch = true;
 		why = mrc_msg_tx_sack(&peer->mp, pi, pkt, ktime_get_ns());
+		peer->mk.in_batch = false;
 	}
 	list_splice_init(&peer->mp.done, &done);
 	spin_unlock_bh(&peer->lock);
@@ -773,7 +835,9 @@ enum mrc_drop_reason mrc_msg_rx_nack(struct mrc_ud_qp *uqp, u32 src_qp,
 		ms_inc(MRC_MS_NACKS_RX);
 		why = MRC_DROP_DUPLICATE;
 	} else {
+		peer->mk.in_batch = true;
 		why = mrc_msg_tx_nack(&peer->mp, pkt, ktime_get_ns());
+		peer->mk.in_batch = false;
 	}
 	spin_unlock_bh(&peer->lock);
 	mrc_peer_put(peer);

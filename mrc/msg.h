@@ -21,7 +21,8 @@ struct mrc_ud_qp;
 /*
  * The engine's kernel binding, one per peer (beside its struct
  * mrc_msg_peer, peer->mp): the sender runs under peer->lock, from
- * tx_work (kicked) and the hrtimer (armed); the receiver under rx_lock,
+ * tx_work (kicked), the end of a batch of completions (kicked by the
+ * answers in it) and the hrtimer (armed); the receiver under rx_lock,
  * its deliveries where the DATA arrived (at most a few per packet) or
  * from rx_work, and its expiry from rx_gc.
  */
@@ -39,9 +40,18 @@ struct mrc_msg_kpeer {
 	 * time, so that messages reach their endpoints in order.
 	 * MRC_MK_ACK_HELD: the peer is on mrc_msg_acks, completion SACKs
 	 * held for the end of a batch of completions (msg_rx.c).
+	 * MRC_MK_KICK_HELD: the peer is on mrc_msg_kicks, its sender to run
+	 * at the end of such a batch (msg.c).
 	 */
 	unsigned long flags;
 	struct llist_node ack_node;	/* on mrc_msg_acks (a reference) */
+	struct llist_node kick_node;	/* on mrc_msg_kicks (a reference) */
+	/*
+	 * Under peer->lock: the engine is taking an answer (SACK, NACK, the
+	 * acknowledgments on a DATA) that arrived in a batch of completions,
+	 * so a kick is the batch end's, not tx_work's (msg.c).
+	 */
+	bool in_batch;
 	/*
 	 * Under rx_lock: the caller of the engine delivers what becomes
 	 * ready itself (rx_direct), and something did (rx_due).
@@ -57,6 +67,7 @@ struct mrc_msg_kpeer {
 
 #define MRC_MK_DELIVERING	0
 #define MRC_MK_ACK_HELD		1
+#define MRC_MK_KICK_HELD	2
 
 void mrc_msg_exit(void);
 void mrc_msg_timeouts_changed(void);

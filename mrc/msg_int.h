@@ -25,6 +25,9 @@ static inline void ms_inc(int s)
 	atomic64_inc(&mrc_msg_stats[s]);
 }
 
+/* msg.c */
+void mrc_msg_tx_batch_end(void);
+
 /* msg_rx.c */
 void mrc_msg_rx_workfn(struct work_struct *work);
 void mrc_msg_deliver_all(struct mrc_peer *peer);

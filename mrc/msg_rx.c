@@ -356,7 +356,7 @@ enum mrc_drop_reason mrc_msg_rx_data(struct mrc_ud_qp *uqp, u32 src_qp,
 
 /**
  * mrc_msg_rx_batch_end() - a batch of completions was handled: send the
- * SACKs it held back
+ * SACKs it held back, run the senders its answers kicked
  *
  * Context: process, no lock held; from cq.c after every batch.
  */
@@ -375,6 +375,8 @@ void mrc_msg_rx_batch_end(void)
 		spin_unlock_bh(&peer->lock);
 		mrc_peer_put(peer);
 	}
+	/* the senders the batch's answers kicked (msg.c) */
+	mrc_msg_tx_batch_end();
 }
 
 /**

@@ -660,7 +660,7 @@ run_guest() {
 	case_title 'message memory is recycled: no allocation per message once warm'
 	local -A p0
 	for k in alloc rxpool_hit deliver ep_read txpool_hit txpool_miss \
-		txpool_busy; do
+		txpool_busy rx_sack tx_batch_run tx_kick tx_work timer; do
 		p0[$k]=$(ev_stat "$k")
 	done
 	pool_new() { echo $(($(ev_stat "$1") - p0[$1])); }
@@ -676,6 +676,13 @@ run_guest() {
 			test $((th + tm)) = 300
 		ok "sender: at most one send buffer allocated per 4 messages ($tm for 300)" \
 			test $((4 * tm)) -le 300
+		# A SACK that opens the window is answered at the end of
+		# its batch of completions, in the poller's context (msg.c).
+		local sk br
+		sk=$(pool_new rx_sack) br=$(pool_new tx_batch_run)
+		diag "sender: $sk SACKs received, $br sender runs at a batch's end, tx_work queued $(pool_new tx_kick) and run $(pool_new tx_work) times, $(pool_new timer) timer expiries"
+		ok "sender: SACKs run the sender at their batch's end ($br runs for $sk SACKs)" \
+			test "$br" -gt 0 -a "$br" -le "$sk"
 		# Idle blocks stay charged to their cgroup: kept briefly.
 		tx_pool_empty() { [ "$(msg_stat tx_pool_bytes)" = 0 ]; }
 		wait_for 'sender: the idle send pool is emptied within seconds (tx_pool_bytes 0)' \
