@@ -911,11 +911,15 @@ int mrc_msg_tx_queue(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u64 now)
 	 * less on the latency path; the walk of the queue that push() does
 	 * stays a few entries.  A longer queue is the sender's work item's:
 	 * a bulk sender does not walk it once per message.  Later runs do
-	 * the rest and the timer takes over loss detection.
+	 * the rest and the timer takes over loss detection.  With the
+	 * window full no run could send it: the run that the next SACK
+	 * opens the window for does (msg_ack.c), and the timer ticks while
+	 * anything is queued, so a bulk sender's every send does not wake
+	 * the work item for nothing.
 	 */
 	if (idle || mp->ntx <= MRC_MSG_PUSH_NOW_MAX)
 		mrc_msg_tx_push_now(mp, now);
-	else
+	else if (mp->inflight < mp->cwnd)
 		mp->node->ops->kick(mp);
 	return 0;
 }

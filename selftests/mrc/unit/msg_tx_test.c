@@ -1236,6 +1236,45 @@ static bool peek_pkt(struct host *h, unsigned int i, struct mrc_pkt *pkt)
 }
 
 /*
+ * A send behind a long queue runs the sender (ops->kick) only if the
+ * window has room: with the window full no run could send it, and the
+ * SACK that opens the window runs the sender anyway.
+ */
+static void tx_queue__full_window_no_kick(void)
+{
+	unsigned int i, kicks;
+	int err;
+
+	pair();
+	host_send_msg(A, NULL, (MRC_MSG_WINDOW + 6) * SEG, 0, NULL, NULL,
+		      &err);
+	CHECK(A->mp.inflight == A->mp.cwnd, "the window is full: %u of %u",
+	      A->mp.inflight, A->mp.cwnd);
+	kicks = A->kicks;
+	for (i = 0; i < MRC_MSG_PUSH_NOW_MAX + 2; i++)
+		host_send_msg(A, NULL, SEG, 0, NULL, NULL, &err);
+	CHECK(A->mp.ntx == MRC_MSG_PUSH_NOW_MAX + 3 && A->kicks == kicks,
+	      "%u queued behind a full window: no kick (%u)", A->mp.ntx,
+	      A->kicks - kicks);
+	host_pump(A);		/* B's SACKs open the window */
+	host_pump(B);
+	host_run(A);
+	CHECK(A->nout > 0, "the SACKs' run sent the queue: %u packets",
+	      A->nout);
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(A->mp.ntx == 0 && !A->stats[MRC_MS_TX_RETRANS],
+	      "all done, nothing resent");
+	/* with room in the window, a send behind a long queue kicks */
+	A->mp.cwnd = MRC_MSG_WINDOW;
+	for (i = 0; i < MRC_MSG_PUSH_NOW_MAX + 1; i++)
+		host_send_msg(A, NULL, SEG, 0, NULL, NULL, &err);
+	CHECK(A->kicks > kicks, "with room: kicked");
+	host_settle(A, B, A->now + 100 * MS);
+	CHECK(A->mp.ntx == 0, "all done");
+	unpair();
+}
+
+/*
  * The last packet of a message says MRC_WF_ACK_NOW only if nothing is
  * queued behind it (the end of a burst, whose tail's loss nothing later
  * would show); a message with another behind it is answered by its
@@ -2039,6 +2078,7 @@ static const struct tap_test tests[] = {
 	  tx_restarted__renumbers_and_resends },
 	{ "tx_fail_all__releases_everything", tx_fail_all__releases_everything },
 	{ "tx_data__ack_now_ends_a_burst", tx_data__ack_now_ends_a_burst },
+	{ "tx_queue__full_window_no_kick", tx_queue__full_window_no_kick },
 	{ "tx_lazy__reply_carries_ack", tx_lazy__reply_carries_ack },
 	{ "tx_lazy__failed_send_keeps_ack", tx_lazy__failed_send_keeps_ack },
 	{ "tx_lazy__rto_allows_hold", tx_lazy__rto_allows_hold },
