@@ -132,17 +132,22 @@ yield_run() {	# yield_run CLASS KNOB
 	[ "$cls" = bulk ] && knob=bulk_yield_pkts ctr=bulk_yields
 	echo "$2" > /sys/kernel/mrc/$knob
 	y0=$(msg_stat $ctr)
-	mrc-perf -c 2 -p $PORT -C "$cls" bw -m 1048576 -n 24 -w 8 \
+	# 64 MiB, so that the transfer still runs when the ping-pong
+	# starts.  24 MiB, 0.6 s on a quiet host, was over by then at
+	# times, and nothing was held back because nothing ran beside it.
+	mrc-perf -c 2 -p $PORT -C "$cls" bw -m 1048576 -n 64 -w 8 \
 		> /tmp/bw.yield 2>&1 &
 	pid=$!
 	_sleep 0.3
+	ok "$knob $2: the $cls transfer runs as the ping-pong starts" \
+		kill -0 "$pid"
 	ok "$knob $2: latency ping-pong next to a $cls transfer" \
 		mrc-perf -c 2 -p $PORT -C latency lat -m 4096 -n 50
 	wait "$pid"
 	rc=$?
 	ok_eq "$knob $2: $cls transfer completes" 0 "$rc"
 	y1=$(msg_stat $ctr)
-	diag "$knob $2: $ctr $y0 -> $y1"
+	diag "$knob $2: $ctr $y0 -> $y1; $cls transfer: $(cat /tmp/bw.yield)"
 	if [ "$2" = 0 ]; then
 		ok_eq "$knob 0: $cls never held back" "$y0" "$y1"
 	else
