@@ -59,7 +59,11 @@ COUNT=${MRC_LIFECYCLE_COUNT:-12}	# per direction, phases B and C
 COUNT_A=${MRC_LIFECYCLE_COUNT_A:-$((COUNT * 3 / 2))}
 SHAPE_MBIT=${MRC_LIFECYCLE_SHAPE_MBIT:-24}	# per plane, phase A
 SIZE=${MRC_LIFECYCLE_SIZE:-4194304}
-DEV_COUNT=24		# /dev/mrc messages sent just before the close
+# /dev/mrc messages sent just before the close, still shaped: their
+# drain at 2 x SHAPE_MBIT (1.4 s) must fit in close()'s wait of
+# peer_timeout_ms (3 s).  With 24, 18-20 MiB were left at the close on
+# a quiet host, and close() returned with them still outstanding.
+DEV_COUNT=8
 DEV_SIZE=1048576
 DEV_PORT=7100
 PERF_PORT=18515
@@ -375,6 +379,10 @@ phase_b() {
 	barrier b-ready
 
 	case_title 'B. rdma link delete rxe1 on node 1 mid-transfer, then add it back'
+	# Node 1 shaped, so that its sends outlast the wait for both
+	# directions and the deletion (on a quiet host both transfers were
+	# over by then at times); unshaped once they are done.
+	is_node 1 && shape
 	T0=$SECONDS
 	send_both_ways 33
 	if is_node 1; then
@@ -419,6 +427,7 @@ phase_b() {
 	case_title 'B. every path back, both transfers complete, nothing lost'
 	chk_paths_active "$OTHER" 16 120
 	check_transfer B
+	is_node 1 && unshape
 	diag "B: mrc: $(tr '\n' ' ' < $D/mrc/msg)"
 	barrier b-done
 
@@ -453,6 +462,10 @@ phase_c_node1() {
 	ok "mrcctl config set peer_timeout_ms $PEER_TIMEOUT_MS" \
 		mrcctl config set peer_timeout_ms $PEER_TIMEOUT_MS
 	barrier c-ready
+	# Shaped, so that node 1's 48 MiB outlast the wait for both
+	# directions and the kill (on a quiet host they were all acked by
+	# then); node 2's sends are not.
+	shape
 	send_both_ways 55
 	wait_for 'traffic flowing both ways' 120 flowing
 	case_title "C. node 2's VM killed mid-transfer: node 1 fails the unacked sends in time"
@@ -486,6 +499,7 @@ phase_c_node1() {
 	ok_eq "no path to node$OTHER active" 0 "$(active_paths "$OTHER")"
 	ok_eq 'send buffers back to 0 (tx_buffer_bytes)' 0 \
 		"$(msg_stat tx_buffer_bytes)"
+	unshape
 	# Partial messages expire after 2 x peer_timeout_ms without news.
 	chk_rx_buffers_free $(((2 * PEER_TIMEOUT_MS + SLACK_MS) / 1000 + 5))
 	diag "C: mrc expired $(msg_stat rx_expired) incomplete message(s);" \
