@@ -308,6 +308,22 @@ static void mrc_msg_op_kick(struct mrc_msg_peer *mp)
 		mrc_ev_inc(MRC_EV_TX_KICK);
 }
 
+/*
+ * One run of @peer's sender (mrc_msg_tx_run()), then the messages it
+ * finished handed back without the lock: tx_work's and a batch end's.
+ */
+static void mrc_msg_run_sender(struct mrc_peer *peer)
+{
+	LIST_HEAD(done);
+
+	spin_lock_bh(&peer->lock);
+	if (!peer->dead)
+		mrc_msg_tx_run(&peer->mp, ktime_get_ns());
+	list_splice_init(&peer->mp.done, &done);
+	spin_unlock_bh(&peer->lock);
+	mrc_msg_tx_finish(&mrc_msg_node, &done);
+}
+
 /**
  * mrc_msg_tx_batch_end() - run the senders that answers of a batch kicked
  *
@@ -321,18 +337,11 @@ void mrc_msg_tx_batch_end(void)
 	struct mrc_peer *peer, *tmp;
 
 	llist_for_each_entry_safe(peer, tmp, list, mk.kick_node) {
-		LIST_HEAD(done);
-
 		clear_bit(MRC_MK_KICK_HELD, &peer->mk.flags);
 		/* a kick after this queues the peer again: one run more */
 		smp_mb__after_atomic();
 		mrc_ev_inc(MRC_EV_TX_BATCH_RUN);
-		spin_lock_bh(&peer->lock);
-		if (!peer->dead)
-			mrc_msg_tx_run(&peer->mp, ktime_get_ns());
-		list_splice_init(&peer->mp.done, &done);
-		spin_unlock_bh(&peer->lock);
-		mrc_msg_tx_finish(&mrc_msg_node, &done);
+		mrc_msg_run_sender(peer);
 		mrc_peer_put(peer);
 	}
 }
@@ -614,15 +623,9 @@ static void mrc_msg_tx_workfn(struct work_struct *work)
 {
 	struct mrc_peer *peer = container_of(work, struct mrc_peer,
 					     mk.tx_work);
-	LIST_HEAD(done);
 
 	mrc_ev_inc(MRC_EV_TX_WORK);
-	spin_lock_bh(&peer->lock);
-	if (!peer->dead)
-		mrc_msg_tx_run(&peer->mp, ktime_get_ns());
-	list_splice_init(&peer->mp.done, &done);
-	spin_unlock_bh(&peer->lock);
-	mrc_msg_tx_finish(&mrc_msg_node, &done);
+	mrc_msg_run_sender(peer);
 }
 
 /**
