@@ -157,13 +157,16 @@ static int send_data(struct mrc_msg_peer *mp, struct mrc_msg_tx *m, u32 idx,
 	 * @ack_now: the last packet the sender may send for now (its credit
 	 * ran out), so the receiver acks it at once, not some packets later.
 	 */
-	if (!ack_now && !(pkt.flags & MRC_WF_ACK_NOW) &&
-	    mp->inflight + 1 >= mp->cwnd)
-		msg_count(mp, MRC_MS_FILL_ACKS, 1);
-	if (ack_now || mp->inflight + 1 >= mp->cwnd)
+	if (ack_now) {
 		pkt.flags |= MRC_WF_ACK_NOW;
-	else if (m->reply && list_is_singular(&mp->txq))
+	} else if (mp->inflight + 1 >= mp->cwnd) {
+		/* the window's fill request, counted unless asked already */
+		if (!(pkt.flags & MRC_WF_ACK_NOW))
+			msg_count(mp, MRC_MS_FILL_ACKS, 1);
+		pkt.flags |= MRC_WF_ACK_NOW;
+	} else if (m->reply && list_is_singular(&mp->txq)) {
 		pkt.flags |= MRC_WF_ACK_LAZY;
+	}
 	if (pkt.flags & MRC_WF_ACK_LAZY)
 		m->lazy = true;
 	if (mp->done_ack.valid)
